@@ -1,0 +1,172 @@
+/**
+ * Config loading: YAML file → `-c key=value` overrides → validate → freeze.
+ * Unknown or invalid keys fail fast with a ConfigError naming the key, the
+ * value and what is allowed.
+ */
+import { readFileSync, existsSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { ConfigError } from '../errors.js';
+import { CONFIG_KEYS, RESERVED_PREFIXES, type ConfigKey } from './schema.js';
+import type { z } from 'zod';
+
+type KeyValue<K extends ConfigKey> = z.infer<(typeof CONFIG_KEYS)[K]['schema']>;
+/** A validated config: every known key present with its type; user keys (topology only) as given. */
+export type Config = { readonly [K in ConfigKey]: KeyValue<K> } & { readonly [key: string]: unknown };
+
+export type RawConfig = Record<string, unknown>;
+
+export function isKnownKey(key: string): key is ConfigKey {
+  return Object.hasOwn(CONFIG_KEYS, key);
+}
+
+export function defaultConfig(): RawConfig {
+  const out: RawConfig = {};
+  for (const [k, spec] of Object.entries(CONFIG_KEYS)) out[k] = structuredClone(spec.default);
+  return out;
+}
+
+function describeAllowed(schema: z.ZodType, issueMessage: string): string {
+  const def = (schema as { def?: { type?: string; entries?: Record<string, string> } }).def;
+  if (def?.type === 'enum' && def.entries) return `one of ${Object.values(def.entries).map((v) => JSON.stringify(v)).join(', ')}`;
+  return issueMessage;
+}
+
+function closest(key: string): string | undefined {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const k of Object.keys(CONFIG_KEYS)) {
+    const d = editDistance(key, k);
+    if (d < bestD) [best, bestD] = [k, d];
+  }
+  return bestD <= 3 ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j]!;
+      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length]!;
+}
+
+export function checkKey(key: string, value: unknown): unknown {
+  if (!isKnownKey(key)) {
+    const hint = closest(key);
+    throw new ConfigError(`unknown config key "${key}"${hint ? `; did you mean "${hint}"?` : ''}`, key, value);
+  }
+  const spec = CONFIG_KEYS[key];
+  const parsed = spec.schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length ? ` (at ${issue.path.join('.')})` : '';
+    const allowed = describeAllowed(spec.schema, issue?.message ?? 'see docs');
+    throw new ConfigError(
+      `invalid value for config key "${key}": ${JSON.stringify(value)}${where}; allowed: ${allowed}`,
+      key,
+      value,
+    );
+  }
+  return parsed.data;
+}
+
+export interface ValidateOptions {
+  /** Topology config may carry the author's own keys (outside hstorm's prefixes). */
+  allowUserKeys: boolean;
+  /** Daemon config may not set what only a topology decides? (all keys allowed in both today) */
+  where?: string;
+}
+
+/** Validates the given keys only (no defaults merged); returns a frozen copy. */
+export function validateEntries(raw: RawConfig, opts: ValidateOptions): RawConfig {
+  const out: RawConfig = {};
+  for (const [k, v] of Object.entries(raw)) {
+    const reserved = RESERVED_PREFIXES.some((p) => k.startsWith(p));
+    if (!reserved && !isKnownKey(k)) {
+      if (!opts.allowUserKeys) {
+        throw new ConfigError(`unknown config key "${k}"${opts.where ? ` in ${opts.where}` : ''}`, k, v);
+      }
+      out[k] = v;
+      continue;
+    }
+    out[k] = checkKey(k, v);
+  }
+  return out;
+}
+
+/** Defaults, then each layer in order (later wins), validated and frozen. */
+export function buildConfig(layers: RawConfig[], opts: ValidateOptions): Config {
+  const merged: RawConfig = defaultConfig();
+  for (const layer of layers) Object.assign(merged, validateEntries(layer, opts));
+  checkCrossKeys(merged);
+  return Object.freeze(merged) as Config;
+}
+
+function checkCrossKeys(c: RawConfig): void {
+  const workers = c['topology.workers'] as number;
+  const gpuWorkers = c['topology.gpu.workers'] as number;
+  if (gpuWorkers > workers) {
+    throw new ConfigError(
+      `invalid value for config key "topology.gpu.workers": ${gpuWorkers}; allowed: at most topology.workers (${workers})`,
+      'topology.gpu.workers',
+      gpuWorkers,
+    );
+  }
+}
+
+/** Parses `key=value`; the value is read as YAML so numbers, booleans and lists keep their type. */
+export function parseOverride(arg: string): [string, unknown] {
+  const eq = arg.indexOf('=');
+  if (eq <= 0) throw new ConfigError(`invalid -c option "${arg}"; allowed: key=value`, arg);
+  const k = arg.slice(0, eq).trim();
+  const text = arg.slice(eq + 1);
+  let v: unknown;
+  try {
+    v = parseYaml(text);
+  } catch {
+    v = text;
+  }
+  return [k, v === null && text.trim() !== 'null' && text.trim() !== '~' ? text : v];
+}
+
+export function parseOverrides(args: readonly string[]): RawConfig {
+  return Object.fromEntries(args.map(parseOverride));
+}
+
+/** Reads a YAML config file; a missing default file is an empty config, a missing named file an error. */
+export function readConfigFile(path: string, required: boolean): RawConfig {
+  if (!existsSync(path)) {
+    if (required) throw new ConfigError(`config file not found: ${path}`, '--config', path);
+    return {};
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`config file ${path} is not valid YAML: ${(err as Error).message}`, '--config', path);
+  }
+  if (doc == null) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) {
+    throw new ConfigError(`config file ${path} must be a map of key: value`, '--config', path);
+  }
+  return doc as RawConfig;
+}
+
+/** Durations compiled once, so the rest of the code reads `…Ms` numbers. */
+export function secsToMs(secs: number): number {
+  return Math.round(secs * 1000);
+}
+
+/** The subset of a config that a topology may override. */
+export function topologyKeys(c: RawConfig): RawConfig {
+  const out: RawConfig = {};
+  for (const [k, v] of Object.entries(c)) {
+    if (!isKnownKey(k) || CONFIG_KEYS[k].scope === 'topology') out[k] = v;
+  }
+  return out;
+}

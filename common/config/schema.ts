@@ -1,0 +1,95 @@
+/**
+ * Every config key hstorm knows, with its default and what is allowed — the
+ * one place defaults live (like Storm's defaults.yaml). Keys keep Storm's names
+ * where Storm has one.
+ *
+ * `scope` says where a key may be set: `cluster` keys only in daemon config,
+ * `topology` keys also per topology (topology config overrides cluster config).
+ */
+import { z } from 'zod';
+
+const port = z.number().int().min(1).max(65535);
+const posInt = z.number().int().min(1);
+const nonNegInt = z.number().int().min(0);
+const unit = z.number().min(0).max(1);
+const posNum = z.number().positive();
+
+export const declaredGpuSchema = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  smCount: posInt,
+  coresPerSm: posInt.optional(),
+  clockMHz: posNum,
+  memoryMB: posNum,
+  computeCapability: z.string().regex(/^\d+\.\d+$/, 'like "6.1"'),
+  slots: posInt.optional(),
+});
+export type DeclaredGpu = z.infer<typeof declaredGpuSchema>;
+
+interface KeySpec {
+  schema: z.ZodType;
+  default: unknown;
+  scope: 'cluster' | 'topology';
+  doc: string;
+}
+
+function key(schema: z.ZodType, def: unknown, scope: KeySpec['scope'], doc: string): KeySpec {
+  return { schema, default: def, scope, doc };
+}
+
+export const CONFIG_KEYS = {
+  // ── ZooKeeper and daemons ────────────────────────────────────────────────
+  'hstorm.zookeeper.servers': key(z.array(z.string().regex(/^[^:\s]+:\d+$/, 'host:port')).min(1), ['127.0.0.1:2181'], 'cluster', 'ZooKeeper ensemble, as host:port entries'),
+  'hstorm.zookeeper.root': key(z.string().regex(/^\/[^\s]*[^/\s]$|^\/[^/\s]+$/, 'an absolute path like /hstorm'), '/hstorm', 'cluster', 'root znode; several clusters can share one ensemble'),
+  'hstorm.zookeeper.session.timeout.ms': key(z.number().int().min(1000).max(600000), 6000, 'cluster', 'ZooKeeper session timeout'),
+  'hstorm.zookeeper.connect.timeout.ms': key(z.number().int().min(100), 15000, 'cluster', 'how long a daemon waits for ZooKeeper before giving up'),
+  'hstorm.local.dir': key(z.string().min(1), './hstorm-data', 'cluster', 'data dir of a daemon (blobs, worker logs, caches)'),
+  'nimbus.host': key(z.string().min(1), '127.0.0.1', 'cluster', 'host the CLI and supervisors reach nimbus at'),
+  'nimbus.http.port': key(port, 6627, 'cluster', 'nimbus HTTP API port'),
+  'nimbus.task.timeout.secs': key(posNum, 10, 'cluster', 'a worker without heartbeat this long is dead'),
+  'nimbus.monitor.freq.secs': key(posNum, 1, 'cluster', 'how often nimbus checks heartbeats'),
+  'nimbus.scheduler': key(z.enum(['even', 'hetero']), 'hetero', 'cluster', 'scheduling strategy'),
+  'supervisor.id': key(z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, . _ -').nullable(), null, 'cluster', 'supervisor id (default: host name + first port)'),
+  'supervisor.host': key(z.string().min(1).nullable(), null, 'cluster', 'host name peers reach this node at (default: 127.0.0.1)'),
+  'supervisor.slots.ports': key(z.array(port).min(1), [6700, 6701, 6702, 6703], 'cluster', 'worker ports (one slot each)'),
+  'supervisor.heartbeat.frequency.secs': key(posNum, 1, 'cluster', 'supervisor heartbeat period'),
+  'supervisor.monitor.frequency.secs': key(posNum, 1, 'cluster', 'how often the supervisor checks its workers'),
+  'supervisor.worker.start.timeout.secs': key(posNum, 30, 'cluster', 'time a new worker has for its first heartbeat'),
+  'supervisor.gpu.discovery': key(z.enum(['auto', 'nvidia-smi', 'webgpu', 'declared', 'none']), 'auto', 'cluster', 'where GPUs come from'),
+  'supervisor.gpus': key(z.array(declaredGpuSchema), [], 'cluster', 'GPUs declared in config'),
+  'supervisor.gpu.slots': key(posInt, 4, 'cluster', 'default slots (MPS clients) per discovered GPU'),
+  'supervisor.gpu.mps.max.clients': key(posInt.nullable(), null, 'cluster', 'MPS client limit (default: 16 before Volta, 48 from Volta on)'),
+  'supervisor.gpu.sm.counts': key(z.record(z.string(), posInt), {}, 'cluster', 'SM count per GPU name, overriding the built-in table'),
+  'worker.heartbeat.frequency.secs': key(posNum, 1, 'cluster', 'worker heartbeat period'),
+  'worker.childopts': key(z.array(z.string()), [], 'cluster', 'extra node flags for worker processes'),
+  // ── topology ─────────────────────────────────────────────────────────────
+  'topology.workers': key(posInt, 1, 'topology', 'worker processes for the topology'),
+  'topology.gpu.workers': key(nonNegInt, 0, 'topology', 'how many of the workers are GPU workers'),
+  'topology.acker.executors': key(nonNegInt.nullable(), null, 'topology', 'acker tasks (default: one per worker; 0 disables acking)'),
+  'topology.message.timeout.secs': key(posNum, 30, 'topology', 'a spout tuple not fully acked in this time fails'),
+  'topology.max.spout.pending': key(posInt.nullable(), 1000, 'topology', 'spout tuples in flight per spout task (null: unbounded)'),
+  'topology.transfer.batch.size': key(posInt, 128, 'topology', 'tuples per batch to another worker'),
+  'topology.batch.flush.interval.millis': key(z.number().min(0), 1, 'topology', 'a partial batch waits at most this long'),
+  'topology.executor.receive.buffer.size': key(posInt, 1024, 'topology', 'bounded receive queue per executor'),
+  'topology.transfer.buffer.size': key(posInt, 8192, 'topology', 'tuples queued towards one remote worker before the sender waits'),
+  'topology.spout.wait.ms': key(z.number().min(0), 1, 'topology', 'spout sleep when nextTuple emits nothing'),
+  'topology.stats.report.secs': key(posNum, 1, 'topology', 'how often workers report metrics'),
+  'topology.gpu.batch.size': key(posInt, 16, 'topology', 'tuples gathered into one GPU kernel launch'),
+  'topology.gpu.batch.max.wait.ms': key(z.number().min(0), 2, 'topology', 'longest wait for a GPU batch to fill'),
+  'topology.gpu.launches.in.flight': key(posInt, 2, 'topology', 'kernel launches in flight per GPU bolt task'),
+  'topology.gpu.cpu.threads': key(posInt.nullable(), null, 'topology', 'thread pool per worker for CPU-backend kernels (default: cores)'),
+  'topology.gpu.backend': key(z.enum(['auto', 'webgpu', 'headlessgl', 'webasm', 'cpu']), 'auto', 'topology', 'force a gpu.js backend (auto: by slot)'),
+  'hstorm.scheduler.alpha': key(unit, 0, 'topology', 'α: 0 spreads executors evenly, 1 packs connected executors'),
+  'hstorm.gpu.beta': key(unit, 0.3, 'topology', 'β: weight of GPU performance against idleness'),
+  'hstorm.split.gamma0': key(unit, 0.5, 'topology', 'initial share γ of tuples sent to the GPU stream'),
+  'hstorm.split.theta': key(unit, 0.9, 'topology', 'θ: how fast γ follows δ'),
+  'hstorm.split.sample.ms': key(posNum, 100, 'topology', 'τ: latency sampling period'),
+  'hstorm.split.window.ms': key(posNum, 1000, 'topology', 'T: controller window'),
+  'hstorm.split.max.window': key(posInt, 20, 'topology', 'largest decision window n'),
+  'hstorm.split.policy': key(z.enum(['latency', 'capacity']), 'latency', 'topology', 'how δ is measured'),
+} satisfies Record<string, KeySpec>;
+
+export type ConfigKey = keyof typeof CONFIG_KEYS;
+
+/** Keys under these prefixes are hstorm's: an unknown one is a typo, not a user key. */
+export const RESERVED_PREFIXES = ['hstorm.', 'nimbus.', 'supervisor.', 'worker.', 'topology.'];

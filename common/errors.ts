@@ -1,0 +1,90 @@
+/**
+ * Error kinds shared by every hstorm process. Each carries a stable `code`
+ * (HSTORM_ERR_<AREA>_<WHAT>) so callers — and other processes, which receive
+ * `{ code, message }` — branch on the code, never on the message text.
+ * docs/errors.md lists every code with how to fix it (a test keeps both in step).
+ */
+export class HstormError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+
+  toJSON(): SerializedError {
+    return { code: this.code, message: this.message, stack: this.stack };
+  }
+}
+
+export interface SerializedError {
+  code: string;
+  message: string;
+  stack?: string | undefined;
+}
+
+/** A config key is unknown or its value is not allowed. */
+export class ConfigError extends HstormError {
+  constructor(
+    message: string,
+    readonly key: string,
+    readonly value?: unknown,
+  ) {
+    super('HSTORM_ERR_CONFIG_INVALID', message);
+  }
+}
+
+/** A topology cannot run as built: named component, stream or field is wrong. */
+export class TopologyValidationError extends HstormError {
+  constructor(
+    message: string,
+    readonly component?: string,
+  ) {
+    super('HSTORM_ERR_TOPOLOGY_INVALID', message);
+  }
+}
+
+/** A topology module could not be loaded or did not export a topology. */
+export class TopologyLoadError extends HstormError {
+  constructor(
+    message: string,
+    readonly modulePath: string,
+    options?: { cause?: unknown },
+  ) {
+    super('HSTORM_ERR_TOPOLOGY_LOAD', message, options);
+  }
+}
+
+/** The scheduler was given input it cannot work with. */
+export class SchedulingError extends HstormError {
+  constructor(message: string) {
+    super('HSTORM_ERR_SCHEDULER_INPUT', message);
+  }
+}
+
+/** A frame or message could not be decoded. */
+export class CodecError extends HstormError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('HSTORM_ERR_CODEC_DECODE', message, options);
+  }
+}
+
+/** A command-line argument is not allowed. */
+export class CliUsageError extends HstormError {
+  constructor(message: string) {
+    super('HSTORM_ERR_CLI_USAGE', message);
+  }
+}
+
+/** Rebuild an error that crossed a process boundary as `{ code, message }`. */
+export function reviveError(e: SerializedError): HstormError {
+  const err = new HstormError(e.code, e.message);
+  if (e.stack) err.stack = e.stack;
+  return err;
+}
+
+export function serializeError(err: unknown): SerializedError {
+  if (err instanceof HstormError) return err.toJSON();
+  if (err instanceof Error) return { code: 'HSTORM_ERR_INTERNAL', message: err.message, stack: err.stack };
+  return { code: 'HSTORM_ERR_INTERNAL', message: String(err) };
+}

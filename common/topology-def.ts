@@ -1,0 +1,75 @@
+/**
+ * The serializable shape of a topology: what `TopologyBuilder` produces apart
+ * from the spout/bolt factories. Nimbus stores it in the cluster state, the
+ * scheduler reads it, and every worker checks the module it loads against it.
+ */
+export const DEFAULT_STREAM = 'default';
+/** Component id of the acker tasks (as in Storm). */
+export const ACKER_COMPONENT = '__acker';
+
+export type GroupingDef =
+  | { type: 'shuffle' }
+  | { type: 'localOrShuffle' }
+  | { type: 'fields'; fields: string[] }
+  | { type: 'all' }
+  | { type: 'global' }
+  | { type: 'direct' };
+
+export interface StreamDef {
+  id: string;
+  fields: string[];
+  /** Only `emitDirect` may emit on a direct stream. */
+  direct: boolean;
+}
+
+export interface InputDef {
+  component: string;
+  stream: string;
+  grouping: GroupingDef;
+}
+
+/** What a GPU component asks of the scheduler. */
+export interface GpuRequest {
+  /** GPU memory one executor needs, in MB (0 = unknown). */
+  memoryMB: number;
+}
+
+export interface ComponentDef {
+  id: string;
+  kind: 'spout' | 'bolt';
+  parallelism: number;
+  streams: StreamDef[];
+  inputs: InputDef[];
+  /** Non-null marks a GPU component: its executors go to GPU workers. */
+  gpu: GpuRequest | null;
+  /** Component-level config (overrides topology config for this component). */
+  config: Record<string, unknown>;
+}
+
+export interface TopologyDef {
+  components: ComponentDef[];
+  /** Topology config as given by the module (validated, user keys kept). */
+  config: Record<string, unknown>;
+}
+
+export interface TaskInfo {
+  task: number;
+  component: string;
+  /** Index of the task within its component (0-based). */
+  index: number;
+}
+
+/**
+ * Task ids as Storm numbers them: 1.., components in declaration order, each
+ * component's tasks consecutive, ackers last. Every process derives the same
+ * numbering from the same definition.
+ */
+export function computeTasks(def: TopologyDef, ackerTasks: number): TaskInfo[] {
+  const tasks: TaskInfo[] = [];
+  let next = 1;
+  for (const c of def.components) {
+    for (let i = 0; i < c.parallelism; i++) tasks.push({ task: next++, component: c.id, index: i });
+  }
+  for (let i = 0; i < ackerTasks; i++) tasks.push({ task: next++, component: ACKER_COMPONENT, index: i });
+  return tasks;
+}

@@ -52,6 +52,11 @@ export interface ExecutorMetrics {
   gpu?: GpuMetrics;
   /** Split spouts: γ, δ and latencies. */
   split?: SplitMetrics;
+  /** Sparse histograms (see common/histogram.ts) so percentiles can be merged across tasks. */
+  executeHist?: [number, number][];
+  executeSum?: number;
+  completeHist?: [number, number][] | null;
+  completeSum?: number;
 }
 
 export interface GpuMetrics {

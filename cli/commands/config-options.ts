@@ -1,0 +1,25 @@
+/** The `--config FILE` and `-c key=value` options every command shares. */
+import type { Command } from 'commander';
+import { buildConfig, parseOverrides, readConfigFile, type Config, type RawConfig } from '../../common/config/index.js';
+
+export interface ConfigFlags {
+  config?: string;
+  conf: string[];
+}
+
+export function addConfigOptions(cmd: Command): Command {
+  return cmd
+    .option('--config <file>', 'YAML config file (default: ./hstorm.yaml when present)')
+    .option('-c, --conf <key=value>', 'override a config key (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[]);
+}
+
+/** Cluster config for a daemon or client: file + overrides, no user keys. */
+export function loadClusterConfig(flags: ConfigFlags): Config {
+  const file = readConfigFile(flags.config ?? 'hstorm.yaml', flags.config !== undefined);
+  return buildConfig([file, parseOverrides(flags.conf)], { allowUserKeys: false, where: flags.config ?? 'hstorm.yaml' });
+}
+
+/** Overrides given with -c for a topology: user keys allowed. */
+export function topologyOverrides(flags: ConfigFlags): RawConfig {
+  return parseOverrides(flags.conf);
+}

@@ -1,0 +1,37 @@
+/**
+ * The `hstorm` command. Each subcommand lives in its own file under
+ * commands/ and registers itself on the commander program; this file only
+ * wires them and turns errors into a message and a non-zero exit.
+ */
+import { Command, CommanderError } from 'commander';
+import { HstormError } from '../common/errors.js';
+import { registerCommands } from './commands/index.js';
+
+export function buildProgram(): Command {
+  const program = new Command('hstorm')
+    .description('A Storm-like stream-processing runtime for clusters that mix CPUs and GPUs')
+    .version(process.env.npm_package_version ?? '0.1.0')
+    .showHelpAfterError()
+    .exitOverride();
+  registerCommands(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode;
+      return;
+    }
+    if (err instanceof HstormError) {
+      process.stderr.write(`hstorm: ${err.message} [${err.code}]\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stderr.write(`hstorm: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exitCode = 1;
+  }
+}

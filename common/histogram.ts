@@ -1,0 +1,82 @@
+/**
+ * A log-bucketed latency histogram: constant memory, O(1) record, mergeable
+ * across tasks and processes (sparse buckets travel in heartbeats), with
+ * percentiles accurate to the bucket width (~4 %).
+ */
+import type { LatencyStats } from './storm-base.js';
+
+const GROWTH = 1.04;
+const LOG_GROWTH = Math.log(GROWTH);
+/** Smallest resolvable value (ms); everything below lands in bucket 0. */
+const MIN_MS = 0.001;
+const BUCKETS = Math.ceil(Math.log(3_600_000 / MIN_MS) / LOG_GROWTH) + 1;
+
+export type SparseHistogram = [bucket: number, count: number][];
+
+export class Histogram {
+  private counts = new Float64Array(BUCKETS);
+  count = 0;
+  sum = 0;
+  max = 0;
+
+  record(ms: number): void {
+    const v = ms > MIN_MS ? ms : MIN_MS;
+    let b = Math.floor(Math.log(v / MIN_MS) / LOG_GROWTH);
+    if (b >= BUCKETS) b = BUCKETS - 1;
+    this.counts[b]!++;
+    this.count++;
+    this.sum += ms;
+    if (ms > this.max) this.max = ms;
+  }
+
+  /** Value at quantile q in [0,1] (upper edge of the bucket holding it). */
+  quantile(q: number): number {
+    if (this.count === 0) return 0;
+    const target = Math.max(1, Math.ceil(q * this.count));
+    let seen = 0;
+    for (let b = 0; b < BUCKETS; b++) {
+      seen += this.counts[b]!;
+      if (seen >= target) return Math.min(MIN_MS * GROWTH ** (b + 1), this.max);
+    }
+    return this.max;
+  }
+
+  stats(): LatencyStats {
+    return {
+      count: this.count,
+      mean: this.count ? round(this.sum / this.count) : 0,
+      p50: round(this.quantile(0.5)),
+      p99: round(this.quantile(0.99)),
+      max: round(this.max),
+    };
+  }
+
+  toSparse(): SparseHistogram {
+    const out: SparseHistogram = [];
+    for (let b = 0; b < BUCKETS; b++) if (this.counts[b]! > 0) out.push([b, this.counts[b]!]);
+    return out;
+  }
+
+  /** Adds a sparse histogram (with its sum and max) into this one. */
+  mergeSparse(sparse: SparseHistogram, sum: number, max: number): void {
+    for (const [b, c] of sparse) {
+      if (b >= 0 && b < BUCKETS) {
+        this.counts[b]! += c;
+        this.count += c;
+      }
+    }
+    this.sum += sum;
+    if (max > this.max) this.max = max;
+  }
+
+  reset(): void {
+    this.counts.fill(0);
+    this.count = 0;
+    this.sum = 0;
+    this.max = 0;
+  }
+}
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}

@@ -1,0 +1,77 @@
+/**
+ * The base classes topology authors extend, with Storm's lifecycle:
+ * spouts `open` → `activate` → `nextTuple`… (`ack`/`fail` per message) →
+ * `deactivate` → `close`; bolts `prepare` → `execute`… → `cleanup`.
+ * Any of them may return a promise; the runtime awaits it before the next call
+ * on the same task.
+ */
+import type { OutputFieldsDeclarer } from './output-declarer.js';
+import type { TopologyContext } from './context.js';
+import type { Tuple } from './tuple.js';
+
+export type Values = unknown[];
+export type MaybePromise<T> = T | Promise<T>;
+
+export interface EmitOptions {
+  /** Stream to emit on (default: "default"). */
+  stream?: string;
+  /** Bolts: input tuples the new tuple is anchored to (tracked in their ack trees). */
+  anchors?: Tuple | readonly Tuple[];
+  /** Spouts: message id; with it the tuple is tracked and `ack`/`fail` report its fate. */
+  messageId?: unknown;
+}
+
+export interface SpoutOutputCollector {
+  /** Emits a tuple; returns the task ids it was sent to. */
+  emit(values: Values, options?: EmitOptions): number[];
+  /** Emits to one task of a component subscribed with direct grouping. */
+  emitDirect(taskId: number, values: Values, options?: EmitOptions): void;
+  reportError(err: unknown): void;
+}
+
+export interface OutputCollector extends SpoutOutputCollector {
+  ack(tuple: Tuple): void;
+  fail(tuple: Tuple): void;
+}
+
+export type Conf = Readonly<Record<string, unknown>>;
+
+export abstract class Spout {
+  open(_conf: Conf, _context: TopologyContext, _collector: SpoutOutputCollector): MaybePromise<void> {}
+  /** Emit zero or more tuples; called again as long as the spout is active and not throttled. */
+  abstract nextTuple(): MaybePromise<void>;
+  ack(_messageId: unknown): void {}
+  fail(_messageId: unknown): void {}
+  activate(): void {}
+  deactivate(): void {}
+  close(): MaybePromise<void> {}
+  abstract declareOutputFields(declarer: OutputFieldsDeclarer): void;
+}
+
+export abstract class Bolt {
+  prepare(_conf: Conf, _context: TopologyContext, _collector: OutputCollector): MaybePromise<void> {}
+  /** Process one tuple; ack or fail it through the collector (a throw fails it). */
+  abstract execute(tuple: Tuple): MaybePromise<void>;
+  cleanup(): MaybePromise<void> {}
+  declareOutputFields(_declarer: OutputFieldsDeclarer): void {}
+}
+
+/** Emits of a BasicBolt's execute, anchored to the input tuple automatically. */
+export interface BasicOutputCollector {
+  emit(values: Values, options?: { stream?: string }): number[];
+  emitDirect(taskId: number, values: Values, options?: { stream?: string }): void;
+}
+
+/**
+ * Storm's BaseBasicBolt: every emit is anchored to the input, the input is
+ * acked when `execute` returns (or its promise resolves) and failed when it throws.
+ */
+export abstract class BasicBolt {
+  prepare(_conf: Conf, _context: TopologyContext): MaybePromise<void> {}
+  abstract execute(tuple: Tuple, collector: BasicOutputCollector): MaybePromise<void>;
+  cleanup(): MaybePromise<void> {}
+  declareOutputFields(_declarer: OutputFieldsDeclarer): void {}
+}
+
+export type SpoutFactory = () => Spout;
+export type BoltFactory = () => Bolt | BasicBolt;

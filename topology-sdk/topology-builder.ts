@@ -1,0 +1,135 @@
+/**
+ * TopologyBuilder: declares spouts, bolts and their subscriptions, and builds
+ * a validated StormTopology (the serializable definition plus the factories a
+ * worker uses to instantiate its tasks).
+ */
+import { DEFAULT_STREAM, type ComponentDef, type GpuRequest, type GroupingDef, type TopologyDef } from '../common/topology-def.js';
+import { TopologyValidationError } from '../common/errors.js';
+import { validateEntries } from '../common/config/config.js';
+import { OutputFieldsDeclarer } from './output-declarer.js';
+import { Grouping } from './grouping.js';
+import type { BoltFactory, SpoutFactory } from './components.js';
+import { validateTopology } from './validate-topology.js';
+
+const ID = /^[A-Za-z0-9_.-]+$/;
+
+export class StormTopology {
+  constructor(
+    readonly def: TopologyDef,
+    readonly factories: ReadonlyMap<string, SpoutFactory | BoltFactory>,
+  ) {}
+}
+
+abstract class ComponentDeclarer<Self> {
+  constructor(protected readonly comp: ComponentDef) {}
+
+  /** Component-level config (e.g. GPU batch size); overrides topology config for this component. */
+  addConfiguration(key: string, value: unknown): Self {
+    this.comp.config[key] = value;
+    return this as unknown as Self;
+  }
+
+  /** Marks the component as a GPU component: its executors are placed in GPU workers. */
+  gpu(request: Partial<GpuRequest> = {}): Self {
+    this.comp.gpu = { memoryMB: request.memoryMB ?? 0 };
+    return this as unknown as Self;
+  }
+}
+
+export class SpoutDeclarer extends ComponentDeclarer<SpoutDeclarer> {}
+
+export class BoltDeclarer extends ComponentDeclarer<BoltDeclarer> {
+  /** Subscribes to `componentId`'s stream (default stream unless given) with a grouping. */
+  grouping(componentId: string, grouping: GroupingDef, streamId: string = DEFAULT_STREAM): this {
+    this.comp.inputs.push({ component: componentId, stream: streamId, grouping });
+    return this;
+  }
+
+  shuffleGrouping(componentId: string, streamId?: string): this {
+    return this.grouping(componentId, Grouping.shuffle(), streamId);
+  }
+
+  localOrShuffleGrouping(componentId: string, streamId?: string): this {
+    return this.grouping(componentId, Grouping.localOrShuffle(), streamId);
+  }
+
+  /** `fieldsGrouping(c, ['word'])` or Storm's order `fieldsGrouping(c, stream, ['word'])`. */
+  fieldsGrouping(componentId: string, fields: readonly string[]): this;
+  fieldsGrouping(componentId: string, streamId: string, fields: readonly string[]): this;
+  fieldsGrouping(componentId: string, a: string | readonly string[], b?: readonly string[]): this {
+    const [stream, fields] = typeof a === 'string' ? [a, b ?? []] : [DEFAULT_STREAM, a];
+    return this.grouping(componentId, Grouping.fields(...fields), stream);
+  }
+
+  allGrouping(componentId: string, streamId?: string): this {
+    return this.grouping(componentId, Grouping.all(), streamId);
+  }
+
+  globalGrouping(componentId: string, streamId?: string): this {
+    return this.grouping(componentId, Grouping.global(), streamId);
+  }
+
+  directGrouping(componentId: string, streamId?: string): this {
+    return this.grouping(componentId, Grouping.direct(), streamId);
+  }
+}
+
+export class TopologyBuilder {
+  private readonly components: ComponentDef[] = [];
+  private readonly factories = new Map<string, SpoutFactory | BoltFactory>();
+  private readonly problems: string[] = [];
+
+  setSpout(id: string, factory: SpoutFactory, parallelism = 1): SpoutDeclarer {
+    return new SpoutDeclarer(this.add(id, 'spout', factory, parallelism));
+  }
+
+  setBolt(id: string, factory: BoltFactory, parallelism = 1): BoltDeclarer {
+    return new BoltDeclarer(this.add(id, 'bolt', factory, parallelism));
+  }
+
+  private add(id: string, kind: 'spout' | 'bolt', factory: SpoutFactory | BoltFactory, parallelism: number): ComponentDef {
+    if (!ID.test(id) || id.startsWith('__')) {
+      this.problems.push(`invalid component id "${id}": use letters, digits, "_", "." and "-" (ids starting with "__" are reserved)`);
+    } else if (this.factories.has(id)) {
+      this.problems.push(`duplicate component id "${id}"`);
+    }
+    if (!Number.isInteger(parallelism) || parallelism < 1) {
+      this.problems.push(`component "${id}": parallelism must be an integer ≥ 1, got ${String(parallelism)}`);
+    }
+    if (typeof factory !== 'function') this.problems.push(`component "${id}": the factory must be a function returning a new ${kind}`);
+    const comp: ComponentDef = { id, kind, parallelism, streams: [], inputs: [], gpu: null, config: {} };
+    this.components.push(comp);
+    if (!this.factories.has(id)) this.factories.set(id, factory);
+    return comp;
+  }
+
+  /**
+   * Validates and builds the topology. Each component is instantiated once
+   * here, only to ask it which streams it declares.
+   */
+  createTopology(config: Record<string, unknown> = {}): StormTopology {
+    if (this.problems.length > 0) throw new TopologyValidationError(`invalid topology: ${this.problems.join('; ')}`);
+    for (const c of this.components) c.streams = declaredStreams(c.id, this.factories.get(c.id)!);
+    const def: TopologyDef = {
+      components: this.components.map((c) => structuredClone(c)),
+      config: validateEntries(config, { allowUserKeys: true, where: 'topology config' }),
+    };
+    validateTopology(def);
+    return new StormTopology(def, new Map(this.factories));
+  }
+}
+
+function declaredStreams(id: string, factory: SpoutFactory | BoltFactory) {
+  let instance: ReturnType<SpoutFactory | BoltFactory>;
+  try {
+    instance = factory();
+  } catch (err) {
+    throw new TopologyValidationError(`component "${id}": its factory threw: ${(err as Error)?.message ?? String(err)}`, id);
+  }
+  if (!instance || typeof (instance as { declareOutputFields?: unknown }).declareOutputFields !== 'function') {
+    throw new TopologyValidationError(`component "${id}": the factory did not return a Spout or Bolt`, id);
+  }
+  const declarer = new OutputFieldsDeclarer(id);
+  instance.declareOutputFields(declarer);
+  return declarer.result();
+}

@@ -1,0 +1,152 @@
+/**
+ * Runs one bolt task: takes tuples from its queue while its downstream has
+ * room, calls execute (awaiting a returned promise before the next tuple),
+ * anchors emits into the ack tree, and turns a throw into a failed tuple.
+ * Handles both Bolt (explicit ack/fail) and BasicBolt (ack on return).
+ */
+import { Bolt, BasicBolt, type BasicOutputCollector, type EmitOptions, type OutputCollector, type Values } from '../../topology-sdk/components.js';
+import type { Tuple } from '../../topology-sdk/tuple.js';
+import { Executor } from './executor.js';
+import type { ExecutorHost } from './executor-host.js';
+import { OutputRouter } from '../routing.js';
+import { randomId64 } from '../ack-ids.js';
+import { ACK_ACK, ACK_FAIL } from './system-streams.js';
+import { DEFAULT_STREAM } from '../../common/topology-def.js';
+
+export class BoltExecutor extends Executor {
+  private readonly router: OutputRouter;
+  private readonly basic: boolean;
+  private prepared = false;
+
+  constructor(
+    host: ExecutorHost,
+    component: string,
+    task: number,
+    private readonly bolt: Bolt | BasicBolt,
+  ) {
+    super(host, component, task, host.configOf(component)['topology.executor.receive.buffer.size'] as number);
+    this.router = new OutputRouter(component, host);
+    this.downstream = this.router.allTargets();
+    this.basic = bolt instanceof BasicBolt || !(bolt instanceof Bolt);
+  }
+
+  readonly collector: OutputCollector = {
+    emit: (values: Values, options?: EmitOptions) => this.emit(values, options, null),
+    emitDirect: (task: number, values: Values, options?: EmitOptions) => {
+      this.emit(values, options, task);
+    },
+    ack: (tuple: Tuple) => this.ack(tuple),
+    fail: (tuple: Tuple) => this.fail(tuple),
+    reportError: (err: unknown) => this.errors.warn({ err }, 'bolt reported an error'),
+  };
+
+  async start(): Promise<void> {
+    const conf = this.host.configOf(this.component);
+    const ctx = this.host.contextFor(this.component, this.task);
+    if (this.bolt instanceof Bolt) await this.bolt.prepare(conf, ctx, this.collector);
+    else await (this.bolt as BasicBolt).prepare(conf, ctx);
+    this.prepared = true;
+  }
+
+  async stop(): Promise<void> {
+    if (this.prepared) await this.bolt.cleanup();
+  }
+
+  ready(): boolean {
+    return !this.busy && this.queue.length > 0 && !this.congested();
+  }
+
+  runSlice(deadline: number): void {
+    while (this.ready()) {
+      this.executeOne(this.queue.shift()!);
+      if (performance.now() >= deadline) break;
+    }
+  }
+
+  private executeOne(tuple: Tuple): void {
+    const started = performance.now();
+    const done = (err: unknown): void => {
+      this.metrics.recordExecute(performance.now() - started);
+      if (err) {
+        this.errors.warn({ err, stream: tuple.sourceStreamId, source: tuple.sourceComponent }, 'execute threw; failing the tuple');
+        this.fail(tuple);
+      } else if (this.basic) {
+        this.ack(tuple);
+      }
+    };
+    if (this.basic) {
+      const basic: BasicOutputCollector = {
+        emit: (values, options) => this.emit(values, { stream: options?.stream, anchors: tuple }, null),
+        emitDirect: (task, values, options) => {
+          this.emit(values, { stream: options?.stream, anchors: tuple }, task);
+        },
+      };
+      this.invoke(() => (this.bolt as BasicBolt).execute(tuple, basic), done);
+    } else {
+      this.invoke(() => (this.bolt as Bolt).execute(tuple), done);
+    }
+  }
+
+  private emit(values: Values, options: EmitOptions | undefined, directTask: number | null): number[] {
+    const stream = options?.stream ?? DEFAULT_STREAM;
+    let targets: number[];
+    if (directTask === null) {
+      targets = this.router.route(stream, values);
+    } else {
+      this.router.checkDirect(stream, directTask);
+      targets = [directTask];
+    }
+    this.metrics.emitted++;
+    this.metrics.transferred += targets.length;
+    const a = options?.anchors;
+    const anchors: readonly Tuple[] = a === undefined ? [] : Array.isArray(a) ? a : [a as Tuple];
+    for (const t of targets) this.host.send(t, this.component, this.task, stream, values, anchorIds(anchors));
+    return targets;
+  }
+
+  private ack(tuple: Tuple): void {
+    this.metrics.acked++;
+    const ids = tuple.anchors;
+    if (!ids) return;
+    for (let i = 0; i < ids.length; i += 2) {
+      const root = ids[i]!;
+      const acker = this.host.ackerFor(root);
+      if (acker !== null) this.host.send(acker, this.component, this.task, ACK_ACK, [root, ids[i + 1]! ^ tuple.ackVal], null);
+    }
+  }
+
+  private fail(tuple: Tuple): void {
+    this.metrics.failed++;
+    const ids = tuple.anchors;
+    if (!ids) return;
+    for (let i = 0; i < ids.length; i += 2) {
+      const root = ids[i]!;
+      const acker = this.host.ackerFor(root);
+      if (acker !== null) this.host.send(acker, this.component, this.task, ACK_FAIL, [root], null);
+    }
+  }
+}
+
+/**
+ * Ack-tree ids for one new tuple anchored to `anchors` (Storm's
+ * BoltOutputCollector): one fresh edge id per anchor, XORed into the anchor's
+ * ackVal and into the new tuple's id for each of the anchor's roots.
+ */
+function anchorIds(anchors: readonly Tuple[]): bigint[] | null {
+  let out: bigint[] | null = null;
+  for (const a of anchors) {
+    const ids = a.anchors;
+    if (!ids || ids.length === 0) continue;
+    const edge = randomId64();
+    a.ackVal ^= edge;
+    out ??= [];
+    for (let i = 0; i < ids.length; i += 2) {
+      const root = ids[i]!;
+      let j = 0;
+      while (j < out.length && out[j] !== root) j += 2;
+      if (j < out.length) out[j + 1] = out[j + 1]! ^ edge;
+      else out.push(root, edge);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,82 @@
+/**
+ * The part every executor shares: its input queues, its metrics, and how the
+ * worker's run loop drives it. One executor runs one task; calls into user
+ * code for that task never overlap (an async call is awaited first).
+ */
+import { BoundedQueue } from '../bounded-queue.js';
+import type { Tuple } from '../../topology-sdk/tuple.js';
+import { ExecutorMetricsRecorder } from './executor-metrics.js';
+import type { ExecutorHost } from './executor-host.js';
+import type { Logger } from '../../common/logger.js';
+import { RateLimitedLog } from '../../common/logger.js';
+
+export abstract class Executor {
+  /** Data tuples; bounded (producers hold back when full). */
+  readonly queue: BoundedQueue<Tuple>;
+  /** Ack-protocol tuples; never held back, so acks cannot deadlock behind data. */
+  readonly systemQueue: BoundedQueue<Tuple>;
+  readonly metrics: ExecutorMetricsRecorder;
+  readonly log: Logger;
+  protected readonly errors: RateLimitedLog;
+  /** An async user call is in progress. */
+  protected busy = false;
+  protected downstream: number[] = [];
+
+  constructor(
+    protected readonly host: ExecutorHost,
+    readonly component: string,
+    readonly task: number,
+    queueSize: number,
+  ) {
+    this.queue = new BoundedQueue<Tuple>(queueSize);
+    this.systemQueue = new BoundedQueue<Tuple>(queueSize);
+    this.metrics = new ExecutorMetricsRecorder(component, task);
+    this.log = host.log.child({ component, task });
+    this.errors = new RateLimitedLog(this.log);
+  }
+
+  abstract start(): Promise<void>;
+  abstract stop(): Promise<void>;
+  /** Can make progress now. */
+  abstract ready(): boolean;
+  /** Runs until `deadline` (performance.now() ms) or out of work. */
+  abstract runSlice(deadline: number): void;
+
+  enqueue(t: Tuple, system: boolean): void {
+    (system ? this.systemQueue : this.queue).push(t);
+  }
+
+  get queueDepth(): number {
+    return this.queue.length + this.systemQueue.length;
+  }
+
+  protected congested(): boolean {
+    return this.downstream.length > 0 && this.host.isCongested(this.downstream);
+  }
+
+  /** Runs a user call that may return a promise; `after` runs once it settled. */
+  protected invoke(call: () => unknown, after: (err: unknown) => void): void {
+    let result: unknown;
+    try {
+      result = call();
+    } catch (err) {
+      after(err);
+      return;
+    }
+    if (result instanceof Promise) {
+      this.busy = true;
+      result.then(
+        () => this.settle(after, undefined),
+        (err: unknown) => this.settle(after, err ?? new Error('rejected')),
+      );
+    } else {
+      after(undefined);
+    }
+  }
+
+  private settle(after: (err: unknown) => void, err: unknown): void {
+    this.busy = false;
+    after(err);
+    this.host.wake();
+  }
+}

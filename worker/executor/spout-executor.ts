@@ -1,0 +1,218 @@
+/**
+ * Runs one spout task: calls nextTuple while the spout is active, below
+ * `topology.max.spout.pending` and not held back by full downstream queues;
+ * tracks each message id in the ack tree and reports ack / fail / timeout.
+ */
+import type { Spout, EmitOptions, SpoutOutputCollector, Values } from '../../topology-sdk/components.js';
+import { Executor } from './executor.js';
+import type { ExecutorHost } from './executor-host.js';
+import { OutputRouter } from '../routing.js';
+import { randomId64 } from '../ack-ids.js';
+import { ACK_ACK, ACK_INIT } from './system-streams.js';
+import { DEFAULT_STREAM } from '../../common/topology-def.js';
+import type { Tuple } from '../../topology-sdk/tuple.js';
+
+interface PendingMessage {
+  messageId: unknown;
+  emittedAt: number;
+  stream: string;
+}
+
+/** Hooks a split spout uses to learn the fate and latency of each tracked message. */
+export interface SpoutObserver {
+  onComplete(stream: string, latencyMs: number, acked: boolean): void;
+}
+
+export class SpoutExecutor extends Executor {
+  private readonly router: OutputRouter;
+  private readonly pending = new Map<bigint, PendingMessage>();
+  private readonly maxPending: number;
+  private readonly timeoutMs: number;
+  private readonly waitMs: number;
+  private active = false;
+  private opened = false;
+  private idleUntil = 0;
+  private idleTimer: NodeJS.Timeout | null = null;
+  private emittedThisCall = 0;
+  private expiryTimer: NodeJS.Timeout | null = null;
+  observer: SpoutObserver | null = null;
+
+  constructor(
+    host: ExecutorHost,
+    component: string,
+    task: number,
+    private readonly spout: Spout,
+  ) {
+    const conf = host.configOf(component);
+    super(host, component, task, conf['topology.executor.receive.buffer.size'] as number);
+    this.router = new OutputRouter(component, host);
+    this.downstream = this.router.allTargets();
+    this.maxPending = (conf['topology.max.spout.pending'] as number | null) ?? Infinity;
+    this.timeoutMs = (conf['topology.message.timeout.secs'] as number) * 1000;
+    this.waitMs = conf['topology.spout.wait.ms'] as number;
+  }
+
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  readonly collector: SpoutOutputCollector = {
+    emit: (values: Values, options?: EmitOptions) => this.emit(values, options, null),
+    emitDirect: (task: number, values: Values, options?: EmitOptions) => {
+      this.emit(values, options, task);
+    },
+    reportError: (err: unknown) => this.errors.warn({ err }, 'spout reported an error'),
+  };
+
+  async start(): Promise<void> {
+    const ctx = this.host.contextFor(this.component, this.task);
+    await this.spout.open(this.host.configOf(this.component), ctx, this.collector);
+    this.opened = true;
+    const sweep = Math.max(100, Math.min(1000, this.timeoutMs / 10));
+    this.expiryTimer = setInterval(() => this.expire(), sweep);
+    this.expiryTimer.unref();
+  }
+
+  activate(): void {
+    if (this.active || !this.opened) return;
+    this.active = true;
+    this.guard(() => this.spout.activate(), 'activate');
+    this.host.wake();
+  }
+
+  deactivate(): void {
+    if (!this.active) return;
+    this.active = false;
+    this.guard(() => this.spout.deactivate(), 'deactivate');
+  }
+
+  async stop(): Promise<void> {
+    this.deactivate();
+    if (this.expiryTimer) clearInterval(this.expiryTimer);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    if (this.opened) await this.spout.close();
+  }
+
+  ready(): boolean {
+    if (this.busy) return false;
+    if (this.systemQueue.length > 0) return true;
+    return this.canEmit();
+  }
+
+  private canEmit(): boolean {
+    return this.active && this.pending.size < this.maxPending && performance.now() >= this.idleUntil && !this.congested();
+  }
+
+  runSlice(deadline: number): void {
+    this.drainAcks();
+    while (!this.busy && this.canEmit()) {
+      this.emittedThisCall = 0;
+      this.invoke(
+        () => this.spout.nextTuple(),
+        (err) => {
+          if (err) this.errors.warn({ err }, 'nextTuple threw');
+          if (this.emittedThisCall === 0) this.sleep();
+        },
+      );
+      if (this.busy || performance.now() >= deadline) break;
+    }
+  }
+
+  /** nextTuple emitted nothing: back off `topology.spout.wait.ms` (Storm's sleep spout wait strategy). */
+  private sleep(): void {
+    this.idleUntil = performance.now() + this.waitMs;
+    if (this.idleTimer) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      this.host.wake();
+    }, this.waitMs);
+  }
+
+  private drainAcks(): void {
+    let t: Tuple | undefined;
+    while ((t = this.systemQueue.shift())) {
+      const root = t.values[0] as bigint;
+      const msg = this.pending.get(root);
+      if (!msg) continue; // already timed out
+      this.pending.delete(root);
+      this.finish(msg, t.sourceStreamId === ACK_ACK);
+    }
+  }
+
+  private finish(msg: PendingMessage, acked: boolean): void {
+    const latency = performance.now() - msg.emittedAt;
+    if (acked) {
+      this.metrics.acked++;
+      this.metrics.recordComplete(latency);
+      this.guard(() => this.spout.ack(msg.messageId), 'ack');
+    } else {
+      this.metrics.failed++;
+      this.guard(() => this.spout.fail(msg.messageId), 'fail');
+    }
+    this.observer?.onComplete(msg.stream, latency, acked);
+  }
+
+  /** Fails every message older than the timeout. The map is in emit order, so the scan stops at the first young one. */
+  private expire(): void {
+    const deadline = performance.now() - this.timeoutMs;
+    for (const [root, msg] of this.pending) {
+      if (msg.emittedAt > deadline) break;
+      this.pending.delete(root);
+      this.finish(msg, false);
+    }
+    this.host.wake();
+  }
+
+  private emit(values: Values, options: EmitOptions | undefined, directTask: number | null): number[] {
+    const stream = options?.stream ?? DEFAULT_STREAM;
+    let targets: number[];
+    if (directTask === null) {
+      targets = this.router.route(stream, values);
+    } else {
+      this.router.checkDirect(stream, directTask);
+      targets = [directTask];
+    }
+    this.emittedThisCall++;
+    this.metrics.emitted++;
+    this.metrics.transferred += targets.length;
+    const messageId = options?.messageId;
+    const tracked = messageId !== undefined && messageId !== null;
+    const root = tracked ? randomId64() : 0n;
+    const acker = tracked ? this.host.ackerFor(root) : null;
+    if (!tracked || acker === null) {
+      for (const t of targets) this.host.send(t, this.component, this.task, stream, values, null);
+      if (tracked) this.ackAtOnce(messageId, stream);
+      return targets;
+    }
+    let xor = 0n;
+    for (const t of targets) {
+      const edge = randomId64();
+      xor ^= edge;
+      this.host.send(t, this.component, this.task, stream, values, [root, edge]);
+    }
+    if (targets.length === 0) {
+      this.ackAtOnce(messageId, stream);
+      return targets;
+    }
+    this.pending.set(root, { messageId, emittedAt: performance.now(), stream });
+    this.host.send(acker, this.component, this.task, ACK_INIT, [root, xor, this.task], null);
+    return targets;
+  }
+
+  /** Acking is off, or nothing subscribed: the message is complete as soon as it is emitted (as in Storm). */
+  private ackAtOnce(messageId: unknown, stream: string): void {
+    this.metrics.acked++;
+    this.metrics.recordComplete(0);
+    queueMicrotask(() => this.guard(() => this.spout.ack(messageId), 'ack'));
+    this.observer?.onComplete(stream, 0, true);
+  }
+
+  private guard(call: () => unknown, what: string): void {
+    try {
+      const r = call();
+      if (r instanceof Promise) r.catch((err: unknown) => this.errors.warn({ err }, `spout ${what} threw`));
+    } catch (err) {
+      this.errors.warn({ err }, `spout ${what} threw`);
+    }
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * The hash behind fields grouping. It must give the same answer in every
+ * worker process, so it is computed from the values themselves (FNV-1a over
+ * their text), never from object identity.
+ */
+export function hashValues(values: readonly unknown[], indexes: readonly number[]): number {
+  let h = 0x811c9dc5;
+  for (const i of indexes) {
+    const v = values[i];
+    const s = typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean' ? String(v) : JSON.stringify(v, big) ?? 'undefined';
+    for (let k = 0; k < s.length; k++) {
+      h ^= s.charCodeAt(k);
+      h = Math.imul(h, 0x01000193);
+    }
+    h ^= 0xff; // separator, so ("ab","c") and ("a","bc") differ
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+function big(_k: string, v: unknown): unknown {
+  return typeof v === 'bigint' ? `${v}n` : v;
+}

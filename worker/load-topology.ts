@@ -1,0 +1,72 @@
+/**
+ * Loads a topology module (an ESM file whose default export is a built
+ * topology or a function building one from the topology config) — the same
+ * way in `submit`, `local` and every worker process.
+ */
+import { pathToFileURL } from 'node:url';
+import { existsSync, statSync } from 'node:fs';
+import { resolve, join } from 'node:path';
+import { StormTopology } from '../topology-sdk/topology-builder.js';
+import type { TopologyModule } from '../topology-sdk/topology-module.js';
+import type { TopologyDef } from '../common/topology-def.js';
+import { HstormError, TopologyLoadError } from '../common/errors.js';
+
+export interface LoadedTopology {
+  topology: StormTopology;
+  def: TopologyDef;
+  modulePath: string;
+}
+
+/**
+ * Resolves what a user typed (`examples/matmul`, `examples/matmul.ts`,
+ * `dist/examples/matmul/index.js`) to a loadable JS file: TypeScript sources
+ * of this package map to their compiled twins under dist/.
+ */
+export function resolveModulePath(input: string, packageRoot: string): string {
+  const abs = resolve(input);
+  const candidates: string[] = [];
+  const add = (p: string) => {
+    candidates.push(p, `${p}.js`, `${p}.mjs`, join(p, 'index.js'), join(p, 'index.mjs'));
+  };
+  const noTs = abs.replace(/\.ts$/, '');
+  if (noTs.startsWith(packageRoot) && !noTs.startsWith(join(packageRoot, 'dist'))) {
+    add(join(packageRoot, 'dist', noTs.slice(packageRoot.length)));
+  }
+  add(abs);
+  for (const c of candidates) {
+    if (existsSync(c) && statSync(c).isFile() && /\.(m?js)$/.test(c)) return c;
+  }
+  throw new TopologyLoadError(`cannot find a topology module at "${input}" (tried ${candidates.slice(0, 6).join(', ')}, …)`, input);
+}
+
+export async function loadTopology(modulePath: string, config: Readonly<Record<string, unknown>>): Promise<LoadedTopology> {
+  let mod: { default?: unknown };
+  try {
+    mod = (await import(pathToFileURL(modulePath).href)) as { default?: unknown };
+  } catch (err) {
+    throw new TopologyLoadError(`topology module ${modulePath} failed to load: ${(err as Error)?.message ?? String(err)}`, modulePath, { cause: err });
+  }
+  const exported = mod.default as TopologyModule | undefined;
+  let topology: unknown;
+  try {
+    topology = typeof exported === 'function' ? await exported({ config }) : exported;
+  } catch (err) {
+    if (err instanceof HstormError) throw err;
+    throw new TopologyLoadError(`topology module ${modulePath} threw while building the topology: ${(err as Error)?.message ?? String(err)}`, modulePath, { cause: err });
+  }
+  if (!(topology instanceof StormTopology)) {
+    throw new TopologyLoadError(
+      `topology module ${modulePath} must default-export a topology (TopologyBuilder.createTopology()) or a function returning one`,
+      modulePath,
+    );
+  }
+  return { topology, def: topology.def, modulePath };
+}
+
+/** A worker must build exactly the topology nimbus scheduled; a module that builds differently is an error. */
+export function checkSameShape(expected: TopologyDef, actual: TopologyDef, modulePath: string): void {
+  const shape = (d: TopologyDef) => JSON.stringify(d.components.map((c) => [c.id, c.kind, c.parallelism, c.streams, c.inputs]));
+  if (shape(expected) !== shape(actual)) {
+    throw new TopologyLoadError(`topology module ${modulePath} built a different topology than the one submitted (is it deterministic for the same config?)`, modulePath);
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Worker process entry point (started by a supervisor, never imported):
+ * connect to the cluster state, read the topology and the assignment, load
+ * the topology module, run the Worker until SIGTERM.
+ */
+import { decodeWorkerLaunch } from '../common/worker-env.js';
+import { createLogger } from '../common/logger.js';
+import type { ClusterState } from '../common/cluster-state.js';
+import { IpcClusterState } from '../common/cluster-state/ipc-proxy.js';
+import { connectZooKeeper } from '../common/cluster-state/zookeeper-store.js';
+import { ZkPaths } from '../common/zk-paths.js';
+import type { Assignment } from '../common/assignment.js';
+import type { StormBase } from '../common/storm-base.js';
+import { loadTopology, checkSameShape } from './load-topology.js';
+import { readJsonNode } from './state-json.js';
+import { Worker } from './worker.js';
+import { installGpuRuntime } from './gpu-runtime.js';
+
+const launch = decodeWorkerLaunch(process.env);
+const log = createLogger('worker').child({ topology: launch.topologyId, port: launch.port });
+
+async function connect(): Promise<ClusterState> {
+  if (launch.state === 'ipc') return new IpcClusterState(process as never, { log });
+  const c = launch.clusterConfig;
+  return connectZooKeeper(
+    {
+      servers: c['hstorm.zookeeper.servers'] as string[],
+      root: c['hstorm.zookeeper.root'] as string,
+      sessionTimeoutMs: c['hstorm.zookeeper.session.timeout.ms'] as number,
+      connectTimeoutMs: c['hstorm.zookeeper.connect.timeout.ms'] as number,
+    },
+    log,
+  );
+}
+
+async function main(): Promise<void> {
+  const store = await connect();
+  const base = await readJsonNode<StormBase>(store, ZkPaths.storm(launch.topologyId));
+  const assignment = await readJsonNode<Assignment>(store, ZkPaths.assignment(launch.topologyId));
+  if (!base || !assignment) throw new Error(`topology ${launch.topologyId} has no ${base ? 'assignment' : 'definition'} in the cluster state`);
+  await installGpuRuntime(launch, base.config, log);
+  const { topology, def } = await loadTopology(launch.modulePath, base.config);
+  checkSameShape(base.def, def, launch.modulePath);
+  const worker = new Worker({ launch, store, log, stormBase: base, assignment, topology });
+  let stopping = false;
+  const shutdown = (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ why }, 'worker shutting down');
+    void worker
+      .stop()
+      .catch((err: unknown) => log.error({ err }, 'stop failed'))
+      .finally(() => {
+        void store.close().finally(() => {
+          log.flush();
+          process.exit(0);
+        });
+      });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  // Local mode: the parent holding the store went away — nothing left to work for.
+  if (launch.state === 'ipc') process.on('disconnect', () => shutdown('parent disconnected'));
+  await worker.start();
+}
+
+process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
+process.on('uncaughtException', (err) => {
+  // Unknown state: let the supervisor restart a clean process.
+  log.fatal({ err }, 'uncaught exception; exiting');
+  log.flush();
+  process.exit(70);
+});
+
+main().catch((err: unknown) => {
+  log.fatal({ err }, 'worker failed to start');
+  log.flush();
+  setTimeout(() => process.exit(1), 50);
+});

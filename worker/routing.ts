@@ -1,0 +1,123 @@
+/**
+ * Stream routing: for one emitting component, which task(s) each tuple goes
+ * to under each subscriber's grouping. Built once per executor from the
+ * topology definition; `route` is on the hot path and allocates one array.
+ */
+import type { GroupingDef, TopologyDef } from '../common/topology-def.js';
+import { TopologyValidationError } from '../common/errors.js';
+import { hashValues } from './fields-hash.js';
+
+interface Subscription {
+  component: string;
+  grouping: GroupingDef;
+  tasks: number[];
+  /** localOrShuffle: the subset of `tasks` in this worker (empty: use all). */
+  localTasks: number[];
+  fieldIndexes: number[];
+  /** Shuffle: Storm deals from a shuffled deck so the spread is even, not just random on average. */
+  deck: number[];
+  cursor: number;
+}
+
+export interface RoutingTopology {
+  def: TopologyDef;
+  tasksOf(component: string): readonly number[];
+  isLocal(task: number): boolean;
+}
+
+export class OutputRouter {
+  private readonly byStream = new Map<string, Subscription[]>();
+  private readonly directTargets = new Map<string, Set<number>>();
+
+  constructor(
+    readonly component: string,
+    topo: RoutingTopology,
+    private readonly random: () => number = Math.random,
+  ) {
+    const src = topo.def.components.find((c) => c.id === component);
+    if (!src) throw new TopologyValidationError(`unknown component "${component}"`);
+    for (const s of src.streams) this.byStream.set(s.id, []);
+    for (const c of topo.def.components) {
+      for (const input of c.inputs) {
+        if (input.component !== component) continue;
+        const fields = src.streams.find((s) => s.id === input.stream)?.fields ?? [];
+        const tasks = [...topo.tasksOf(c.id)].sort((a, b) => a - b);
+        const sub: Subscription = {
+          component: c.id,
+          grouping: input.grouping,
+          tasks,
+          localTasks: tasks.filter((t) => topo.isLocal(t)),
+          fieldIndexes: input.grouping.type === 'fields' ? input.grouping.fields.map((f) => fields.indexOf(f)) : [],
+          deck: [],
+          cursor: 0,
+        };
+        this.byStream.get(input.stream)?.push(sub);
+        if (input.grouping.type === 'direct') {
+          const set = this.directTargets.get(input.stream) ?? new Set<number>();
+          tasks.forEach((t) => set.add(t));
+          this.directTargets.set(input.stream, set);
+        }
+      }
+    }
+  }
+
+  hasStream(stream: string): boolean {
+    return this.byStream.has(stream);
+  }
+
+  /** Every task any tuple of this component may reach (for backpressure checks). */
+  allTargets(): number[] {
+    const out = new Set<number>();
+    for (const subs of this.byStream.values()) for (const s of subs) s.tasks.forEach((t) => out.add(t));
+    return [...out];
+  }
+
+  /** Target tasks of one tuple; throws for a stream the component never declared. */
+  route(stream: string, values: readonly unknown[]): number[] {
+    const subs = this.byStream.get(stream);
+    if (!subs) throw new Error(`component "${this.component}" emits on undeclared stream "${stream}"`);
+    const out: number[] = [];
+    for (const s of subs) {
+      switch (s.grouping.type) {
+        case 'shuffle':
+          out.push(this.deal(s, s.tasks));
+          break;
+        case 'localOrShuffle':
+          out.push(this.deal(s, s.localTasks.length > 0 ? s.localTasks : s.tasks));
+          break;
+        case 'fields':
+          out.push(s.tasks[hashValues(values, s.fieldIndexes) % s.tasks.length]!);
+          break;
+        case 'all':
+          for (const t of s.tasks) out.push(t);
+          break;
+        case 'global':
+          out.push(s.tasks[0]!);
+          break;
+        case 'direct':
+          break; // only emitDirect reaches direct subscribers
+      }
+    }
+    return out;
+  }
+
+  /** Checks that `task` subscribes to `stream` with direct grouping. */
+  checkDirect(stream: string, task: number): void {
+    if (!this.byStream.has(stream)) throw new Error(`component "${this.component}" emits on undeclared stream "${stream}"`);
+    if (!this.directTargets.get(stream)?.has(task)) {
+      throw new Error(`emitDirect from "${this.component}" on stream "${stream}" to task ${task}, which does not subscribe to it with direct grouping`);
+    }
+  }
+
+  private deal(s: Subscription, tasks: number[]): number {
+    if (s.cursor >= s.deck.length || s.deck.length !== tasks.length) {
+      s.deck = [...tasks];
+      for (let i = s.deck.length - 1; i > 0; i--) {
+        const j = Math.floor(this.random() * (i + 1));
+        [s.deck[i], s.deck[j]] = [s.deck[j]!, s.deck[i]!];
+      }
+      s.cursor = 0;
+    }
+    return s.deck[s.cursor++]!;
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * Tuples between worker processes: one ZeroMQ PULL socket bound on the
+ * worker's slot port, one PUSH socket per peer worker. Tuples for a peer are
+ * gathered into batches (`topology.transfer.batch.size`, or whatever is there
+ * after `topology.batch.flush.interval.millis`) and encoded with msgpackr.
+ *
+ * Backpressure: each PUSH socket has a small high-water mark, so when a peer
+ * stops reading, `send` waits, batches queue here, `pendingTuples` grows and
+ * the worker holds back the executors that feed this peer. The receive loop
+ * stops reading while the worker's queues are full, which pushes the same
+ * signal upstream.
+ */
+import * as zmq from 'zeromq';
+import { encodeBatch, decodeBatch, type WireTuple, type WireBatch } from '../../common/wire-codec.js';
+import type { Logger } from '../../common/logger.js';
+import { RateLimitedLog } from '../../common/logger.js';
+
+export interface PeerAddress {
+  host: string;
+  port: number;
+}
+
+export interface TransportOptions {
+  port: number;
+  batchSize: number;
+  flushIntervalMs: number;
+  /** Batches ZeroMQ may hold per socket before `send` waits. */
+  highWaterMark: number;
+}
+
+export interface TransportHandlers {
+  /** A decoded batch; returns a promise when the worker wants reading paused until its queues drain. */
+  onBatch(batch: WireBatch): Promise<void> | void;
+  /** A frame that could not be decoded. */
+  onGarbage(err: unknown, bytes: number): void;
+  /** Called when queued towards-peer tuples drop below the limit, so held-back executors can run. */
+  onDrain(): void;
+}
+
+class Peer {
+  readonly socket: zmq.Push;
+  batch: WireTuple[] = [];
+  readonly outbox: Buffer[] = [];
+  outboxTuples: number[] = [];
+  pumping = false;
+  flushTimer: NodeJS.Timeout | null = null;
+  sentBatches = 0;
+  sentTuples = 0;
+
+  constructor(
+    readonly key: string,
+    readonly address: PeerAddress,
+    hwm: number,
+  ) {
+    this.socket = new zmq.Push({ sendHighWaterMark: hwm, linger: 0, immediate: false });
+    this.socket.connect(`tcp://${address.host}:${address.port}`);
+  }
+
+  get pendingTuples(): number {
+    let n = this.batch.length;
+    for (const c of this.outboxTuples) n += c;
+    return n;
+  }
+}
+
+export class ZmqTransport {
+  private readonly pull: zmq.Pull;
+  private readonly peers = new Map<string, Peer>();
+  private readonly garbageLog: RateLimitedLog;
+  private closed = false;
+  receivedBatches = 0;
+  receivedTuples = 0;
+
+  constructor(
+    private readonly opts: TransportOptions,
+    private readonly handlers: TransportHandlers,
+    private readonly log: Logger,
+  ) {
+    this.pull = new zmq.Pull({ receiveHighWaterMark: opts.highWaterMark, linger: 0 });
+    this.garbageLog = new RateLimitedLog(log);
+  }
+
+  async bind(): Promise<void> {
+    await this.pull.bind(`tcp://0.0.0.0:${this.opts.port}`);
+    void this.receiveLoop();
+  }
+
+  /** Points `key` at an address; a peer that moved gets a fresh socket (what was queued for the old one is dropped and will be replayed by its spout). */
+  setPeer(key: string, address: PeerAddress): void {
+    const existing = this.peers.get(key);
+    if (existing && existing.address.host === address.host && existing.address.port === address.port) return;
+    if (existing) this.dropPeer(key);
+    this.peers.set(key, new Peer(key, address, this.opts.highWaterMark));
+  }
+
+  dropPeer(key: string): void {
+    const p = this.peers.get(key);
+    if (!p) return;
+    if (p.flushTimer) clearTimeout(p.flushTimer);
+    this.peers.delete(key);
+    p.socket.close();
+  }
+
+  peerKeys(): string[] {
+    return [...this.peers.keys()];
+  }
+
+  pendingTuples(key: string): number {
+    return this.peers.get(key)?.pendingTuples ?? 0;
+  }
+
+  send(key: string, tuple: WireTuple): void {
+    const p = this.peers.get(key);
+    if (!p) throw new Error(`no route to worker ${key}`);
+    p.batch.push(tuple);
+    if (p.batch.length >= this.opts.batchSize) this.seal(p);
+    else if (!p.flushTimer) {
+      p.flushTimer = setTimeout(() => {
+        p.flushTimer = null;
+        if (p.batch.length > 0) this.seal(p);
+      }, this.opts.flushIntervalMs);
+    }
+  }
+
+  /** Seals every partial batch now (shutdown, tests). */
+  flushAll(): void {
+    for (const p of this.peers.values()) if (p.batch.length > 0) this.seal(p);
+  }
+
+  /** Resolves once every sealed batch was handed to ZeroMQ, or after `timeoutMs`. */
+  async drain(timeoutMs: number): Promise<void> {
+    this.flushAll();
+    const until = Date.now() + timeoutMs;
+    while (Date.now() < until && [...this.peers.values()].some((p) => p.outbox.length > 0 || p.pumping)) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  stats(): { peers: Record<string, { sentBatches: number; sentTuples: number; pending: number }> } {
+    const peers: Record<string, { sentBatches: number; sentTuples: number; pending: number }> = {};
+    for (const p of this.peers.values()) peers[p.key] = { sentBatches: p.sentBatches, sentTuples: p.sentTuples, pending: p.pendingTuples };
+    return { peers };
+  }
+
+  private seal(p: Peer): void {
+    if (p.flushTimer) {
+      clearTimeout(p.flushTimer);
+      p.flushTimer = null;
+    }
+    const tuples = p.batch;
+    p.batch = [];
+    p.outbox.push(encodeBatch(this.opts.port, tuples));
+    p.outboxTuples.push(tuples.length);
+    if (!p.pumping) void this.pump(p);
+  }
+
+  /** One send at a time per socket (zeromq.js rule); waits when the peer's high-water mark is reached. */
+  private async pump(p: Peer): Promise<void> {
+    p.pumping = true;
+    try {
+      while (p.outbox.length > 0 && this.peers.get(p.key) === p) {
+        const frame = p.outbox[0]!;
+        await p.socket.send(frame);
+        p.outbox.shift();
+        p.sentTuples += p.outboxTuples.shift() ?? 0;
+        p.sentBatches++;
+        this.handlers.onDrain();
+      }
+    } catch (err) {
+      if (!this.closed && this.peers.get(p.key) === p) this.log.warn({ err, peer: p.key }, 'send to peer failed');
+    } finally {
+      p.pumping = false;
+    }
+  }
+
+  private async receiveLoop(): Promise<void> {
+    try {
+      for await (const [frame] of this.pull) {
+        if (!frame) continue;
+        let batch: WireBatch;
+        try {
+          batch = decodeBatch(frame);
+        } catch (err) {
+          this.handlers.onGarbage(err, frame.length);
+          this.garbageLog.warn({ err: (err as Error).message, bytes: frame.length }, 'dropped an undecodable frame');
+          continue;
+        }
+        this.receivedBatches++;
+        this.receivedTuples += batch.tuples.length;
+        const wait = this.handlers.onBatch(batch);
+        if (wait) await wait;
+      }
+    } catch (err) {
+      if (!this.closed) this.log.error({ err }, 'receive loop ended');
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const key of [...this.peers.keys()]) this.dropPeer(key);
+    this.pull.close();
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * `npm run bench -- <name> [--quick] [--json]`: runs bench/<name>.bench.js.
+ * Benchmarks compare against their baseline in the same run and print ratios;
+ * they are not part of `npm test`.
+ */
+import { readdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface BenchArgs {
+  quick: boolean;
+  json: boolean;
+  /** Anything after the name that is not a known flag. */
+  rest: string[];
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+function available(): string[] {
+  return readdirSync(here)
+    .filter((f) => f.endsWith('.bench.js'))
+    .map((f) => f.replace(/\.bench\.js$/, ''))
+    .sort();
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [name, ...flags] = argv;
+  const names = available();
+  if (!name || !names.includes(name)) {
+    process.stderr.write(`usage: npm run bench -- <name> [--quick] [--json]\n  names: ${names.join(', ')}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const args: BenchArgs = { quick: flags.includes('--quick'), json: flags.includes('--json'), rest: flags.filter((f) => f !== '--quick' && f !== '--json') };
+  const mod = (await import(`./${name}.bench.js`)) as { run(a: BenchArgs): Promise<void> };
+  await mod.run(args);
+}
+
+await main(process.argv.slice(2));

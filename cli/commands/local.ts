@@ -1,0 +1,49 @@
+/** `hstorm local <module>`: run a topology on this machine (the embedded default). */
+import type { Command } from 'commander';
+import { CliUsageError } from '../../common/errors.js';
+import { parseOverrides, readConfigFile } from '../../common/config/index.js';
+import { runLocal } from '../local-run.js';
+import { formatSummary, progressLine } from '../run-summary.js';
+import { createLogger } from '../../common/logger.js';
+
+interface LocalFlags {
+  duration: string;
+  json?: boolean;
+  name?: string;
+  conf: string[];
+  config?: string;
+  logLevel: string;
+}
+
+export function registerLocal(program: Command): void {
+  program
+    .command('local <module>')
+    .description('run a topology locally: embedded nimbus and supervisor, real worker processes over ZeroMQ')
+    .option('-d, --duration <seconds>', 'how long to run before draining and stopping', '30')
+    .option('-n, --name <name>', 'topology name (default: from the module path)')
+    .option('-c, --conf <key=value>', 'topology config override (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--config <file>', 'cluster config for the embedded daemons (YAML)')
+    .option('--log-level <level>', 'log level of the embedded daemons (to stderr)', 'silent')
+    .option('--json', 'print the final summary as one JSON object on stdout')
+    .action(async (module: string, flags: LocalFlags) => {
+      const duration = Number(flags.duration);
+      if (!Number.isFinite(duration) || duration <= 0) {
+        throw new CliUsageError(`invalid --duration "${flags.duration}": allowed: a number of seconds > 0`);
+      }
+      const tty = process.stderr.isTTY;
+      const summary = await runLocal({
+        module,
+        name: flags.name,
+        durationSec: duration,
+        overrides: parseOverrides(flags.conf),
+        clusterConfig: flags.config ? readConfigFile(flags.config, true) : {},
+        log: createLogger('local', { level: flags.logLevel as 'info', destination: 2 }),
+        onProgress: (s, t) => {
+          if (tty) process.stderr.write(`\r\x1b[2K${progressLine(s, t)}`);
+          else if (!flags.json && Math.round(t) % 5 === 0) process.stderr.write(`${progressLine(s, t)}\n`);
+        },
+      });
+      if (tty) process.stderr.write('\n');
+      process.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : `${formatSummary(summary)}\n`);
+    });
+}

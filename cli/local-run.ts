@@ -1,0 +1,88 @@
+/**
+ * `hstorm local` as a function: start a LocalCluster, submit the module, let
+ * it run, drain, and return the summary. Tests and benchmarks call this; the
+ * command adds flags and printing.
+ */
+import { fileURLToPath } from 'node:url';
+import { dirname, resolve } from 'node:path';
+import { loadTopology, resolveModulePath } from '../worker/load-topology.js';
+import { buildConfig, type RawConfig } from '../common/config/index.js';
+import { silentLogger, type Logger } from '../common/logger.js';
+import type { WorkerHeartbeat } from '../common/storm-base.js';
+import { LocalCluster } from './local-cluster.js';
+import { summarize, type RunSummary } from './run-summary.js';
+
+export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface LocalRunOptions {
+  module: string;
+  name?: string;
+  durationSec: number;
+  /** Topology config overrides (`-c`), user keys allowed. */
+  overrides: RawConfig;
+  /** Cluster config for the embedded nimbus/supervisor (e.g. nimbus.scheduler). */
+  clusterConfig?: RawConfig;
+  log?: Logger;
+  /** Called about once a second with the live summary. */
+  onProgress?: (s: RunSummary, elapsedSec: number) => void;
+  /** Longest wait for in-flight tuples after the spouts stop. */
+  drainSec?: number;
+}
+
+export async function runLocal(opts: LocalRunOptions): Promise<RunSummary> {
+  const modulePath = resolveModulePath(opts.module, PACKAGE_ROOT);
+  // Build once to learn the module's own config, then validate module config + overrides together.
+  const probe = await loadTopology(modulePath, buildConfig([opts.overrides], { allowUserKeys: true }));
+  const topologyConfig = { ...probe.def.config, ...opts.overrides };
+  const finalConfig = buildConfig([topologyConfig], { allowUserKeys: true });
+  const { def } = await loadTopology(modulePath, finalConfig);
+  const name = opts.name ?? modulePath.replace(/^.*\/(examples|bench|test)\//, '').replace(/(\/index)?\.m?js$/, '').replace(/[^A-Za-z0-9_.-]+/g, '-');
+  const workers = (finalConfig['topology.workers'] as number) ?? 1;
+  const cluster = await LocalCluster.start({
+    log: opts.log ?? silentLogger(),
+    clusterConfig: opts.clusterConfig ?? {},
+    portsNeeded: workers,
+  });
+  const started = performance.now();
+  let timer: NodeJS.Timeout | null = null;
+  try {
+    const { topologyId } = await cluster.submit(name, modulePath, def, topologyConfig);
+    const latest = async (): Promise<WorkerHeartbeat[]> => cluster.heartbeats(topologyId);
+    if (opts.onProgress) {
+      timer = setInterval(() => {
+        const elapsed = (performance.now() - started) / 1000;
+        void latest().then((b) => opts.onProgress?.(summarize(name, b, elapsed), elapsed));
+      }, 1000);
+    }
+    await sleep(opts.durationSec * 1000);
+    const runSec = (performance.now() - started) / 1000;
+    await cluster.deactivate(name);
+    await waitDrained(latest, (opts.drainSec ?? 5) * 1000);
+    await cluster.shutdown();
+    return summarize(name, await latestOrEmpty(cluster, topologyId), runSec);
+  } finally {
+    if (timer) clearInterval(timer);
+    await cluster.shutdown();
+  }
+}
+
+async function latestOrEmpty(cluster: LocalCluster, topologyId: string): Promise<WorkerHeartbeat[]> {
+  return cluster.heartbeats(topologyId).catch(() => []);
+}
+
+/** Waits until the spouts report nothing pending between two beats, or the deadline. */
+async function waitDrained(latest: () => Promise<WorkerHeartbeat[]>, maxMs: number): Promise<void> {
+  const until = Date.now() + maxMs;
+  let last = -1;
+  while (Date.now() < until) {
+    await sleep(500);
+    const beats = await latest();
+    const done = beats.reduce((s, b) => s + b.executors.reduce((t, e) => t + e.acked + e.failed, 0), 0);
+    if (done === last) return;
+    last = done;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

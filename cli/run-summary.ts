@@ -1,0 +1,128 @@
+/**
+ * Folds worker heartbeats into the summary `hstorm local` prints: totals per
+ * component and for the topology, with latency percentiles merged from the
+ * executors' histograms (not averaged).
+ */
+import { Histogram } from '../common/histogram.js';
+import { ACKER_COMPONENT } from '../common/topology-def.js';
+import type { ExecutorMetrics, LatencyStats, WorkerHeartbeat } from '../common/storm-base.js';
+
+export interface ComponentSummary {
+  executors: number;
+  emitted: number;
+  transferred: number;
+  executed: number;
+  acked: number;
+  failed: number;
+  executeLatencyMs: LatencyStats;
+  completeLatencyMs?: LatencyStats;
+  capacity: number;
+  gpu?: { backends: string[]; fallback: boolean; fallbackReasons: string[] };
+  split?: ExecutorMetrics['split'][];
+}
+
+export interface RunSummary {
+  topology: string;
+  workers: number;
+  durationSec: number;
+  emitted: number;
+  acked: number;
+  failed: number;
+  throughputPerSec: number;
+  completeLatencyMs: { p50: number; p99: number; mean: number; count: number };
+  droppedFrames: number;
+  components: Record<string, ComponentSummary>;
+}
+
+function merge(list: ExecutorMetrics[], hist: 'executeHist' | 'completeHist', sum: 'executeSum' | 'completeSum', stats: 'executeLatencyMs' | 'completeLatencyMs'): Histogram {
+  const h = new Histogram();
+  for (const e of list) {
+    const sparse = e[hist];
+    const s = e[stats];
+    if (sparse && s) h.mergeSparse(sparse, e[sum] ?? 0, s.max);
+  }
+  return h;
+}
+
+export function summarize(topology: string, beats: WorkerHeartbeat[], durationSec: number): RunSummary {
+  const byComponent = new Map<string, ExecutorMetrics[]>();
+  for (const b of beats) {
+    for (const e of b.executors) {
+      const list = byComponent.get(e.component) ?? [];
+      list.push(e);
+      byComponent.set(e.component, list);
+    }
+  }
+  const components: Record<string, ComponentSummary> = {};
+  let emitted = 0;
+  const spoutExecs: ExecutorMetrics[] = [];
+  for (const [id, list] of byComponent) {
+    const total = (k: 'emitted' | 'transferred' | 'executed' | 'acked' | 'failed') => list.reduce((s, e) => s + e[k], 0);
+    const c: ComponentSummary = {
+      executors: list.length,
+      emitted: total('emitted'),
+      transferred: total('transferred'),
+      executed: total('executed'),
+      acked: total('acked'),
+      failed: total('failed'),
+      executeLatencyMs: merge(list, 'executeHist', 'executeSum', 'executeLatencyMs').stats(),
+      capacity: Math.max(0, ...list.map((e) => e.capacity)),
+    };
+    if (list.some((e) => e.completeLatencyMs)) {
+      c.completeLatencyMs = merge(list, 'completeHist', 'completeSum', 'completeLatencyMs').stats();
+      spoutExecs.push(...list);
+    }
+    const gpus = list.flatMap((e) => (e.gpu ? [e.gpu] : []));
+    if (gpus.length > 0) {
+      c.gpu = {
+        backends: [...new Set(gpus.map((g) => g.backend))],
+        fallback: gpus.some((g) => g.fallback),
+        fallbackReasons: [...new Set(gpus.flatMap((g) => (g.fallbackReason ? [g.fallbackReason] : [])))],
+      };
+    }
+    const splits = list.flatMap((e) => (e.split ? [e.split] : []));
+    if (splits.length > 0) c.split = splits;
+    components[id] = c;
+    if (id !== ACKER_COMPONENT) emitted += c.emitted;
+  }
+  const complete = merge(spoutExecs, 'completeHist', 'completeSum', 'completeLatencyMs');
+  const acked = spoutExecs.reduce((s, e) => s + e.acked, 0);
+  const failed = spoutExecs.reduce((s, e) => s + e.failed, 0);
+  const cs = complete.stats();
+  return {
+    topology,
+    workers: beats.length,
+    durationSec: Math.round(durationSec * 10) / 10,
+    emitted,
+    acked,
+    failed,
+    throughputPerSec: durationSec > 0 ? Math.round(acked / durationSec) : 0,
+    completeLatencyMs: { p50: cs.p50, p99: cs.p99, mean: cs.mean, count: cs.count },
+    droppedFrames: beats.reduce((s, b) => s + b.droppedFrames, 0),
+    components,
+  };
+}
+
+/** One line for the live progress display. */
+export function progressLine(s: RunSummary, elapsedSec: number): string {
+  return `${elapsedSec.toFixed(0)}s  workers ${s.workers}  emitted ${s.emitted}  acked ${s.acked}  failed ${s.failed}  complete p50 ${s.completeLatencyMs.p50} ms p99 ${s.completeLatencyMs.p99} ms`;
+}
+
+/** The human-readable end-of-run summary. */
+export function formatSummary(s: RunSummary): string {
+  const lines = [
+    `topology ${s.topology}: ${s.workers} workers, ${s.durationSec} s`,
+    `  spout tuples acked ${s.acked}, failed ${s.failed}, throughput ${s.throughputPerSec}/s, complete latency p50 ${s.completeLatencyMs.p50} ms, p99 ${s.completeLatencyMs.p99} ms`,
+    `  ${'component'.padEnd(16)}${'executors'.padStart(10)}${'emitted'.padStart(12)}${'executed'.padStart(12)}${'acked'.padStart(12)}${'failed'.padStart(9)}${'exec p50 ms'.padStart(13)}${'exec p99 ms'.padStart(13)}${'capacity'.padStart(10)}`,
+  ];
+  for (const [id, c] of Object.entries(s.components)) {
+    lines.push(
+      `  ${id.padEnd(16)}${String(c.executors).padStart(10)}${String(c.emitted).padStart(12)}${String(c.executed).padStart(12)}${String(c.acked).padStart(12)}${String(c.failed).padStart(9)}${String(c.executeLatencyMs.p50).padStart(13)}${String(c.executeLatencyMs.p99).padStart(13)}${c.capacity.toFixed(2).padStart(10)}`,
+    );
+    if (c.gpu) {
+      lines.push(`    backend: ${c.gpu.backends.join(', ')}${c.gpu.fallback ? ` (fell back to a CPU backend: ${c.gpu.fallbackReasons.join('; ')})` : ''}`);
+    }
+  }
+  if (s.droppedFrames > 0) lines.push(`  dropped frames/tuples: ${s.droppedFrames}`);
+  return lines.join('\n');
+}

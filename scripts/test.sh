@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `npm test`: build, make sure a ZooKeeper is installed for the integration
+# suite (Debian's `zookeeper` package; installed here when missing and we are
+# root), then run every mocha suite. Needs no GPU.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -d /usr/share/zookeeper ] && [ -z "${ZOOKEEPER_HOME:-}" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing ZooKeeper (Debian package 'zookeeper') for the integration tests..."
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zookeeper >/dev/null
+  else
+    echo "ZooKeeper is missing: run 'sudo apt-get install zookeeper' (or set ZOOKEEPER_HOME)" >&2
+    exit 1
+  fi
+fi
+
+npm run build --silent
+npx mocha "$@"

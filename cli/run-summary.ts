@@ -31,6 +31,8 @@ export interface RunSummary {
   throughputPerSec: number;
   completeLatencyMs: { p50: number; p99: number; mean: number; count: number };
   droppedFrames: number;
+  /** Largest resident memory of any worker at its last beat. */
+  maxWorkerRssMB: number;
   components: Record<string, ComponentSummary>;
 }
 
@@ -99,6 +101,7 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
     throughputPerSec: durationSec > 0 ? Math.round(acked / durationSec) : 0,
     completeLatencyMs: { p50: cs.p50, p99: cs.p99, mean: cs.mean, count: cs.count },
     droppedFrames: beats.reduce((s, b) => s + b.droppedFrames, 0),
+    maxWorkerRssMB: Math.max(0, ...beats.map((b) => b.rssMB)),
     components,
   };
 }

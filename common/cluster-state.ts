@@ -72,7 +72,9 @@ export type ClusterStateErrorKind =
   | 'SESSION_EXPIRED'
   | 'CLOSED'
   | 'TIMEOUT'
-  | 'BAD_ARGUMENT';
+  | 'BAD_ARGUMENT'
+  /** A node holds bytes that do not decode or validate (see cluster-state/json-node.ts): log, count, skip. */
+  | 'CORRUPT';
 
 export class ClusterStateError extends HstormError {
   constructor(

@@ -88,3 +88,17 @@ export function serializeError(err: unknown): SerializedError {
   if (err instanceof Error) return { code: 'HSTORM_ERR_INTERNAL', message: err.message, stack: err.stack };
   return { code: 'HSTORM_ERR_INTERNAL', message: String(err) };
 }
+
+/** A client command could not reach nimbus's HTTP API (not running, wrong nimbus.host / nimbus.http.port). */
+export class NimbusUnreachableError extends HstormError {
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    detail: string,
+  ) {
+    super(
+      'HSTORM_ERR_CLI_NIMBUS_UNREACHABLE',
+      `nimbus is not reachable at ${host}:${port} (${detail}); is \`hstorm nimbus\` running there? (set nimbus.host / nimbus.http.port)`,
+    );
+  }
+}

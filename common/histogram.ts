@@ -36,7 +36,7 @@ export class Histogram {
     let seen = 0;
     for (let b = 0; b < BUCKETS; b++) {
       seen += this.counts[b]!;
-      if (seen >= target) return Math.min(MIN_MS * GROWTH ** (b + 1), this.max);
+      if (seen >= target) return b === BUCKETS - 1 ? this.max : Math.min(MIN_MS * GROWTH ** (b + 1), this.max);
     }
     return this.max;
   }

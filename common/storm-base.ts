@@ -60,13 +60,22 @@ export interface ExecutorMetrics {
 }
 
 export interface GpuMetrics {
+  /** The gpu.js backend that actually ran the kernel (read from the kernel, not assumed). */
   backend: string;
   requestedBackend: string;
   fallback: boolean;
   fallbackReason: string | null;
+  /** Adapter / GPU the kernels ran on; null on a CPU backend. */
+  device: string | null;
   launches: number;
+  /** Device time per launch (queueing behind the previous launch and the compiling first launch excluded). */
   kernelMs: LatencyStats;
+  /** Mean share of the padded batch filled with real tuples (0..1). */
   batchFill: number;
+  batchSize: number;
+  /** Tuples through the kernel, cumulative, and their rate over the last second or so. */
+  tuples: number;
+  tuplesPerSec: number;
 }
 
 export interface SplitMetrics {
@@ -75,8 +84,24 @@ export interface SplitMetrics {
   latCpuMs: number | null;
   latGpuMs: number | null;
   policy: 'latency' | 'capacity';
+  theta: number;
   sentCpu: number;
   sentGpu: number;
+  /** This task computes γ' for its component (task index 0). */
+  controller: boolean;
+  /** Windows the controller closed (0 on other tasks). */
+  windows: number;
+  /** The last γ values this task applied, oldest first, with when they were published and applied. */
+  applied: AppliedGamma[];
+}
+
+export interface AppliedGamma {
+  gamma: number;
+  /** Signal sequence number (grows with every publication). */
+  seq: number;
+  /** Epoch ms at the controller when published, and at this task when applied. */
+  publishedAt: number;
+  appliedAt: number;
 }
 
 export interface WorkerHeartbeat {

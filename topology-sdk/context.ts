@@ -2,6 +2,8 @@
  * What a running component knows about itself and its topology, and the
  * logger and signal facility the runtime hands it.
  */
+import type { GpuMetrics, SplitMetrics } from '../common/storm-base.js';
+import type { GpuBackendHandle } from './gpu-backend-handle.js';
 
 /** The subset of a pino logger a component uses (kept structural so the SDK does not load pino). */
 export interface ComponentLogger {
@@ -10,6 +12,23 @@ export interface ComponentLogger {
   info(obj: object | string, msg?: string): void;
   warn(obj: object | string, msg?: string): void;
   error(obj: object | string, msg?: string): void;
+}
+
+/** Sections a component may add to its task's heartbeat metrics. */
+export interface ComponentMetricSections {
+  gpu: GpuMetrics;
+  split: SplitMetrics;
+}
+
+/** Called for every tracked spout message that completes: its stream, complete latency and fate. */
+export type TupleCompleteListener = (stream: string, latencyMs: number, acked: boolean) => void;
+
+/** How loaded a component is, from its executors' latest heartbeats. */
+export interface ComponentLoad {
+  /** Executors of the component that reported a service time. */
+  executors: number;
+  /** Mean time one executor spends per tuple (GPU bolts: kernel time per tuple); null before any report. */
+  meanServiceMs: number | null;
 }
 
 /** A signal value as delivered: the payload and a sequence number that only grows. */
@@ -44,4 +63,19 @@ export interface TopologyContext {
   sendSignal(component: string, name: string, value: unknown): Promise<void>;
   /** Registers the handler for signals named `name` sent to this component. */
   onSignal<T = unknown>(name: string, handler: (signal: Signal<T>) => void): void;
+  /**
+   * Spouts only: `listener` hears of every tracked message that completes
+   * (acked, failed or timed out), with its stream and complete latency.
+   */
+  onTupleComplete(listener: TupleCompleteListener): void;
+  /** Adds a section (`gpu`, `split`) to this task's heartbeat metrics; `supplier` is called at each heartbeat. */
+  reportMetrics<K extends keyof ComponentMetricSections>(section: K, supplier: () => ComponentMetricSections[K]): void;
+  /** Load of any component of the topology, from the latest worker heartbeats in the cluster state. */
+  componentLoad(component: string): Promise<ComponentLoad>;
+  /**
+   * GPU bolts: the gpu.js backend of this worker process, probed once
+   * (WebGPU on the bound GPU, then headless-gl, else the best CPU backend,
+   * with the fallback and its reason reported).
+   */
+  acquireGpuBackend(): Promise<GpuBackendHandle>;
 }

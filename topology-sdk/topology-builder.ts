@@ -5,7 +5,7 @@
  */
 import { DEFAULT_STREAM, type ComponentDef, type GpuRequest, type GroupingDef, type TopologyDef } from '../common/topology-def.js';
 import { TopologyValidationError } from '../common/errors.js';
-import { validateEntries } from '../common/config/config.js';
+import { checkCrossKeys, validateEntries } from '../common/config/config.js';
 import { OutputFieldsDeclarer } from './output-declarer.js';
 import { Grouping } from './grouping.js';
 import type { BoltFactory, SpoutFactory } from './components.js';
@@ -114,6 +114,7 @@ export class TopologyBuilder {
       components: this.components.map((c) => structuredClone(c)),
       config: validateEntries(config, { allowUserKeys: true, where: 'topology config' }),
     };
+    checkCrossKeys(def.config);
     validateTopology(def);
     return new StormTopology(def, new Map(this.factories));
   }

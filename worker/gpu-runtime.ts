@@ -1,6 +1,7 @@
 /**
  * GPU runtime set-up for a worker process, before the topology module loads.
- * (GPU bolts choose their backend themselves; this only records the binding.)
+ * (The gpu.js backend is probed later, once, when the first GPU bolt asks
+ * through TopologyContext.acquireGpuBackend — see gpu-backend.ts.)
  */
 import type { WorkerLaunch } from '../common/worker-env.js';
 import type { Logger } from '../common/logger.js';

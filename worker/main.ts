@@ -20,7 +20,7 @@ const launch = decodeWorkerLaunch(process.env);
 const log = createLogger('worker').child({ topology: launch.topologyId, port: launch.port });
 
 async function connect(): Promise<ClusterState> {
-  if (launch.state === 'ipc') return new IpcClusterState(process as never, { log });
+  if (launch.state === 'ipc') return new IpcClusterState({ log });
   const c = launch.clusterConfig;
   return connectZooKeeper(
     {

@@ -29,6 +29,8 @@ import { idBucket } from './ack-ids.js';
 import { ZmqTransport } from './transport/zmq-transport.js';
 import { SignalHub } from './signal-hub.js';
 import { readJsonNode, writeJsonNode } from './state-json.js';
+import { WorkerGpuBackends, type ForcedBackend } from './gpu-backend.js';
+import { readComponentLoad } from './component-load.js';
 
 /** Longest a single executor runs before the loop moves on (keeps timers, I/O and heartbeats fed). */
 const SLICE_MS = 2;
@@ -71,6 +73,8 @@ export class Worker implements ExecutorHost {
   droppedFrames = 0;
   droppedTuples = 0;
   private stopping = false;
+  /** Created by the first GPU bolt task that asks; probes once per process. */
+  private gpuBackends: WorkerGpuBackends | null = null;
 
   constructor(private readonly opts: WorkerOptions) {
     this.launch = opts.launch;
@@ -240,6 +244,25 @@ export class Worker implements ExecutorHost {
       log: this.log.child({ component, task }),
       sendSignal: (target: string, name: string, value: unknown) => this.signals.send(target, name, value, { component, task }),
       onSignal: (name, handler) => this.signals.on(component, name, handler as (s: unknown) => void as never),
+      onTupleComplete: (listener) => {
+        const ex = this.executors.get(task);
+        if (!(ex instanceof SpoutExecutor)) throw new Error(`onTupleComplete: "${component}" task ${task} is not a spout`);
+        const prev = ex.observer;
+        ex.observer = {
+          onComplete: (stream, latencyMs, acked) => {
+            prev?.onComplete(stream, latencyMs, acked);
+            listener(stream, latencyMs, acked);
+          },
+        };
+      },
+      reportMetrics: (section, supplier) => {
+        this.executors.get(task)?.metricSections.set(section, supplier);
+      },
+      componentLoad: (c: string) => readComponentLoad(this.store, this.topologyId, c),
+      acquireGpuBackend: () => {
+        this.gpuBackends ??= new WorkerGpuBackends(gpu, this.base.config['topology.gpu.cpu.threads'] as number | null, this.log.child({ gpu: gpu?.gpuId ?? null }));
+        return this.gpuBackends.acquire((this.configOf(component)['topology.gpu.backend'] as ForcedBackend | undefined) ?? 'auto');
+      },
     };
   }
 

@@ -107,9 +107,9 @@ export function buildConfig(layers: RawConfig[], opts: ValidateOptions): Config 
   return Object.freeze(merged) as Config;
 }
 
-function checkCrossKeys(c: RawConfig): void {
-  const workers = c['topology.workers'] as number;
-  const gpuWorkers = c['topology.gpu.workers'] as number;
+export function checkCrossKeys(c: RawConfig): void {
+  const workers = (c['topology.workers'] as number | undefined) ?? 1;
+  const gpuWorkers = (c['topology.gpu.workers'] as number | undefined) ?? 0;
   if (gpuWorkers > workers) {
     throw new ConfigError(
       `invalid value for config key "topology.gpu.workers": ${gpuWorkers}; allowed: at most topology.workers (${workers})`,

@@ -18,6 +18,8 @@ export abstract class Executor {
   readonly metrics: ExecutorMetricsRecorder;
   readonly log: Logger;
   protected readonly errors: RateLimitedLog;
+  /** Heartbeat sections the component registered (TopologyContext.reportMetrics): `gpu`, `split`. */
+  readonly metricSections = new Map<string, () => unknown>();
   /** An async user call is in progress. */
   protected busy = false;
   protected downstream: number[] = [];
@@ -41,6 +43,20 @@ export abstract class Executor {
   abstract ready(): boolean;
   /** Runs until `deadline` (performance.now() ms) or out of work. */
   abstract runSlice(deadline: number): void;
+
+  /** The registered sections, merged into this executor's heartbeat metrics by the worker. */
+  extraMetrics(): Record<string, unknown> | undefined {
+    if (this.metricSections.size === 0) return undefined;
+    const out: Record<string, unknown> = {};
+    for (const [section, supplier] of this.metricSections) {
+      try {
+        out[section] = supplier();
+      } catch (err) {
+        this.errors.warn({ err, section }, 'a metrics supplier threw; section left out');
+      }
+    }
+    return out;
+  }
 
   enqueue(t: Tuple, system: boolean): void {
     (system ? this.systemQueue : this.queue).push(t);

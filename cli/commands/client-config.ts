@@ -1,0 +1,34 @@
+/**
+ * Config for client commands: `-c` overrides split by scope — cluster keys
+ * (nimbus.host, nimbus.http.port…) configure the client, the rest (topology
+ * and user keys) travel with a submitted topology.
+ */
+import {
+  buildConfig,
+  CONFIG_KEYS,
+  isKnownKey,
+  parseOverrides,
+  readConfigFile,
+  type Config,
+  type RawConfig,
+} from '../../common/config/index.js';
+import type { ConfigFlags } from './config-options.js';
+
+export function splitOverrides(conf: readonly string[]): { cluster: RawConfig; topology: RawConfig } {
+  const cluster: RawConfig = {};
+  const topology: RawConfig = {};
+  for (const [k, v] of Object.entries(parseOverrides(conf))) {
+    if (isKnownKey(k) && CONFIG_KEYS[k].scope === 'cluster') cluster[k] = v;
+    else topology[k] = v;
+  }
+  return { cluster, topology };
+}
+
+/** Cluster config of a client command; topology keys given with -c are left to the caller. */
+export function clientConfig(flags: ConfigFlags): { config: Config; topology: RawConfig } {
+  const { cluster, topology } = splitOverrides(flags.conf);
+  const file = readConfigFile(flags.config ?? 'hstorm.yaml', flags.config !== undefined);
+  const fileCluster: RawConfig = {};
+  for (const [k, v] of Object.entries(file)) if (!isKnownKey(k) || CONFIG_KEYS[k].scope === 'cluster') fileCluster[k] = v;
+  return { config: buildConfig([fileCluster, cluster], { allowUserKeys: false, where: flags.config ?? 'hstorm.yaml' }), topology };
+}

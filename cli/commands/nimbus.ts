@@ -1,0 +1,41 @@
+/** `hstorm nimbus`: the master daemon — ZooKeeper store, Nimbus, HTTP API on nimbus.http.port. */
+import type { Command } from 'commander';
+import { join } from 'node:path';
+import { connectZooKeeper } from '../../common/cluster-state/zookeeper-store.js';
+import { createLogger } from '../../common/logger.js';
+import { Nimbus, startHttpApi } from '../../nimbus/index.js';
+import { flushLog, untilSignal, zookeeperOptions } from '../daemon-runtime.js';
+import { addConfigOptions, loadClusterConfig, type ConfigFlags } from './config-options.js';
+
+export function registerNimbus(program: Command): void {
+  addConfigOptions(
+    program
+      .command('nimbus')
+      .description('start the master daemon: stores topologies, schedules them, serves the HTTP API')
+      .option('--bind <host>', 'address the HTTP API listens on', '0.0.0.0'),
+  ).action(async (flags: ConfigFlags & { bind: string }) => {
+    const config = loadClusterConfig(flags);
+    const log = createLogger('nimbus');
+    const port = config['nimbus.http.port'] as number;
+    const state = await connectZooKeeper(zookeeperOptions(config), log.child({ component: 'zookeeper' }));
+    const nimbus = new Nimbus({
+      state,
+      config,
+      log,
+      blobDir: join(config['hstorm.local.dir'] as string, 'blobs'),
+      advertise: { host: config['nimbus.host'] as string, port },
+    });
+    let http: Awaited<ReturnType<typeof startHttpApi>> | null = null;
+    try {
+      http = await startHttpApi({ nimbus, log, host: flags.bind, port });
+      await nimbus.start();
+      await untilSignal(log);
+    } finally {
+      await http?.app.close().catch(() => undefined);
+      await nimbus.stop();
+      await state.close().catch(() => undefined);
+      log.info('nimbus stopped');
+      await flushLog(log);
+    }
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * `hstorm submit <module> --name N [-c k=v]`: loads and validates the module
+ * here (a broken topology fails before anything is sent), bundles it into one
+ * ESM file, and uploads it with its sha256 and the serialized topology.
+ */
+import type { Command } from 'commander';
+import { resolve } from 'node:path';
+import { buildConfig } from '../../common/config/index.js';
+import { loadTopology } from '../../worker/load-topology.js';
+import { NimbusClient } from '../nimbus-client.js';
+import { bundleTopology } from '../topology-bundle.js';
+import { clientConfig } from './client-config.js';
+import { addConfigOptions, type ConfigFlags } from './config-options.js';
+
+interface SubmitFlags extends ConfigFlags {
+  name: string;
+  json?: boolean;
+}
+
+export function registerSubmit(program: Command): void {
+  addConfigOptions(
+    program
+      .command('submit <module>')
+      .description('submit a topology module to the cluster (-c sets topology config; cluster keys like nimbus.host configure the client)')
+      .requiredOption('-n, --name <name>', 'topology name (letters, digits, _ and -)')
+      .option('--json', 'print the result as JSON'),
+  ).action(async (module: string, flags: SubmitFlags) => {
+    const { config, topology } = clientConfig(flags);
+    const modulePath = resolve(module);
+    // Build the topology once with the module's config merged in, as the workers will.
+    const probe = await loadTopology(modulePath, buildConfig([topology], { allowUserKeys: true }));
+    const { def } = await loadTopology(modulePath, buildConfig([probe.def.config, topology], { allowUserKeys: true }));
+    const bundle = await bundleTopology(modulePath);
+    const client = NimbusClient.fromConfig(config);
+    const result = await client.submit({
+      name: flags.name,
+      def,
+      config: topology,
+      bundle: bundle.gz.toString('base64'),
+      sha256: bundle.sha256,
+    });
+    if (flags.json) {
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+      return;
+    }
+    const workers = result.assignment?.workers ?? [];
+    process.stdout.write(
+      `submitted topology ${result.name} as ${result.id} (bundle ${bundle.gz.length} bytes, sha256 ${bundle.sha256.slice(0, 12)}…)\n` +
+        workers.map((w) => `  worker ${w.supervisorId} ${w.host}:${w.port}${w.gpu ? ` gpu ${w.gpu.gpuId}` : ''}: ${w.executors.length} executors\n`).join('') +
+        (result.assignment?.unassigned.length ? `  ${result.assignment.unassigned.length} executors unassigned (see \`hstorm describe ${result.name}\`)\n` : ''),
+    );
+  });
+}

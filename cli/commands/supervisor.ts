@@ -1,0 +1,26 @@
+/** `hstorm supervisor`: the node daemon — registers this node's slots and GPUs and runs the workers assigned to it. */
+import type { Command } from 'commander';
+import { connectZooKeeper } from '../../common/cluster-state/zookeeper-store.js';
+import { createLogger } from '../../common/logger.js';
+import { Supervisor } from '../../supervisor/index.js';
+import { flushLog, untilSignal, zookeeperOptions } from '../daemon-runtime.js';
+import { addConfigOptions, loadClusterConfig, type ConfigFlags } from './config-options.js';
+
+export function registerSupervisor(program: Command): void {
+  addConfigOptions(
+    program.command('supervisor').description('start a node daemon: offers this machine\'s worker slots and GPUs, runs assigned workers'),
+  ).action(async (flags: ConfigFlags) => {
+    const config = loadClusterConfig(flags);
+    const log = createLogger('supervisor');
+    const state = await connectZooKeeper(zookeeperOptions(config), log.child({ component: 'zookeeper' }));
+    const sup = new Supervisor({ state, config, log });
+    try {
+      await sup.start();
+      await untilSignal(log);
+    } finally {
+      await sup.stop();
+      await state.close().catch(() => undefined);
+      await flushLog(log);
+    }
+  });
+}

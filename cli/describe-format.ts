@@ -1,0 +1,74 @@
+/**
+ * Human-readable output of `hstorm list` and `hstorm describe`: plain aligned
+ * columns, no colours (the output is often piped or pasted into issues).
+ */
+import type { TopologyDetail, TopologySummary } from '../nimbus/views.js';
+
+export function table(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  return [line(head), ...rows.map(line)].join('\n');
+}
+
+function ms(v: number | null): string {
+  return v === null ? '-' : v < 10 ? v.toFixed(2) : v.toFixed(1);
+}
+
+export function formatList(rows: TopologySummary[]): string {
+  if (rows.length === 0) return 'no topologies running';
+  return table(
+    ['NAME', 'ID', 'STATUS', 'UPTIME', 'WORKERS', 'EXECUTORS', 'UNASSIGNED'],
+    rows.map((t) => [t.name, t.id, t.status, `${t.uptimeSecs}s`, `${t.workers}/${t.workersRequested}`, String(t.executors), String(t.unassigned)]),
+  );
+}
+
+export function formatDetail(d: TopologyDetail): string {
+  const out: string[] = [];
+  out.push(
+    `topology ${d.name} (${d.id})  status ${d.status}  uptime ${d.uptimeSecs}s  workers ${d.workers.length}/${d.workersRequested}` +
+      `  scheduler ${d.scheduler ?? '-'}  epoch ${d.epoch ?? '-'}${d.killWaitSecs !== null ? `  (killed, removed after ${d.killWaitSecs}s)` : ''}`,
+  );
+  out.push('', 'components:');
+  out.push(
+    table(
+      ['ID', 'KIND', 'EXECUTORS', 'EMITTED', 'TRANSFERRED', 'ACKED', 'FAILED', 'EXEC MS', 'COMPLETE MS', 'P99 MS', 'CAPACITY', 'BACKEND / SPLIT'],
+      Object.entries(d.components).map(([id, c]) => [
+        id,
+        c.gpu ? `${c.kind} (gpu)` : c.kind,
+        String(c.executors),
+        String(c.emitted),
+        String(c.transferred),
+        String(c.acked),
+        String(c.failed),
+        ms(c.executeLatencyMs),
+        ms(c.completeLatencyMs),
+        ms(c.completeLatencyP99Ms),
+        c.capacity.toFixed(3),
+        [c.backends.join(','), c.split && typeof c.split.gamma === 'number' ? `γ=${c.split.gamma.toFixed(3)}` : ''].filter(Boolean).join(' '),
+      ]),
+    ),
+  );
+  out.push('', 'workers:');
+  out.push(
+    table(
+      ['SUPERVISOR', 'HOST:PORT', 'GPU', 'STATE', 'PID', 'UPTIME', 'RSS MB', 'EXECUTORS'],
+      d.workers.map((w) => [
+        w.supervisor,
+        `${w.host}:${w.port}`,
+        w.gpu ? `${w.gpu.gpuId}${w.gpu.source === 'declared' ? ' (declared)' : ''}` : '-',
+        w.liveness,
+        w.metrics ? String(w.metrics.pid) : '-',
+        w.metrics ? `${Math.round(w.metrics.uptimeSecs)}s` : '-',
+        w.metrics ? w.metrics.rssMB.toFixed(0) : '-',
+        w.executors.map((e) => `${e.component}[${e.tasks.join(',')}]`).join(' '),
+      ]),
+    ),
+  );
+  const reasons = d.workers.filter((w) => w.reason).map((w) => `  ${w.supervisor}:${w.port}: ${w.reason}`);
+  if (reasons.length) out.push('', 'placement reasons:', ...reasons);
+  if (d.unassigned.length) {
+    out.push('', `unassigned executors (${d.unassigned.length}):`);
+    for (const u of d.unassigned) out.push(`  ${u.component}[${u.task}]: ${u.reason}`);
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,217 @@
+/**
+ * LocalCluster (DESIGN §9): a whole cluster in one process for `hstorm local`
+ * and tests — an in-memory cluster-state store, a Nimbus (no HTTP) and one or
+ * more Supervisors launching real worker child processes, which reach the
+ * store over IPC. It runs the same scheduling and launching code as cluster
+ * mode; only the store and the way code is shipped (a path, not a bundle)
+ * differ. Supervisor data (worker logs, pid records) lives in a temp dir
+ * removed on shutdown.
+ *
+ * @example
+ * const cluster = await LocalCluster.start({ log, portsNeeded: 2 });
+ * const { topologyId } = await cluster.submit('wc', '/abs/word-count.js', def, { 'topology.workers': 2 });
+ * console.log(await cluster.heartbeats(topologyId));
+ * await cluster.shutdown();
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { isStateError } from '../common/cluster-state.js';
+import { InMemoryClusterStore, type InMemorySession } from '../common/cluster-state/in-memory-store.js';
+import { serveClusterStateOverIpc } from '../common/cluster-state/ipc-proxy.js';
+import { decodeJson } from '../common/cluster-state/json-node.js';
+import { buildConfig, type Config, type RawConfig } from '../common/config/index.js';
+import type { Logger } from '../common/logger.js';
+import { workerHeartbeatSchema } from '../common/record-schemas.js';
+import type { StormBase, WorkerHeartbeat } from '../common/storm-base.js';
+import type { TopologyDef } from '../common/topology-def.js';
+import { ZkPaths } from '../common/zk-paths.js';
+import { Nimbus, type SubmitResult } from '../nimbus/nimbus.js';
+import type { TopologyDetail } from '../nimbus/views.js';
+import { Supervisor } from '../supervisor/supervisor.js';
+
+export interface LocalClusterOptions {
+  log: Logger;
+  /** Cluster config (e.g. `nimbus.scheduler`, `supervisor.gpus`); validated like hstorm.yaml. */
+  clusterConfig?: RawConfig;
+  /** Worker slots each supervisor offers (at least topology.workers). Default 4. Ignored when the config names `supervisor.slots.ports`. */
+  portsNeeded?: number;
+  /** How many supervisors. Default 1. */
+  supervisors?: number;
+  /** Worker entry script (tests use fixtures); default `dist/worker/main.js`. */
+  workerEntry?: string;
+  /** Data dir; default a fresh temp dir, removed on shutdown. */
+  dataDir?: string;
+  /** Keep the data dir (worker logs) after shutdown. */
+  keepDataDir?: boolean;
+  /** SIGTERM → SIGKILL grace for workers. Default 5000. */
+  workerStopGraceMs?: number;
+}
+
+export class LocalCluster {
+  private stopped = false;
+  private shutdownPromise: Promise<void> | null = null;
+  /** Last heartbeats, captured at shutdown so summaries can be read after the workers are gone. */
+  private finalBeats = new Map<string, WorkerHeartbeat[]>();
+
+  private constructor(
+    readonly store: InMemoryClusterStore,
+    readonly nimbus: Nimbus,
+    readonly supervisors: Supervisor[],
+    readonly dataDir: string,
+    /** [nimbus, supervisor 0, supervisor 1, …, reader]. */
+    private readonly sessions: InMemorySession[],
+    private readonly reader: InMemorySession,
+    private readonly ownsDir: boolean,
+    private readonly log: Logger,
+  ) {}
+
+  static async start(opts: LocalClusterOptions): Promise<LocalCluster> {
+    const log = opts.log;
+    const dataDir = opts.dataDir ? resolve(opts.dataDir) : await mkdtemp(join(tmpdir(), 'hstorm-local-'));
+    const ownsDir = !opts.dataDir && !opts.keepDataDir;
+    const user = opts.clusterConfig ?? {};
+    const count = Math.max(1, opts.supervisors ?? 1);
+    const perSup = Math.max(1, opts.portsNeeded ?? 4);
+    const base: RawConfig = { 'hstorm.local.dir': dataDir };
+    const nimbusConfig = buildConfig([base, user], { allowUserKeys: false, where: 'local cluster config' });
+
+    const store = new InMemoryClusterStore(log.child({ component: 'store' }));
+    const nimbusSession = store.session();
+    const nimbus = new Nimbus({ state: nimbusSession, config: nimbusConfig, log: log.child({ component: 'nimbus' }), blobDir: null });
+    const sessions = [nimbusSession];
+    const supervisors: Supervisor[] = [];
+    const given = user['supervisor.slots.ports'] as number[] | undefined;
+    const ports = given ?? (await freePorts(perSup * count));
+    const share = Math.ceil(ports.length / count);
+    await nimbus.start();
+    try {
+      for (let i = 0; i < count; i++) {
+        const config: Config = buildConfig(
+          [base, { 'supervisor.id': `local-${i}` }, user, { 'supervisor.slots.ports': ports.slice(i * share, (i + 1) * share) }],
+          { allowUserKeys: false, where: 'local cluster config' },
+        );
+        const session = store.session();
+        sessions.push(session);
+        const supLog = log.child({ component: 'supervisor' });
+        const sup = new Supervisor({
+          state: session,
+          config,
+          log: supLog,
+          ipc: (child) => serveClusterStateOverIpc(child, store, supLog),
+          ...(opts.workerEntry && { workerEntry: opts.workerEntry }),
+          ...(opts.workerStopGraceMs !== undefined && { workerStopGraceMs: opts.workerStopGraceMs }),
+        });
+        await sup.start();
+        supervisors.push(sup);
+      }
+    } catch (err) {
+      for (const s of supervisors) await s.stop().catch(() => undefined);
+      await nimbus.stop();
+      if (ownsDir) await rm(dataDir, { recursive: true, force: true });
+      throw err;
+    }
+    const reader = store.session();
+    sessions.push(reader);
+    return new LocalCluster(store, nimbus, supervisors, dataDir, sessions, reader, ownsDir, log);
+  }
+
+  /** Submits a topology whose module is at `modulePath` (absolute or relative to the cwd). */
+  async submit(name: string, modulePath: string, def: TopologyDef, config: RawConfig = {}): Promise<SubmitResult & { topologyId: string }> {
+    const r = await this.nimbus.submit(name, def, config, { kind: 'path', path: resolve(modulePath) });
+    return { ...r, topologyId: r.id };
+  }
+
+  topologyDetail(name: string): Promise<TopologyDetail> {
+    return this.nimbus.topologyDetail(name);
+  }
+
+  /** The latest heartbeat of each worker of a topology; after shutdown, the last ones they wrote. */
+  async heartbeats(topologyId: string): Promise<WorkerHeartbeat[]> {
+    if (this.stopped) return this.finalBeats.get(topologyId) ?? [];
+    return readBeats(this.reader, topologyId);
+  }
+
+  activate(name: string): Promise<StormBase> {
+    return this.nimbus.activate(name);
+  }
+
+  deactivate(name: string): Promise<StormBase> {
+    return this.nimbus.deactivate(name);
+  }
+
+  /** Kills a topology; with the default wait of 0 its workers are stopped at once. */
+  kill(name: string, waitSecs = 0): Promise<StormBase> {
+    return this.nimbus.kill(name, waitSecs);
+  }
+
+  rebalance(name: string, opts: { workers?: number; waitSecs?: number } = {}): Promise<StormBase> {
+    return this.nimbus.rebalance(name, opts);
+  }
+
+  /** Fault injection: expires supervisor `i`'s store session as a ZooKeeper session expiry would. */
+  expireSupervisorSession(i: number): boolean {
+    const s = this.sessions[i + 1];
+    return s !== undefined && i < this.supervisors.length && this.store.expireSession(s.sessionId);
+  }
+
+  /** Stops nimbus (no rescheduling while nodes leave), then every worker gracefully, then the store; idempotent. */
+  shutdown(): Promise<void> {
+    this.shutdownPromise ??= this.doShutdown();
+    return this.shutdownPromise;
+  }
+
+  private async doShutdown(): Promise<void> {
+    await this.nimbus.stop();
+    await Promise.all(this.supervisors.map((s) => s.stop().catch((err: unknown) => this.log.warn({ err }, 'supervisor stop failed'))));
+    try {
+      for (const id of await this.reader.children(ZkPaths.workerbeats)) this.finalBeats.set(id, await readBeats(this.reader, id));
+    } catch (err) {
+      this.log.debug({ err }, 'could not read the final heartbeats');
+    }
+    this.stopped = true;
+    for (const s of this.sessions) await s.close().catch(() => undefined);
+    if (this.ownsDir) await rm(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+async function readBeats(session: InMemorySession, topologyId: string): Promise<WorkerHeartbeat[]> {
+  const dir = ZkPaths.workerbeatsOf(topologyId);
+  let names: string[];
+  try {
+    names = await session.children(dir);
+  } catch (err) {
+    if (isStateError(err, 'NO_NODE')) return [];
+    throw err;
+  }
+  const out: WorkerHeartbeat[] = [];
+  for (const name of names) {
+    try {
+      const { data } = await session.get(`${dir}/${name}`);
+      // The schema keeps every field the worker wrote (loose objects), so this is the worker's own record.
+      out.push(decodeJson(`${dir}/${name}`, data, workerHeartbeatSchema) as WorkerHeartbeat);
+    } catch {
+      // gone between listing and reading, or half-written: skip this round
+    }
+  }
+  return out;
+}
+
+/** Distinct ports free right now on all interfaces (the OS picks them). */
+export async function freePorts(n: number): Promise<number[]> {
+  const out = new Set<number>();
+  while (out.size < n) {
+    const port = await new Promise<number>((res, rej) => {
+      const srv = createServer();
+      srv.once('error', rej);
+      srv.listen(0, () => {
+        const addr = srv.address();
+        const p = typeof addr === 'object' && addr ? addr.port : 0;
+        srv.close(() => res(p));
+      });
+    });
+    out.add(port);
+  }
+  return [...out];
+}

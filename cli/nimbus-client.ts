@@ -1,0 +1,88 @@
+/**
+ * The HTTP client of nimbus's API that `hstorm submit/list/describe/kill/…`
+ * use. A refused connection becomes NimbusUnreachableError naming host:port;
+ * an `{ error: { code, message } }` answer is rebuilt as an HstormError with
+ * that code, so commands print nimbus's own message.
+ */
+import type { Config } from '../common/config/index.js';
+import { HstormError, NimbusUnreachableError, reviveError } from '../common/errors.js';
+import type { SubmitRequest, SubmitResult, TopologyStatusView } from '../nimbus/index.js';
+import type { ClusterSummary, SupervisorSummary, TopologyDetail, TopologySummary } from '../nimbus/views.js';
+
+export class NimbusClient {
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    private readonly fetchImpl: typeof fetch = fetch,
+  ) {}
+
+  static fromConfig(config: Config): NimbusClient {
+    return new NimbusClient(config['nimbus.host'] as string, config['nimbus.http.port'] as number);
+  }
+
+  get baseUrl(): string {
+    return `http://${this.host}:${this.port}/api/v1`;
+  }
+
+  async request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    let res: Response;
+    try {
+      res = await this.fetchImpl(`${this.baseUrl}${path}`, {
+        method,
+        ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new NimbusUnreachableError(this.host, this.port, cause?.code ?? cause?.message ?? (err as Error).message);
+    }
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      throw new HstormError('HSTORM_ERR_CLI_NIMBUS_RESPONSE', `nimbus at ${this.host}:${this.port} answered ${res.status} with non-JSON: ${text.slice(0, 200)}`);
+    }
+    if (!res.ok) {
+      const e = (json as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+      if (e && typeof e.code === 'string' && typeof e.message === 'string') throw reviveError({ code: e.code, message: e.message });
+      throw new HstormError('HSTORM_ERR_CLI_NIMBUS_RESPONSE', `nimbus answered ${res.status}: ${text.slice(0, 200)}`);
+    }
+    return json as T;
+  }
+
+  summary(): Promise<ClusterSummary> {
+    return this.request('GET', '/cluster/summary');
+  }
+
+  async supervisors(): Promise<SupervisorSummary[]> {
+    return (await this.request<{ supervisors: SupervisorSummary[] }>('GET', '/supervisors')).supervisors;
+  }
+
+  async topologies(): Promise<TopologySummary[]> {
+    return (await this.request<{ topologies: TopologySummary[] }>('GET', '/topologies')).topologies;
+  }
+
+  describe(name: string): Promise<TopologyDetail> {
+    return this.request('GET', `/topologies/${encodeURIComponent(name)}`);
+  }
+
+  submit(req: SubmitRequest): Promise<SubmitResult> {
+    return this.request('POST', '/topologies', req);
+  }
+
+  kill(name: string, waitSecs?: number): Promise<TopologyStatusView> {
+    return this.request('POST', `/topologies/${encodeURIComponent(name)}/kill`, waitSecs === undefined ? {} : { waitSecs });
+  }
+
+  activate(name: string): Promise<TopologyStatusView> {
+    return this.request('POST', `/topologies/${encodeURIComponent(name)}/activate`, {});
+  }
+
+  deactivate(name: string): Promise<TopologyStatusView> {
+    return this.request('POST', `/topologies/${encodeURIComponent(name)}/deactivate`, {});
+  }
+
+  rebalance(name: string, opts: { workers?: number; waitSecs?: number }): Promise<TopologyStatusView> {
+    return this.request('POST', `/topologies/${encodeURIComponent(name)}/rebalance`, opts);
+  }
+}

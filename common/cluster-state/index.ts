@@ -1,0 +1,20 @@
+/**
+ * Cluster-state store implementations (the interface is common/cluster-state.ts).
+ *
+ *   const store = new InMemoryClusterStore(log);          // local mode: the tree lives here
+ *   const state = store.session();                        // one client = one session
+ *   const zk = await connectZooKeeper({ servers: ['zk1:2181'], root: '/hstorm',
+ *     sessionTimeoutMs: 6000, connectTimeoutMs: 10_000 }, log);  // cluster mode
+ *   const { value } = await readJson(zk, ZkPaths.assignment(id), AssignmentSchema);
+ *
+ * Worker processes in local mode use IpcClusterState; the local-cluster
+ * process answers them with serveClusterStateOverIpc. All of them pass the
+ * same contract suite (test/unit/common/cluster-state-contract.ts).
+ */
+export { InMemoryClusterStore, InMemorySession } from './in-memory-store.js';
+export { IpcClusterState, serveClusterStateOverIpc } from './ipc-proxy.js';
+export type { IpcClusterStateOptions, IpcEndpoint, IpcStateServer } from './ipc-proxy.js';
+export { ZooKeeperClusterState, connectZooKeeper } from './zookeeper-store.js';
+export type { ZooKeeperOptions } from './zookeeper-store.js';
+export { readJson, writeJson, createJson, decodeJson, encodeJson } from './json-node.js';
+export { MAX_DATA_BYTES } from './node-path.js';

@@ -1,0 +1,49 @@
+/**
+ * JSON values in znodes, validated with zod on the way out. A node whose bytes
+ * are not UTF-8 JSON, or whose JSON does not match the schema, raises
+ * ClusterStateError CORRUPT (never a bare SyntaxError or ZodError), so a
+ * daemon reading many nodes can log it, count it and skip that node.
+ */
+import type { z } from 'zod';
+import { ClusterStateError, type ClusterState, type CreateOptions, type NodeStat, type Watcher } from '../cluster-state.js';
+
+/** Decodes and validates one node's bytes; `path` is only for the error. */
+export function decodeJson<S extends z.ZodType>(path: string, data: Uint8Array, schema: S): z.output<S> {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(data));
+  } catch (err) {
+    throw new ClusterStateError('CORRUPT', path, `node ${path} does not hold valid JSON: ${(err as Error).message}`);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw new ClusterStateError('CORRUPT', path, `node ${path} holds JSON that does not match its schema: ${issues}`);
+  }
+  return parsed.data;
+}
+
+export function encodeJson(value: unknown): Buffer {
+  return Buffer.from(JSON.stringify(value), 'utf8');
+}
+
+/** Reads and validates a JSON node; NO_NODE when missing, CORRUPT when unreadable. */
+export async function readJson<S extends z.ZodType>(
+  state: ClusterState,
+  path: string,
+  schema: S,
+  watcher?: Watcher,
+): Promise<{ value: z.output<S>; stat: NodeStat }> {
+  const { data, stat } = await state.get(path, watcher);
+  return { value: decodeJson(path, data, schema), stat };
+}
+
+/** Writes a JSON node; with `version` it is a compare-and-set. */
+export function writeJson<T>(state: ClusterState, path: string, value: T, version?: number): Promise<NodeStat> {
+  return state.set(path, encodeJson(value), version);
+}
+
+/** Creates a JSON node; returns its actual path. */
+export function createJson<T>(state: ClusterState, path: string, value: T, options?: CreateOptions): Promise<string> {
+  return state.create(path, encodeJson(value), options);
+}

@@ -1,0 +1,413 @@
+/**
+ * ClusterState on a real ZooKeeper ensemble (cluster mode), through
+ * node-zookeeper-client.
+ *
+ * - Every path is relative to `root` (created on connect when missing), so
+ *   several hstorm clusters can share one ensemble.
+ * - Every operation has a deadline: it rejects with TIMEOUT rather than wait
+ *   for a server that is gone. (The library keeps unsent requests queued while
+ *   disconnected, so a request that timed out may still be applied after a
+ *   reconnect — the same ambiguity as ZooKeeper's own CONNECTION_LOSS.)
+ * - Session expiry is survived: the store opens a new session, re-creates the
+ *   ephemeral nodes this client created and has not deleted (with their last
+ *   data written through this client; sequential ones under the same name),
+ *   reports `expired` then `connected`, and then fires every watcher that was
+ *   outstanding once — `changed` for a get/exists watch, `children` for a
+ *   children watch — because ZooKeeper dropped them with the old session and
+ *   anything may have changed meanwhile. Callers re-read in their watcher and
+ *   thereby re-arm it, as they do for any watch event.
+ * - A plain disconnect keeps the session: the library reconnects and re-sets
+ *   its watches itself; listeners see `disconnected` then `connected`.
+ */
+import { CreateMode, State, createClient, type Client, type Event, type Stat } from 'node-zookeeper-client';
+import type { Logger } from '../logger.js';
+import {
+  ClusterStateError,
+  type ClusterState,
+  type CreateOptions,
+  type NodeStat,
+  type SessionState,
+  type Watcher,
+} from '../cluster-state.js';
+import { SessionStateEmitter } from './session-state-emitter.js';
+import { ancestorsOf, checkData, checkPath, joinPath } from './node-path.js';
+import { fromZooKeeperError } from './zookeeper-errors.js';
+import { ZooKeeperWatches, type ZkWatchKind } from './zookeeper-watches.js';
+
+export interface ZooKeeperOptions {
+  /** `host:port` of each ensemble member. */
+  servers: string[];
+  /** Node under which this cluster's state lives, e.g. `/hstorm`; `/` for none. */
+  root: string;
+  sessionTimeoutMs: number;
+  /** How long connectZooKeeper waits for a first session. */
+  connectTimeoutMs: number;
+  /** Deadline of each operation (default: sessionTimeoutMs). */
+  operationTimeoutMs?: number;
+}
+
+const MODES = {
+  persistent: CreateMode.PERSISTENT,
+  ephemeral: CreateMode.EPHEMERAL,
+  persistent_sequential: CreateMode.PERSISTENT_SEQUENTIAL,
+  ephemeral_sequential: CreateMode.EPHEMERAL_SEQUENTIAL,
+} as const;
+
+/** Connects, creates `root` when missing, and resolves once a session is up; rejects (never hangs) after connectTimeoutMs. */
+export async function connectZooKeeper(options: ZooKeeperOptions, log: Logger): Promise<ZooKeeperClusterState> {
+  checkPath(options.root);
+  if (options.servers.length === 0) throw new ClusterStateError('BAD_ARGUMENT', options.root, 'no ZooKeeper servers given');
+  const client = newClient(options);
+  try {
+    await waitConnected(client, options.connectTimeoutMs, options);
+  } catch (err) {
+    await closeClient(client);
+    throw err;
+  }
+  const store = new ZooKeeperClusterState(client, options, log);
+  try {
+    await store.ensureRoot();
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  return store;
+}
+
+export class ZooKeeperClusterState implements ClusterState {
+  private client: Client;
+  /** Bumped per session; events from an older client are ignored. */
+  private generation = 0;
+  private closed = false;
+  private readonly root: string;
+  private readonly opTimeoutMs: number;
+  private readonly state: SessionStateEmitter;
+  private readonly watches: ZooKeeperWatches;
+  /** Ephemeral nodes this client made and has not deleted, with their last data: re-created after an expiry. */
+  private readonly ephemerals = new Map<string, Buffer>();
+  private readonly inFlight = new Set<(err: ClusterStateError) => void>();
+
+  /** Use connectZooKeeper. */
+  constructor(
+    client: Client,
+    private readonly options: ZooKeeperOptions,
+    private readonly log: Logger,
+  ) {
+    this.root = options.root === '/' ? '' : options.root;
+    this.opTimeoutMs = options.operationTimeoutMs ?? options.sessionTimeoutMs;
+    this.state = new SessionStateEmitter('connected', log);
+    this.watches = new ZooKeeperWatches((abs) => this.relative(abs), log);
+    this.client = client;
+    this.attach(client, this.generation);
+  }
+
+  /** The current session's id and password, for tools and tests that need to act on the session itself. */
+  sessionCredentials(): { id: Buffer; password: Buffer } {
+    return { id: this.client.getSessionId(), password: this.client.getSessionPassword() };
+  }
+
+  async create(path: string, data: Uint8Array = new Uint8Array(0), options: CreateOptions = {}): Promise<string> {
+    this.check(path);
+    checkData(path, data);
+    if (path === '/') throw new ClusterStateError('NODE_EXISTS', path);
+    const mode = options.mode ?? 'persistent';
+    if (options.parents) {
+      for (const a of ancestorsOf(path)) {
+        try {
+          await this.call<string>('create', a, (c, cb) => c.create(this.absolute(a), CreateMode.PERSISTENT, cb));
+        } catch (err) {
+          if (!(err instanceof ClusterStateError && err.kind === 'NODE_EXISTS')) throw err;
+        }
+      }
+    }
+    const bytes = Buffer.from(data);
+    const actual = await this.call<string>('create', path, (c, cb) => c.create(this.absolute(path), bytes, MODES[mode], cb));
+    const rel = this.relative(actual);
+    if (mode === 'ephemeral' || mode === 'ephemeral_sequential') this.ephemerals.set(rel, bytes);
+    return rel;
+  }
+
+  async get(path: string, watcher?: Watcher): Promise<{ data: Buffer; stat: NodeStat }> {
+    this.check(path);
+    const [data, stat] = await this.watched<readonly [Buffer | null, Stat]>('data', path, watcher, (c, w, cb) => {
+      const done = (err: unknown, d: Buffer | null, s: Stat): void => cb(err, [d, s] as const);
+      if (w) c.getData(this.absolute(path), w, done);
+      else c.getData(this.absolute(path), done);
+    });
+    return { data: data ? Buffer.from(data) : Buffer.alloc(0), stat: toNodeStat(stat) };
+  }
+
+  async exists(path: string, watcher?: Watcher): Promise<NodeStat | null> {
+    this.check(path);
+    const stat = await this.watched<Stat | null>('data', path, watcher, (c, w, cb) => {
+      if (w) c.exists(this.absolute(path), w, cb);
+      else c.exists(this.absolute(path), cb);
+    });
+    return stat ? toNodeStat(stat) : null;
+  }
+
+  async set(path: string, data: Uint8Array, version?: number): Promise<NodeStat> {
+    this.check(path);
+    checkData(path, data);
+    const bytes = Buffer.from(data);
+    const stat = await this.call<Stat>('set', path, (c, cb) => c.setData(this.absolute(path), bytes, version ?? -1, cb));
+    if (this.ephemerals.has(path)) this.ephemerals.set(path, bytes);
+    return toNodeStat(stat);
+  }
+
+  async delete(path: string, options: { version?: number; recursive?: boolean } = {}): Promise<void> {
+    this.check(path);
+    if (path === '/') throw new ClusterStateError('BAD_ARGUMENT', path, 'the root node cannot be deleted');
+    if (options.recursive) {
+      const stat = await this.exists(path);
+      if (!stat) throw new ClusterStateError('NO_NODE', path);
+      if (options.version !== undefined && options.version !== -1 && stat.version !== options.version) {
+        throw new ClusterStateError('BAD_VERSION', path, `bad version for ${path}: expected ${options.version}, node is at ${stat.version}`);
+      }
+      await this.deleteTree(path, options.version);
+      return;
+    }
+    await this.remove(path, options.version);
+  }
+
+  async children(path: string, watcher?: Watcher): Promise<string[]> {
+    this.check(path);
+    const names = await this.watched<string[]>('child', path, watcher, (c, w, cb) => {
+      if (w) c.getChildren(this.absolute(path), w, cb);
+      else c.getChildren(this.absolute(path), cb);
+    });
+    return [...names].sort();
+  }
+
+  onSessionState(listener: (state: SessionState) => void): () => void {
+    return this.state.subscribe(listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.generation++;
+    this.watches.clear();
+    this.state.clear();
+    for (const fail of [...this.inFlight]) fail(new ClusterStateError('CLOSED', '/', 'cluster-state client is closed'));
+    await closeClient(this.client);
+  }
+
+  /** @internal Called by connectZooKeeper. */
+  async ensureRoot(): Promise<void> {
+    if (!this.root) return;
+    for (const a of [...ancestorsOf(this.root), this.root]) {
+      try {
+        await this.call<string>('create', a, (c, cb) => c.create(a, CreateMode.PERSISTENT, cb), false);
+      } catch (err) {
+        if (!(err instanceof ClusterStateError && err.kind === 'NODE_EXISTS')) throw err;
+      }
+    }
+  }
+
+  // ---- helpers --------------------------------------------------------------------------------
+
+  private async remove(path: string, version: number | undefined): Promise<void> {
+    await this.call<void>('delete', path, (c, cb) => c.remove(this.absolute(path), version ?? -1, (err) => cb(err, undefined)));
+    this.ephemerals.delete(path);
+  }
+
+  /** Deletes children first; a child created meanwhile makes the final delete fail NOT_EMPTY, so it retries a few times. */
+  private async deleteTree(path: string, version: number | undefined): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      let kids: string[];
+      try {
+        kids = await this.children(path);
+      } catch (err) {
+        if (err instanceof ClusterStateError && err.kind === 'NO_NODE') return;
+        throw err;
+      }
+      for (const k of kids) await this.deleteTree(joinPath(path, k), undefined);
+      try {
+        await this.remove(path, version);
+        return;
+      } catch (err) {
+        if (err instanceof ClusterStateError && err.kind === 'NO_NODE' && version === undefined) return;
+        if (!(err instanceof ClusterStateError && err.kind === 'NOT_EMPTY') || attempt >= 4) throw err;
+      }
+    }
+  }
+
+  /** An operation that may set a watch: the watch is forgotten when the operation fails. */
+  private async watched<R>(
+    kind: ZkWatchKind,
+    path: string,
+    watcher: Watcher | undefined,
+    start: (client: Client, w: ((e: Event) => void) | undefined, cb: (err: unknown, result: R) => void) => void,
+  ): Promise<R> {
+    const op = kind === 'child' ? 'children' : 'get';
+    if (!watcher) return this.call<R>(op, path, (c, cb) => start(c, undefined, cb));
+    const { wrapper, fresh } = this.watches.arm(kind, path, watcher);
+    try {
+      return await this.call<R>(op, path, (c, cb) => start(c, wrapper, cb));
+    } catch (err) {
+      // exists() on a missing node is not an error; for the rest ZooKeeper set no watch (or we cannot tell).
+      if (fresh) this.watches.disarm(kind, path, watcher);
+      throw err;
+    }
+  }
+
+  /** Runs one library call with a deadline, mapping its error; `relative` false means `path` is already absolute. */
+  private call<R>(op: string, path: string, start: (client: Client, cb: (err: unknown, result: R) => void) => void, relative = true): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      let done = false;
+      const finish = (err: ClusterStateError | null, result?: R): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        this.inFlight.delete(fail);
+        if (err) reject(err);
+        else resolve(result as R);
+      };
+      const fail = (err: ClusterStateError): void => finish(err);
+      const timer = setTimeout(
+        () => finish(new ClusterStateError('TIMEOUT', path, `ZooKeeper ${op} ${path} got no answer within ${this.opTimeoutMs} ms`)),
+        this.opTimeoutMs,
+      );
+      this.inFlight.add(fail);
+      const shown = relative ? path : this.relative(path);
+      try {
+        start(this.client, (err, result) => {
+          if (!err) return finish(null, result);
+          if (this.closed) return finish(new ClusterStateError('CLOSED', shown, `cluster-state client is closed (${shown})`));
+          finish(fromZooKeeperError(err, op, shown));
+        });
+      } catch (err) {
+        finish(fromZooKeeperError(err, op, shown));
+      }
+    });
+  }
+
+  private check(path: string): void {
+    if (this.closed) throw new ClusterStateError('CLOSED', path, `cluster-state client is closed (${path})`);
+    checkPath(path);
+  }
+
+  private absolute(path: string): string {
+    if (!this.root) return path;
+    return path === '/' ? this.root : this.root + path;
+  }
+
+  private relative(absolute: string): string {
+    if (!this.root) return absolute;
+    if (absolute === this.root) return '/';
+    return absolute.startsWith(this.root + '/') ? absolute.slice(this.root.length) : absolute;
+  }
+
+  private attach(client: Client, generation: number): void {
+    client.on('state', (s: State) => {
+      if (generation !== this.generation || this.closed) return;
+      if (s === State.SYNC_CONNECTED) this.state.emit('connected');
+      else if (s === State.DISCONNECTED) this.state.emit('disconnected');
+      else if (s === State.EXPIRED) this.renewSession();
+    });
+  }
+
+  /** The old session is gone (the library closes that client itself): open a new one and restore what we can. */
+  private renewSession(): void {
+    const generation = ++this.generation;
+    this.log.warn({ root: this.options.root }, 'ZooKeeper session expired; opening a new session');
+    this.state.emit('expired');
+    const client = newClient(this.options);
+    this.client = client;
+    this.attach(client, generation);
+    this.restore(client, generation).catch((err: unknown) => this.log.error({ err }, 'restoring state after ZooKeeper session expiry failed'));
+  }
+
+  private async restore(client: Client, generation: number): Promise<void> {
+    // No deadline here: the library keeps trying the ensemble; each attempt is bounded by its connect timeout.
+    await new Promise<void>((resolve) => {
+      if (client.getState() === State.SYNC_CONNECTED) return resolve();
+      client.once('connected', () => resolve());
+    });
+    if (generation !== this.generation || this.closed) return;
+    for (const [path, data] of [...this.ephemerals]) {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await this.call<string>('create', path, (c, cb) => c.create(this.absolute(path), data, CreateMode.EPHEMERAL, cb));
+          break;
+        } catch (err) {
+          const transient = err instanceof ClusterStateError && (err.kind === 'CONNECTION_LOSS' || err.kind === 'TIMEOUT');
+          if (transient && attempt < 4 && generation === this.generation && !this.closed) continue;
+          // Someone else holds the name now, or its parent is gone: this client no longer owns it.
+          this.ephemerals.delete(path);
+          this.log.warn({ err, path }, 'could not re-create an ephemeral node after ZooKeeper session expiry');
+          break;
+        }
+      }
+    }
+    if (generation !== this.generation || this.closed) return;
+    this.state.emit('connected');
+    const fired = this.watches.fireAllForResync();
+    this.log.info({ ephemerals: this.ephemerals.size, watches: fired }, 'new ZooKeeper session is up');
+  }
+}
+
+function newClient(options: ZooKeeperOptions): Client {
+  // spinDelay: the pause after trying every server once; short, so a restarted server is found quickly.
+  const client = createClient(options.servers.join(','), { sessionTimeout: options.sessionTimeoutMs, spinDelay: 250, retries: 0 });
+  client.connect();
+  return client;
+}
+
+function waitConnected(client: Client, timeoutMs: number, options: ZooKeeperOptions): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      client.removeListener('connected', onConnected);
+      reject(
+        new ClusterStateError(
+          'CONNECTION_LOSS',
+          options.root,
+          `could not connect to ZooKeeper at ${options.servers.join(',')} within ${timeoutMs} ms (is it running? \`hstorm dev-zookeeper\` starts one)`,
+        ),
+      );
+    }, timeoutMs);
+    const onConnected = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    client.once('connected', onConnected);
+  });
+}
+
+/**
+ * Ends a client whatever its state. When connected, it sends closeSession (so
+ * its ephemeral nodes go at once) and waits briefly for the server to hang
+ * up. When not connected, the library's close() may throw (it writes to a
+ * socket that does not exist yet); it still stops reconnecting, which is all
+ * that matters then.
+ */
+function closeClient(client: Client): Promise<void> {
+  const connected = client.getState() === State.SYNC_CONNECTED;
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, connected ? 2000 : 0);
+    timer.unref();
+    if (connected) {
+      client.once('disconnected', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    }
+    try {
+      client.close();
+    } catch {
+      // See above: nothing to clean up beyond what close() already did.
+    }
+  });
+}
+
+function toNodeStat(s: Stat): NodeStat {
+  return {
+    version: s.version,
+    cversion: s.cversion,
+    ctime: Number(s.ctime.readBigInt64BE(0)),
+    mtime: Number(s.mtime.readBigInt64BE(0)),
+    ephemeral: s.ephemeralOwner.some((b) => b !== 0),
+    numChildren: s.numChildren,
+  };
+}

@@ -1,0 +1,168 @@
+/**
+ * zod schemas for the JSON records daemons read from the cluster state
+ * (SupervisorInfo, StormBase, Assignment, WorkerHeartbeat, the nimbus node).
+ * Anything read from a znode may have been written by another version, by
+ * hand or half-way: it goes through one of these (with readJson/decodeJson
+ * from cluster-state/json-node.ts) before anyone trusts it. Objects are
+ * "loose" so a newer writer's extra fields do not make a record corrupt.
+ */
+import { z } from 'zod';
+import type { Assignment } from './assignment.js';
+import type { SupervisorInfo } from './resources.js';
+import type { StormBase } from './storm-base.js';
+import type { TopologyDef } from './topology-def.js';
+
+const port = z.number().int().min(1).max(65535);
+const count = z.number().min(0);
+
+export const gpuInfoSchema = z.looseObject({
+  id: z.string().min(1),
+  name: z.string(),
+  smCount: count,
+  coresPerSm: count,
+  clockMHz: count,
+  memoryMB: count,
+  computeCapability: z.string(),
+  slots: z.number().int().min(0),
+  source: z.enum(['nvidia-smi', 'webgpu', 'declared']),
+  index: z.number().int().min(0).optional(),
+  pciBusId: z.string().optional(),
+});
+
+export const supervisorInfoSchema = z.looseObject({
+  id: z.string().min(1),
+  host: z.string().min(1),
+  ports: z.array(port),
+  memoryMB: count,
+  cpus: count,
+  gpus: z.array(gpuInfoSchema),
+  usedGpuSlots: z.record(z.string(), z.number()).optional(),
+  startedAt: z.number(),
+  heartbeatAt: z.number(),
+  version: z.literal(1),
+}) satisfies z.ZodType<SupervisorInfo>;
+
+const groupingSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('shuffle') }),
+  z.object({ type: z.literal('localOrShuffle') }),
+  z.object({ type: z.literal('fields'), fields: z.array(z.string()) }),
+  z.object({ type: z.literal('all') }),
+  z.object({ type: z.literal('global') }),
+  z.object({ type: z.literal('direct') }),
+]);
+
+const configSchema = z.record(z.string(), z.unknown());
+
+export const topologyDefSchema = z.object({
+  components: z
+    .array(
+      z.object({
+        id: z.string().min(1),
+        kind: z.enum(['spout', 'bolt']),
+        parallelism: z.number().int().min(1),
+        streams: z.array(z.object({ id: z.string().min(1), fields: z.array(z.string()), direct: z.boolean() })),
+        inputs: z.array(z.object({ component: z.string().min(1), stream: z.string().min(1), grouping: groupingSchema })),
+        gpu: z.object({ memoryMB: count }).nullable(),
+        config: configSchema,
+      }),
+    )
+    .min(1),
+  config: configSchema,
+}) satisfies z.ZodType<TopologyDef>;
+
+const topologyCodeSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('path'), path: z.string().min(1) }),
+  z.object({ kind: z.literal('bundle'), sha256: z.string().regex(/^[0-9a-f]{64}$/), size: count }),
+]);
+
+export const stormBaseSchema = z.looseObject({
+  version: z.literal(1),
+  id: z.string().min(1),
+  name: z.string().min(1),
+  status: z.enum(['active', 'inactive', 'killed', 'rebalancing']),
+  launchTime: z.number(),
+  def: topologyDefSchema,
+  config: configSchema,
+  code: topologyCodeSchema,
+  killWaitSecs: z.number().min(0).optional(),
+  killedAt: z.number().optional(),
+}) satisfies z.ZodType<StormBase>;
+
+const gpuBindingSchema = z.object({
+  gpuId: z.string().min(1),
+  name: z.string(),
+  index: z.number().int().min(0).nullable(),
+  source: z.enum(['nvidia-smi', 'webgpu', 'declared']),
+});
+
+const executorRefSchema = z.object({ component: z.string().min(1), task: z.number().int().min(1) });
+
+export const assignmentSchema = z.looseObject({
+  topologyId: z.string().min(1),
+  epoch: z.number().int().min(0),
+  workers: z.array(
+    z.object({
+      supervisorId: z.string().min(1),
+      host: z.string().min(1),
+      port,
+      gpu: gpuBindingSchema.nullable(),
+      executors: z.array(executorRefSchema),
+      reason: z.string(),
+    }),
+  ),
+  unassigned: z.array(executorRefSchema.extend({ reason: z.string() })),
+  scheduler: z.enum(['even', 'hetero']),
+  createdAt: z.number(),
+}) satisfies z.ZodType<Assignment>;
+
+const latencySchema = z.object({ count, mean: count, p50: count, p99: count, max: count });
+
+const executorMetricsSchema = z.looseObject({
+  component: z.string(),
+  task: z.number().int(),
+  emitted: count,
+  transferred: count,
+  executed: count,
+  acked: count,
+  failed: count,
+  executeLatencyMs: latencySchema,
+  completeLatencyMs: latencySchema.nullable(),
+  queueDepth: count,
+  capacity: count,
+  // GPU and split metrics are shown as reported; their inner shape belongs to the worker.
+  gpu: z.looseObject({ backend: z.string() }).optional(),
+  split: z.looseObject({ gamma: z.number() }).optional(),
+});
+
+export const workerHeartbeatSchema = z.looseObject({
+  version: z.literal(1),
+  topologyId: z.string().min(1),
+  supervisorId: z.string().min(1),
+  host: z.string(),
+  port,
+  pid: z.number().int(),
+  epoch: z.number().int(),
+  time: z.number(),
+  uptimeSecs: count,
+  rssMB: count,
+  droppedFrames: count,
+  executors: z.array(executorMetricsSchema),
+});
+
+/** The heartbeat as parsed: the worker-owned GPU/split details stay as sent. */
+export type ParsedWorkerHeartbeat = z.output<typeof workerHeartbeatSchema>;
+
+/** The ephemeral ZkPaths.nimbus node: where the running nimbus serves HTTP. */
+export interface NimbusInfo {
+  host: string;
+  port: number;
+  startedAt: number;
+  version: 1;
+}
+
+export const nimbusInfoSchema = z.looseObject({
+  host: z.string().min(1),
+  port,
+  startedAt: z.number(),
+  version: z.literal(1),
+}) satisfies z.ZodType<NimbusInfo>;

@@ -1,0 +1,109 @@
+// ESLint (flat config): the few rules STYLE.md asks for, with type
+// information, plus the dependency direction of DESIGN.md §2 as
+// no-restricted-imports zones. Prettier owns formatting, so no style rules here.
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+import { importX, createNodeResolver } from 'eslint-plugin-import-x';
+
+/** Relative imports that reach into a top-level folder, from any depth. */
+const folder = (...names) => `^(\\.{1,2}/)+(${names.join('|')})(/|$)`;
+
+const noCli = {
+  regex: folder('cli'),
+  message: 'nothing imports cli/: it is the top of the dependency graph (DESIGN.md §2)',
+};
+
+/**
+ * One `@typescript-eslint/no-restricted-imports` setting per folder: a later
+ * config block replaces a rule's options rather than merging them, so each
+ * zone lists all of its patterns.
+ */
+const restrict = (...patterns) => ['error', { patterns }];
+
+export default defineConfig(
+  {
+    ignores: ['dist/', 'node_modules/', 'scratch/', 'coverage/', '**/*.d.ts'],
+  },
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { '@typescript-eslint': tseslint.plugin, 'import-x': importX },
+    settings: {
+      // Follow .ts files when walking the import graph (no-cycle), parsed by typescript-eslint.
+      'import-x/extensions': ['.ts', '.js', '.mjs', '.cjs'],
+      'import-x/external-module-folders': ['node_modules', 'node_modules/@types'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [
+        createNodeResolver({
+          // Sources import `./x.js`, which is `./x.ts` until compiled; `hstorm` is the SDK (tsconfig paths).
+          extensionAlias: { '.js': ['.ts', '.js'] },
+          extensions: ['.ts', '.js', '.json', '.node'],
+          tsconfig: { configFile: `${import.meta.dirname}/tsconfig.json` },
+        }),
+      ],
+    },
+    rules: {
+      // ZooKeeper and ZeroMQ calls are async: an unawaited promise is a lost error. `void p` marks fire-and-forget.
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'inline-type-imports' }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      '@typescript-eslint/no-restricted-imports': restrict(noCli),
+    },
+  },
+  {
+    // common/ is shared by everyone, so it depends on none of them.
+    files: ['common/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict(noCli, {
+        regex: folder('topology-sdk', 'worker', 'nimbus', 'supervisor', 'examples', 'bench', 'test'),
+        message: 'common/ imports nothing of the other folders (DESIGN.md §2)',
+      }, {
+        regex: '^hstorm$',
+        message: 'common/ imports nothing of the other folders (DESIGN.md §2)',
+      }),
+    },
+  },
+  {
+    // What a topology author imports: the SDK and common/, never a daemon, and never ZooKeeper, ZeroMQ or pino at run time.
+    files: ['topology-sdk/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict(
+        noCli,
+        {
+          regex: folder('worker', 'nimbus', 'supervisor', 'examples', 'bench', 'test'),
+          message: 'topology-sdk/ imports only common/ (DESIGN.md §2)',
+        },
+        {
+          regex: '^(node-zookeeper-client|zeromq|pino|fastify)(/|$)',
+          allowTypeImports: true,
+          message: 'topology-sdk/ must not load ZooKeeper, ZeroMQ, pino or fastify at run time (STYLE.md); a type import is fine',
+        },
+        {
+          regex: '^(\\.{1,2}/)+common/(logger|cluster-state|zookeeper-server)(\\.js$|/)',
+          allowTypeImports: true,
+          message: 'this common/ module loads pino or ZooKeeper at run time; topology-sdk/ may import only its types',
+        },
+      ),
+    },
+  },
+  {
+    // The scheduler is a pure strategy: values only from itself and from common/'s pure helpers; anything else as types.
+    files: ['nimbus/scheduler/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict(noCli, {
+        regex: '^(?!\\./|(\\.\\./)+common/(errors|topology-def|resources|assignment|histogram)\\.js$)',
+        allowTypeImports: true,
+        message:
+          'nimbus/scheduler/ imports only types, plus values from itself and the pure helpers of common/ (errors, topology-def, resources, assignment, histogram) (DESIGN.md §2)',
+      }),
+    },
+  },
+  {
+    // Tests and benchmarks are entry points beside cli/ (a benchmark drives a LocalCluster): they may reach anything.
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': 'off' },
+  },
+);

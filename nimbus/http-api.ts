@@ -1,0 +1,115 @@
+/**
+ * Nimbus's JSON API (fastify), what `hstorm` client commands and supervisors
+ * talk to:
+ *
+ *   GET  /api/v1/cluster/summary
+ *   GET  /api/v1/supervisors
+ *   GET  /api/v1/topologies
+ *   GET  /api/v1/topologies/:name                 (name or id)
+ *   POST /api/v1/topologies                       { name, def, config, bundle (base64 gzip), sha256 }
+ *   GET  /api/v1/topologies/:id/bundle            the gzip bundle (supervisors)
+ *   POST /api/v1/topologies/:name/kill            { waitSecs? }
+ *   POST /api/v1/topologies/:name/activate
+ *   POST /api/v1/topologies/:name/deactivate
+ *   POST /api/v1/topologies/:name/rebalance       { workers?, waitSecs? }
+ *
+ * Every error is `{ error: { code, message } }` with a 4xx/5xx status; no
+ * request can make nimbus exit.
+ */
+import { createReadStream } from 'node:fs';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from '../common/logger.js';
+import { httpError } from './http-errors.js';
+import {
+  decodeBase64,
+  killRequestSchema,
+  parseBody,
+  rebalanceRequestSchema,
+  submitRequestSchema,
+} from './http-requests.js';
+import type { Nimbus } from './nimbus.js';
+
+export interface HttpApiOptions {
+  nimbus: Nimbus;
+  log: Logger;
+  /** Largest request body accepted (bundles are sent inline). Default 128 MiB. */
+  bodyLimit?: number;
+}
+
+export const API_PREFIX = '/api/v1';
+
+export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
+  const { nimbus, log } = opts;
+  // forceCloseConnections: on shutdown, a client still reading a bundle must not keep nimbus alive.
+  const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 128 * 1024 * 1024, forceCloseConnections: true });
+
+  app.setErrorHandler((err, req, reply) => {
+    const { status, body } = httpError(err);
+    if (status >= 500) log.error({ err, url: req.url, method: req.method }, 'request failed');
+    else log.info({ url: req.url, method: req.method, code: body.error.code, status }, 'request refused');
+    void reply.status(status).send(body);
+  });
+  app.setNotFoundHandler((req, reply) => {
+    void reply.status(404).send({ error: { code: 'HSTORM_ERR_NIMBUS_NO_ROUTE', message: `no such endpoint: ${req.method} ${req.url}` } });
+  });
+
+  app.get(`${API_PREFIX}/cluster/summary`, () => nimbus.clusterSummary());
+  app.get(`${API_PREFIX}/supervisors`, async () => ({ supervisors: await nimbus.supervisors() }));
+  app.get(`${API_PREFIX}/topologies`, async () => ({ topologies: await nimbus.topologies() }));
+  app.get<{ Params: { name: string } }>(`${API_PREFIX}/topologies/:name`, (req) => nimbus.topologyDetail(req.params.name));
+
+  app.post(`${API_PREFIX}/topologies`, async (req, reply) => {
+    const body = parseBody(submitRequestSchema, req.body);
+    const gz = decodeBase64(body.bundle, 'bundle');
+    const sha256 = await nimbus.storeBundle(gz, body.sha256);
+    const result = await nimbus.submit(body.name, body.def, body.config, { kind: 'bundle', sha256, size: gz.length });
+    return reply.status(201).send(result);
+  });
+
+  app.get<{ Params: { id: string } }>(`${API_PREFIX}/topologies/:id/bundle`, async (req, reply) => {
+    const { path, sha256 } = await nimbus.bundlePath(req.params.id);
+    return reply.header('content-type', 'application/gzip').header('x-hstorm-sha256', sha256).send(createReadStream(path));
+  });
+
+  app.post<{ Params: { name: string } }>(`${API_PREFIX}/topologies/:name/kill`, async (req) => {
+    const body = parseBody(killRequestSchema, req.body);
+    return nimbus.kill(req.params.name, body.waitSecs).then(statusView);
+  });
+  app.post<{ Params: { name: string } }>(`${API_PREFIX}/topologies/:name/activate`, (req) => nimbus.activate(req.params.name).then(statusView));
+  app.post<{ Params: { name: string } }>(`${API_PREFIX}/topologies/:name/deactivate`, (req) =>
+    nimbus.deactivate(req.params.name).then(statusView),
+  );
+  app.post<{ Params: { name: string } }>(`${API_PREFIX}/topologies/:name/rebalance`, async (req) => {
+    const body = parseBody(rebalanceRequestSchema, req.body);
+    return nimbus
+      .rebalance(req.params.name, {
+        ...(body.workers !== undefined && { workers: body.workers }),
+        ...(body.waitSecs !== undefined && { waitSecs: body.waitSecs }),
+      })
+      .then(statusView);
+  });
+  return app;
+}
+
+/** What a lifecycle call answers: enough for the CLI to print and to poll on. */
+export interface TopologyStatusView {
+  id: string;
+  name: string;
+  status: string;
+  killWaitSecs: number | null;
+  workers: number;
+}
+
+function statusView(s: { id: string; name: string; status: string; killWaitSecs?: number; config: Record<string, unknown> }): TopologyStatusView {
+  return { id: s.id, name: s.name, status: s.status, killWaitSecs: s.killWaitSecs ?? null, workers: Number(s.config['topology.workers'] ?? 1) };
+}
+
+/** Builds the API and listens; resolves with the server and the port actually bound (useful with port 0). */
+export async function startHttpApi(opts: HttpApiOptions & { host: string; port: number }): Promise<{ app: FastifyInstance; port: number }> {
+  const app = buildHttpApi(opts);
+  await app.listen({ host: opts.host, port: opts.port });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : opts.port;
+  opts.log.info({ host: opts.host, port }, 'nimbus HTTP API listening');
+  return { app, port };
+}

@@ -1,0 +1,33 @@
+/**
+ * nimbus — the master daemon: stores topologies and their code, places
+ * executors with the scheduler (nimbus/scheduler), writes assignments, watches
+ * supervisors and worker heartbeats and reschedules when they fail, and serves
+ * the JSON API the CLI and supervisors use. Nimbus keeps nothing beyond the
+ * cluster-state store and its blob directory.
+ *
+ * @example
+ * const nimbus = new Nimbus({ state, config, log });
+ * await nimbus.start();
+ * const { app } = await startHttpApi({ nimbus, log, host: '0.0.0.0', port: 6627 });
+ * // …
+ * await app.close();
+ * await nimbus.stop();
+ */
+export { Nimbus, type NimbusOptions, type SubmitResult } from './nimbus.js';
+export { buildHttpApi, startHttpApi, API_PREFIX, type HttpApiOptions, type TopologyStatusView } from './http-api.js';
+export type { HttpErrorBody } from './http-errors.js';
+export type { SubmitRequest, KillRequest, RebalanceRequest } from './http-requests.js';
+export { BlobStore, sha256Hex, verifyBundle } from './blob-store.js';
+export { BadRequestError, BundleInvalidError, TopologyExistsError, TopologyNotFoundError, TopologyStateError } from './errors.js';
+export type { CorruptNode } from './cluster-reader.js';
+export type { WorkerLiveness } from './heartbeat-tracker.js';
+export type {
+  ClusterSummary,
+  ComponentStats,
+  GpuSummary,
+  SupervisorSummary,
+  TopologyDetail,
+  TopologySummary,
+  WorkerDetail,
+  WorkerMetrics,
+} from './views.js';

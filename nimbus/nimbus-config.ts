@@ -1,0 +1,28 @@
+/**
+ * The cluster keys nimbus reads, compiled once from the validated config
+ * (durations as `…Ms`). The config was validated against the schema on load,
+ * so the casts here only restore the types the schema guarantees.
+ */
+import { secsToMs, type Config } from '../common/config/index.js';
+
+export interface NimbusSettings {
+  scheduler: 'even' | 'hetero';
+  taskTimeoutMs: number;
+  workerStartTimeoutMs: number;
+  monitorMs: number;
+  localDir: string;
+  host: string;
+  httpPort: number;
+}
+
+export function nimbusSettings(config: Config): NimbusSettings {
+  return {
+    scheduler: config['nimbus.scheduler'] as 'even' | 'hetero',
+    taskTimeoutMs: secsToMs(config['nimbus.task.timeout.secs'] as number),
+    workerStartTimeoutMs: secsToMs(config['supervisor.worker.start.timeout.secs'] as number),
+    monitorMs: secsToMs(config['nimbus.monitor.freq.secs'] as number),
+    localDir: config['hstorm.local.dir'] as string,
+    host: config['nimbus.host'] as string,
+    httpPort: config['nimbus.http.port'] as number,
+  };
+}

@@ -1,0 +1,410 @@
+/**
+ * The master daemon's core, over a ClusterState: topology lifecycle (submit,
+ * kill, activate, deactivate, rebalance), and the reconcile loop that keeps
+ * assignments right. Nimbus holds nothing that matters beyond the store and
+ * its blob dir — on start it reads everything back, so a restart loses
+ * nothing and running workers are untouched.
+ *
+ * Reconciling is event-driven (DESIGN §3.6): a supervisor's ephemeral node
+ * vanishing, a new supervisor, a change under /storms, a submit or kill each
+ * trigger a round at once; the monitor (every `nimbus.monitor.freq.secs`)
+ * checks worker heartbeats and runs a round too, which also repairs anything a
+ * lost watch missed. All rounds and admin operations run one at a time.
+ */
+import { join } from 'node:path';
+import { workerKey, type Assignment } from '../common/assignment.js';
+import type { ClusterState, SessionState } from '../common/cluster-state.js';
+import { createJson } from '../common/cluster-state/json-node.js';
+import type { Config, RawConfig } from '../common/config/index.js';
+import type { Logger } from '../common/logger.js';
+import type { SupervisorInfo } from '../common/resources.js';
+import type { StormBase, TopologyCode } from '../common/storm-base.js';
+import { ZkPaths } from '../common/zk-paths.js';
+import { BlobStore } from './blob-store.js';
+import { ClusterReader } from './cluster-reader.js';
+import { BadRequestError, TopologyExistsError } from './errors.js';
+import { HeartbeatTracker } from './heartbeat-tracker.js';
+import { nimbusSettings, type NimbusSettings } from './nimbus-config.js';
+import { NimbusRegistration } from './nimbus-registration.js';
+import { planPlacement } from './placement.js';
+import { ensureNode, putJson, removeNode } from './state-ops.js';
+import { checkTopologyName, mergeTopologyConfig, parseTopologyDef } from './submit-validation.js';
+import { TopologyAdmin } from './topology-admin.js';
+import { supervisorSummaries, topologyDetail, topologySummary, usedSlotKeys } from './topology-views.js';
+import type { ClusterSummary, SupervisorSummary, TopologyDetail, TopologySummary } from './views.js';
+
+export interface NimbusOptions {
+  state: ClusterState;
+  /** Validated cluster config (buildConfig without user keys). */
+  config: Config;
+  log: Logger;
+  /** Where uploaded bundles live; null: none (local mode, code by path). Default `<hstorm.local.dir>/blobs`. */
+  blobDir?: string | null;
+  /** Written to the ephemeral ZkPaths.nimbus node so supervisors find the HTTP API; omitted in local mode. */
+  advertise?: { host: string; port: number };
+}
+
+export interface SubmitResult {
+  id: string;
+  name: string;
+  assignment: Assignment | null;
+}
+
+export class Nimbus {
+  readonly config: Config;
+  readonly settings: NimbusSettings;
+  readonly blobs: BlobStore | null;
+  private readonly state: ClusterState;
+  private readonly log: Logger;
+  private readonly reader: ClusterReader;
+  private readonly tracker: HeartbeatTracker;
+  private readonly admin: TopologyAdmin;
+  private readonly registration: NimbusRegistration | null;
+  private readonly startedAt = Date.now();
+  private lock: Promise<unknown> = Promise.resolve();
+  private roundRequested = false;
+  private roundLoop: Promise<void> | null = null;
+  /** workerKey → until when no topology may take that slot (a worker there just died). */
+  private readonly badSlots = new Map<string, number>();
+  private deadWorkers = new Map<string, Set<string>>();
+  private readonly knownSupervisors = new Set<string>();
+  private monitorTimer: NodeJS.Timeout | null = null;
+  private unsubscribeSession: (() => void) | null = null;
+  private stopped = true;
+  private counter = 0;
+
+  constructor(private readonly options: NimbusOptions) {
+    this.state = options.state;
+    this.config = options.config;
+    this.settings = nimbusSettings(options.config);
+    this.log = options.log;
+    const blobDir = options.blobDir === undefined ? join(this.settings.localDir, 'blobs') : options.blobDir;
+    this.blobs = blobDir === null ? null : new BlobStore(blobDir);
+    this.reader = new ClusterReader(this.state, this.log);
+    this.tracker = new HeartbeatTracker(this.state, {
+      taskTimeoutMs: this.settings.taskTimeoutMs,
+      startTimeoutMs: this.settings.workerStartTimeoutMs,
+    });
+    this.admin = new TopologyAdmin({
+      state: this.state,
+      reader: this.reader,
+      blobs: this.blobs,
+      log: this.log,
+      exclusive: (fn) => this.exclusive(fn),
+      round: (forced) => this.round({ forced }),
+      requestRound: () => this.requestRound(),
+    });
+    this.registration = options.advertise ? new NimbusRegistration(this.state, options.advertise, this.log) : null;
+  }
+
+  get scheduler(): 'even' | 'hetero' {
+    return this.settings.scheduler;
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    for (const root of ZkPaths.roots()) await ensureNode(this.state, root);
+    await this.registration?.start();
+    this.unsubscribeSession = this.state.onSessionState((s) => this.onSession(s));
+    await this.armWatches();
+    await this.exclusive(() => this.round({ checkHeartbeats: false }));
+    this.monitorTimer = setInterval(() => this.monitorTick(), this.settings.monitorMs);
+    this.log.info({ scheduler: this.scheduler, supervisors: this.knownSupervisors.size }, 'nimbus started');
+  }
+
+  /** Stops timers and watches; the store (and its session) belongs to the caller. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.monitorTimer) clearInterval(this.monitorTimer);
+    this.monitorTimer = null;
+    this.unsubscribeSession?.();
+    this.admin.stop();
+    this.registration?.stop();
+    await this.lock.catch(() => undefined);
+    await this.roundLoop;
+  }
+
+  // ── topology lifecycle ────────────────────────────────────────────────────
+
+  /**
+   * Validates and stores a topology, then schedules it. `def` and
+   * `topologyConfig` come from a client and are checked here; a bundle must
+   * have been stored in the blob store first (see `storeBundle`).
+   */
+  async submit(name: string, def: unknown, topologyConfig: RawConfig, code: TopologyCode): Promise<SubmitResult> {
+    checkTopologyName(name);
+    const parsed = parseTopologyDef(def);
+    const config = mergeTopologyConfig(this.config, parsed.config, topologyConfig);
+    if (code.kind === 'bundle' && !(await this.blobs?.has(code.sha256))) {
+      throw new BadRequestError(`bundle ${code.sha256} was not uploaded to this nimbus`, 'code');
+    }
+    return this.exclusive(async () => {
+      const storms = await this.reader.storms();
+      const dup = [...storms.values()].find((s) => s.name === name);
+      if (dup) throw new TopologyExistsError(name, dup.status);
+      const id = await this.newTopologyId(name);
+      const base: StormBase = { version: 1, id, name, status: 'active', launchTime: Date.now(), def: parsed, config: { ...config }, code };
+      await createJson(this.state, ZkPaths.storm(id), base, { parents: true });
+      this.log.info({ topology: id, workers: config['topology.workers'], code: code.kind }, 'topology submitted');
+      await this.round({});
+      return { id, name, assignment: await this.reader.assignment(id) };
+    });
+  }
+
+  /** Verifies (checksum, gzip) and stores an uploaded bundle; returns its key. */
+  async storeBundle(gz: Uint8Array, sha256: string): Promise<string> {
+    if (!this.blobs) throw new BadRequestError('this nimbus has no blob store (local mode): submit code by path', 'bundle');
+    return this.blobs.put(gz, sha256);
+  }
+
+  /** Status `killed` now (spouts stop); assignment and the rest removed after `waitSecs` (default: the topology's message timeout). */
+  kill(name: string, waitSecs?: number): Promise<StormBase> {
+    return this.admin.kill(name, waitSecs);
+  }
+
+  activate(name: string): Promise<StormBase> {
+    return this.admin.setActive(name, true);
+  }
+
+  deactivate(name: string): Promise<StormBase> {
+    return this.admin.setActive(name, false);
+  }
+
+  /** Status `rebalancing`, optionally a new `topology.workers`, then a fresh placement and the previous status back. */
+  rebalance(name: string, opts: { workers?: number; waitSecs?: number } = {}): Promise<StormBase> {
+    return this.admin.rebalance(name, opts);
+  }
+
+  /** A topology by name or id; TopologyNotFoundError when neither matches. */
+  findTopology(nameOrId: string): Promise<StormBase> {
+    return this.admin.find(nameOrId);
+  }
+
+  // ── views ─────────────────────────────────────────────────────────────────
+
+  async clusterSummary(): Promise<ClusterSummary> {
+    const supervisors = await this.reader.supervisors();
+    const assignments = await this.reader.assignments();
+    const storms = await this.reader.storms();
+    const used = usedSlotKeys(assignments.values());
+    let slotsTotal = 0;
+    let slotsUsed = 0;
+    let gpus = 0;
+    let gpuSlotsTotal = 0;
+    for (const s of supervisors.values()) {
+      slotsTotal += s.ports.length;
+      slotsUsed += s.ports.filter((p) => used.has(workerKey({ supervisorId: s.id, port: p }))).length;
+      gpus += s.gpus.length;
+      gpuSlotsTotal += s.gpus.reduce((n, g) => n + g.slots, 0);
+    }
+    let gpuSlotsUsed = 0;
+    for (const a of assignments.values()) gpuSlotsUsed += a.workers.filter((w) => w.gpu && supervisors.has(w.supervisorId)).length;
+    return {
+      nimbus: {
+        host: this.options.advertise?.host ?? null,
+        port: this.options.advertise?.port ?? null,
+        startedAt: this.startedAt,
+        uptimeSecs: Math.round((Date.now() - this.startedAt) / 1000),
+      },
+      scheduler: this.scheduler,
+      supervisors: supervisors.size,
+      slotsTotal,
+      slotsUsed,
+      gpus,
+      gpuSlotsTotal,
+      gpuSlotsUsed,
+      topologies: storms.size,
+      corruptZnodes: this.reader.corruptNodes(),
+      corruptReads: this.reader.corruptReads,
+    };
+  }
+
+  async supervisors(): Promise<SupervisorSummary[]> {
+    return supervisorSummaries(await this.reader.supervisors(), (await this.reader.assignments()).values());
+  }
+
+  async topologies(): Promise<TopologySummary[]> {
+    const storms = await this.reader.storms();
+    const assignments = await this.reader.assignments();
+    return [...storms.values()]
+      .sort((a, b) => a.launchTime - b.launchTime)
+      .map((s) => topologySummary(s, assignments.get(s.id) ?? null));
+  }
+
+  async topologyDetail(nameOrId: string): Promise<TopologyDetail> {
+    const storm = await this.admin.find(nameOrId);
+    const assignment = await this.reader.assignment(storm.id);
+    const beats = await this.reader.heartbeats(storm.id);
+    return topologyDetail(storm, assignment, beats, (w) => this.tracker.liveness(storm.id, w));
+  }
+
+  /** Where the bundle of a topology (by name or id) lies in the blob dir. */
+  async bundlePath(nameOrId: string): Promise<{ path: string; sha256: string }> {
+    const storm = await this.admin.find(nameOrId);
+    if (storm.code.kind !== 'bundle' || !this.blobs) {
+      throw new BadRequestError(`topology ${storm.id} runs code from a local path, not a bundle`, 'id');
+    }
+    return { path: this.blobs.pathOf(storm.code.sha256), sha256: storm.code.sha256 };
+  }
+
+  /** Runs a reconcile round now (tests; `hstorm` never needs it). */
+  reconcileNow(): Promise<void> {
+    return this.exclusive(() => this.round({ checkHeartbeats: true }));
+  }
+
+  // ── reconcile ─────────────────────────────────────────────────────────────
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.lock.then(fn, fn);
+    this.lock = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Coalesces events: however many arrive while a round runs, one more round follows. */
+  private requestRound(): void {
+    if (this.stopped) return;
+    this.roundRequested = true;
+    if (this.roundLoop) return;
+    this.roundLoop = (async () => {
+      while (this.roundRequested && !this.stopped) {
+        this.roundRequested = false;
+        await this.exclusive(() => this.round({})).catch((err: unknown) => this.log.warn({ err }, 'reconcile round failed; retrying on the next event or tick'));
+      }
+      this.roundLoop = null;
+    })();
+  }
+
+  private monitorTick(): void {
+    if (this.stopped) return;
+    this.exclusive(async () => {
+      if (!this.watchesArmed) await this.armWatches();
+      await this.round({ checkHeartbeats: true });
+    }).catch((err: unknown) => this.log.warn({ err }, 'monitor round failed; retrying on the next tick'));
+  }
+
+  /** One pass: removals due, orphans, dead workers, placement. Caller holds the lock. */
+  private async round(opts: { checkHeartbeats?: boolean; forced?: ReadonlySet<string> }): Promise<void> {
+    const now = Date.now();
+    const supervisors = await this.reader.supervisors();
+    this.noteSupervisors(supervisors);
+    const stormIds = new Set(await this.reader.childrenOf(ZkPaths.storms));
+    const storms = await this.reader.storms();
+    const assignments = await this.reader.assignments();
+
+    for (const storm of [...storms.values()]) {
+      if (this.admin.removalDue(storm, now)) {
+        await this.admin.remove(storm);
+        storms.delete(storm.id);
+        stormIds.delete(storm.id);
+        assignments.delete(storm.id);
+      }
+    }
+    await this.removeOrphans(stormIds, assignments);
+
+    for (const [key, until] of this.badSlots) if (until <= now) this.badSlots.delete(key);
+    if (opts.checkHeartbeats) {
+      const dead = await this.tracker.check(assignments.values(), (id) => storms.get(id)?.status === 'killed', now);
+      for (const [topologyId, keys] of dead) {
+        this.log.warn({ topology: topologyId, workers: [...keys] }, 'workers stopped heartbeating; moving their executors');
+        for (const key of keys) this.badSlots.set(key, now + this.settings.taskTimeoutMs);
+        this.deadWorkers.set(topologyId, keys);
+      }
+    }
+
+    const forced = new Set(opts.forced ?? []);
+    for (const id of this.admin.interruptedRebalances(storms.values())) forced.add(id);
+    const changes = planPlacement({
+      supervisors,
+      storms,
+      assignments,
+      badSlots: new Set(this.badSlots.keys()),
+      deadWorkers: this.deadWorkers,
+      forced,
+      strategy: this.scheduler,
+      now,
+    });
+    this.deadWorkers = new Map();
+    for (const c of changes) {
+      await putJson(this.state, ZkPaths.assignment(c.topologyId), c.assignment);
+      this.log.info(
+        { topology: c.topologyId, epoch: c.assignment.epoch, workers: c.assignment.workers.map(workerKey), unassigned: c.assignment.unassigned.length },
+        `assignment written: ${c.why}`,
+      );
+    }
+    await this.admin.finishInterruptedRebalances(storms.values());
+  }
+
+  private async removeOrphans(stormIds: ReadonlySet<string>, assignments: Map<string, Assignment>): Promise<void> {
+    for (const id of await this.reader.childrenOf(ZkPaths.assignments)) {
+      if (stormIds.has(id)) continue;
+      this.log.info({ topology: id }, 'removing an assignment whose topology is gone');
+      await removeNode(this.state, `${ZkPaths.assignments}/${id}`);
+      assignments.delete(id);
+    }
+    // A worker being stopped writes one last heartbeat, possibly after its topology was removed.
+    for (const dir of [ZkPaths.workerbeats, ZkPaths.signals]) {
+      for (const id of await this.reader.childrenOf(dir)) {
+        if (!stormIds.has(id)) await removeNode(this.state, `${dir}/${id}`, true);
+      }
+    }
+  }
+
+  private noteSupervisors(current: ReadonlyMap<string, SupervisorInfo>): void {
+    for (const id of current.keys()) if (!this.knownSupervisors.has(id)) this.log.info({ supervisor: id }, 'supervisor joined');
+    for (const id of this.knownSupervisors) if (!current.has(id)) this.log.warn({ supervisor: id }, 'supervisor gone');
+    this.knownSupervisors.clear();
+    for (const id of current.keys()) this.knownSupervisors.add(id);
+  }
+
+  // ── watches and session ──────────────────────────────────────────────────
+
+  private watchesArmed = false;
+  /** Bumped on every re-arm so a watcher from an older arming does not start a second chain. */
+  private watchGeneration = 0;
+
+  private async armWatches(): Promise<void> {
+    const gen = ++this.watchGeneration;
+    const arm = async (path: string): Promise<void> => {
+      await this.state.children(path, (event) => {
+        if (this.stopped || gen !== this.watchGeneration) return;
+        this.log.debug({ path, event: event.type }, 'watch fired');
+        this.requestRound();
+        arm(path).catch((err: unknown) => {
+          this.watchesArmed = false;
+          this.log.warn({ err, path }, 'could not re-arm a watch; the monitor will retry');
+        });
+      });
+    };
+    try {
+      await arm(ZkPaths.supervisors);
+      await arm(ZkPaths.storms);
+      this.watchesArmed = true;
+    } catch (err) {
+      this.watchesArmed = false;
+      this.log.warn({ err }, 'could not arm watches; the monitor will retry');
+    }
+  }
+
+  private lastSession: SessionState = 'connected';
+
+  private onSession(s: SessionState): void {
+    const was = this.lastSession;
+    this.lastSession = s;
+    if (this.stopped || s === was) return;
+    if (s === 'connected') {
+      this.log.info('store session (re)connected; re-reading the cluster');
+      this.exclusive(() => this.armWatches()).catch(() => undefined);
+      this.requestRound();
+    } else {
+      this.log.warn({ state: s }, 'store session state changed');
+    }
+  }
+
+  private async newTopologyId(name: string): Promise<string> {
+    for (;;) {
+      const id = `${name}-${++this.counter}-${Math.floor(Date.now() / 1000)}`;
+      if (!(await this.state.exists(ZkPaths.storm(id)))) return id;
+    }
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * The `even` strategy: Storm's default EvenScheduler, our baseline.
+ *
+ * Per topology, in priority order: executors (task order) are dealt
+ * round-robin into the workers; workers take the cluster's free slots in
+ * interleaved order (node1-slot1, node2-slot1, …, node1-slot2, …, nodes by id)
+ * and the first W are used. GPU components are handled naively: the first
+ * numGpuWorkers workers take GPU slots in the same interleaved order (on each
+ * node, the first GPU with a free slot), GPU executors are dealt over them and
+ * every other executor over the CPU workers (over all workers if there are none).
+ */
+import type { ExecutorRef, UnassignedExecutor, WorkerAssignment } from '../../common/assignment.js';
+import { Interleave } from './interleave.js';
+import { cpuBackendTag, needsGpuReason, noGpuReason, planTopology, unassigned, workerRecord, type TopologyPlan } from './plan.js';
+import { SlotPool, type PoolGpu } from './slot-pool.js';
+import type { ScheduleInput, ScheduleResult } from './types.js';
+
+interface EvenWorker {
+  node: number;
+  port: number;
+  gpu: PoolGpu | null;
+  round: number;
+  executors: ExecutorRef[];
+  /** Components here whose kernels run on the CPU backend. */
+  cpuBackend: Set<string>;
+}
+
+export function scheduleEven(input: ScheduleInput): ScheduleResult {
+  const pool = new SlotPool(input.cluster, input.occupied);
+  const ports = new Interleave(pool.nodes.map((n) => pool.freePorts(n)));
+  const gpuSlots = new Interleave(pool.nodes.map((n) => pool.gpuCap(n)));
+  pool.onChange((n) => {
+    ports.setCap(n.index, pool.freePorts(n));
+    gpuSlots.setCap(n.index, pool.gpuCap(n));
+  });
+  const fallbackToCpu = input.gpuFallbackToCpu === true;
+  const assignments = new Map<string, { workers: WorkerAssignment[]; unassigned: UnassignedExecutor[] }>();
+
+  for (const t of input.topologies) {
+    const plan = planTopology(t);
+    const notes: string[] = [];
+    const lost: UnassignedExecutor[] = [];
+    const gpuWorkers: EvenWorker[] = [];
+    const eg = plan.gpuExecutors.length;
+    let fallback = new Set<ExecutorRef>();
+    let tag = '';
+
+    if (eg > 0) {
+      const geff = Math.min(plan.g, eg, pool.gpuCapacity);
+      if (geff === 0) {
+        const why = noGpuReason(plan, pool.gpuCapacity);
+        if (fallbackToCpu) {
+          fallback = new Set(plan.gpuExecutors);
+          tag = cpuBackendTag(why);
+        } else {
+          lost.push(...unassigned(plan.gpuExecutors, needsGpuReason(why)));
+        }
+      } else {
+        if (geff < plan.g) notes.push(`${geff} GPU workers instead of ${plan.g}: ${eg < plan.g ? `only ${eg} GPU executors` : `only ${geff} GPU slots were free`}`);
+        for (const s of gpuSlots.first(geff)) {
+          const node = pool.nodes[s.node]!;
+          const gpu = pool.firstFreeGpu(node)!;
+          const port = pool.takeGpuSlot(gpu);
+          gpuWorkers.push({ node: s.node, port, gpu, round: s.round, executors: [], cpuBackend: new Set() });
+        }
+        deal(plan.gpuExecutors, gpuWorkers, new Set(), '');
+      }
+    } else if (plan.g > 0) {
+      notes.push(`topology.gpu.workers=${plan.g} not used: the topology has no GPU component`);
+    }
+
+    const cpuExecs = fallback.size ? plan.topo.executors.filter((x) => fallback.has(x) || !plan.gpuComponents.has(x.component)) : plan.cpuExecutors;
+    const cpuWorkers: EvenWorker[] = [];
+    if (cpuExecs.length) {
+      // Workers not used as GPU workers (too few GPU executors or GPU slots) run as CPU workers.
+      const c = plan.w - gpuWorkers.length;
+      const ceff = Math.min(c, cpuExecs.length, pool.freePortCount);
+      if (ceff < c && ceff < cpuExecs.length) notes.push(`${ceff} CPU workers instead of ${c}: only ${ceff} free slots`);
+      for (const s of ports.first(ceff)) {
+        const port = pool.takePort(pool.nodes[s.node]!);
+        cpuWorkers.push({ node: s.node, port, gpu: null, round: s.round, executors: [], cpuBackend: new Set() });
+      }
+      const target = cpuWorkers.length ? cpuWorkers : gpuWorkers;
+      if (target.length) {
+        if (!cpuWorkers.length) notes.push('no CPU worker (no free slot or none asked for): other executors dealt over the GPU workers');
+        deal(cpuExecs, target, fallback, tag);
+      } else {
+        lost.push(...unassigned(cpuExecs, `no worker for this executor: no free slot is left in the cluster (topology asked for ${plan.w} workers)`));
+      }
+    }
+    assignments.set(t.id, { workers: records(plan, pool, gpuWorkers, cpuWorkers, notes, tag), unassigned: lost });
+  }
+  return { assignments };
+}
+
+function deal(xs: readonly ExecutorRef[], workers: EvenWorker[], cpuBackend: Set<ExecutorRef>, tag: string): void {
+  xs.forEach((x, i) => {
+    const w = workers[i % workers.length]!;
+    w.executors.push(x);
+    if (tag && cpuBackend.has(x)) w.cpuBackend.add(x.component);
+  });
+}
+
+function records(
+  plan: TopologyPlan,
+  pool: SlotPool,
+  gpuWorkers: EvenWorker[],
+  cpuWorkers: EvenWorker[],
+  notes: string[],
+  tag: string,
+): WorkerAssignment[] {
+  const total = gpuWorkers.length + cpuWorkers.length;
+  const tail = notes.length ? `; ${notes.join('; ')}` : '';
+  const rec = (w: EvenWorker, i: number, kind: string): WorkerAssignment => {
+    const node = pool.nodes[w.node]!;
+    const slot = w.gpu
+      ? `interleaved free GPU slots (${node.id}'s GPU slot #${w.round + 1}, first GPU with a free slot: ${w.gpu.info.id})`
+      : `interleaved free slots (${node.id}'s free slot #${w.round + 1})`;
+    const backend = w.cpuBackend.size ? `; ${[...w.cpuBackend].join(', ')} ${tag}` : '';
+    return workerRecord(
+      node,
+      w.port,
+      w.gpu,
+      w.executors,
+      `even: ${kind} worker ${i + 1} of ${total} for ${plan.topo.id}; ${slot}; executors dealt round-robin${backend}${tail}`,
+    );
+  };
+  return [...gpuWorkers.map((w, i) => rec(w, i, 'GPU')), ...cpuWorkers.map((w, i) => rec(w, gpuWorkers.length + i, 'CPU'))];
+}

@@ -1,0 +1,67 @@
+/**
+ * Checks what a client submits before nimbus stores anything: the name (it
+ * becomes part of znode names and the topology id), the serialized topology
+ * (schema, then the SDK's own structural checks — nimbus does not trust the
+ * client to have run them) and the topology config, merged over the cluster
+ * config as Storm does.
+ */
+import { buildConfig, CONFIG_KEYS, isKnownKey, type Config, type RawConfig } from '../common/config/index.js';
+import { ConfigError, TopologyValidationError } from '../common/errors.js';
+import { topologyDefSchema } from '../common/record-schemas.js';
+import { ACKER_COMPONENT, type TopologyDef } from '../common/topology-def.js';
+import { validateTopology } from '../topology-sdk/validate-topology.js';
+import { BadRequestError } from './errors.js';
+
+const NAME = /^[A-Za-z0-9_-]{1,100}$/;
+
+export function checkTopologyName(name: unknown): string {
+  if (typeof name !== 'string' || !NAME.test(name)) {
+    throw new BadRequestError(
+      `invalid topology name ${JSON.stringify(name)}; allowed: 1 to 100 letters, digits, "_" or "-"`,
+      'name',
+    );
+  }
+  return name;
+}
+
+export function parseTopologyDef(raw: unknown): TopologyDef {
+  const parsed = topologyDefSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+    throw new TopologyValidationError(`invalid topology definition${where}: ${issue?.message ?? 'does not match the schema'}`);
+  }
+  const def = parsed.data;
+  const seen = new Set<string>();
+  for (const c of def.components) {
+    if (c.id === ACKER_COMPONENT || c.id.startsWith('__')) {
+      throw new TopologyValidationError(`component id "${c.id}" is reserved (ids starting with "__" are hstorm's)`, c.id);
+    }
+    if (seen.has(c.id)) throw new TopologyValidationError(`two components have the id "${c.id}"`, c.id);
+    seen.add(c.id);
+  }
+  validateTopology(def);
+  return def;
+}
+
+function rejectClusterKeys(layer: RawConfig, where: string): void {
+  for (const k of Object.keys(layer)) {
+    if (isKnownKey(k) && CONFIG_KEYS[k].scope === 'cluster') {
+      throw new ConfigError(
+        `config key "${k}" in ${where} is a cluster key; it cannot be set per topology (set it in the daemons' hstorm.yaml)`,
+        k,
+        layer[k],
+      );
+    }
+  }
+}
+
+/** Cluster config, then the module's config, then the submit overrides; validated and frozen. */
+export function mergeTopologyConfig(cluster: Config, defConfig: RawConfig, overrides: RawConfig): Config {
+  if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) {
+    throw new BadRequestError('topology config must be an object of key: value', 'config');
+  }
+  rejectClusterKeys(defConfig, 'the topology module');
+  rejectClusterKeys(overrides, 'the submitted config');
+  return buildConfig([{ ...cluster }, defConfig, overrides], { allowUserKeys: true, where: 'topology config' });
+}

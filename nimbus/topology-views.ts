@@ -1,0 +1,246 @@
+/**
+ * Builds the views of views.ts from what the store holds: topology detail
+ * (components with metrics aggregated from worker heartbeats, workers with
+ * their executors grouped per component), topology list rows, supervisor rows
+ * with GPU slot use computed from assignments.
+ */
+import { workerKey, type Assignment } from '../common/assignment.js';
+import { ACKER_COMPONENT } from '../common/topology-def.js';
+import type { ParsedWorkerHeartbeat } from '../common/record-schemas.js';
+import { gpuPerformance, type SupervisorInfo } from '../common/resources.js';
+import type { StormBase } from '../common/storm-base.js';
+import type { WorkerLiveness } from './heartbeat-tracker.js';
+import type { ComponentStats, SupervisorSummary, TopologyDetail, TopologySummary, WorkerDetail } from './views.js';
+
+type ExecutorMetrics = ParsedWorkerHeartbeat['executors'][number];
+
+function emptyStats(kind: ComponentStats['kind'], gpu: boolean, executors: number): ComponentStats {
+  return {
+    kind,
+    gpu,
+    executors,
+    emitted: 0,
+    transferred: 0,
+    executed: 0,
+    acked: 0,
+    failed: 0,
+    executeLatencyMs: null,
+    completeLatencyMs: null,
+    completeLatencyP50Ms: null,
+    completeLatencyP99Ms: null,
+    capacity: 0,
+    backends: [],
+    split: null,
+  };
+}
+
+/** Weighted means need running sums; kept beside the stats until the end. */
+interface Sums {
+  execN: number;
+  execSum: number;
+  complN: number;
+  complSum: number;
+  complP50Sum: number;
+}
+
+function addExecutor(s: ComponentStats, sums: Sums, m: ExecutorMetrics): void {
+  s.emitted += m.emitted;
+  s.transferred += m.transferred;
+  s.executed += m.executed;
+  s.acked += m.acked;
+  s.failed += m.failed;
+  s.capacity = Math.max(s.capacity, m.capacity);
+  if (m.executeLatencyMs.count > 0) {
+    sums.execN += m.executeLatencyMs.count;
+    sums.execSum += m.executeLatencyMs.mean * m.executeLatencyMs.count;
+  }
+  const c = m.completeLatencyMs;
+  if (c && c.count > 0) {
+    sums.complN += c.count;
+    sums.complSum += c.mean * c.count;
+    sums.complP50Sum += c.p50 * c.count;
+    s.completeLatencyP99Ms = Math.max(s.completeLatencyP99Ms ?? 0, c.p99);
+  }
+  if (m.gpu && !s.backends.includes(m.gpu.backend)) s.backends.push(m.gpu.backend);
+  if (m.split && !s.split) s.split = { ...m.split };
+}
+
+/** Executors grouped per component, tasks sorted: `{ component, tasks }` in first-seen order. */
+export function groupExecutors(executors: readonly { component: string; task: number }[]): { component: string; tasks: number[] }[] {
+  const by = new Map<string, number[]>();
+  for (const e of executors) {
+    let list = by.get(e.component);
+    if (!list) by.set(e.component, (list = []));
+    list.push(e.task);
+  }
+  return [...by].map(([component, tasks]) => ({ component, tasks: tasks.sort((a, b) => a - b) }));
+}
+
+function workerMetrics(hb: ParsedWorkerHeartbeat): WorkerDetail['metrics'] {
+  let emitted = 0;
+  let transferred = 0;
+  let acked = 0;
+  let failed = 0;
+  for (const m of hb.executors) {
+    emitted += m.emitted;
+    transferred += m.transferred;
+    acked += m.acked;
+    failed += m.failed;
+  }
+  return {
+    pid: hb.pid,
+    uptimeSecs: hb.uptimeSecs,
+    rssMB: hb.rssMB,
+    droppedFrames: hb.droppedFrames,
+    heartbeatTime: hb.time,
+    epoch: hb.epoch,
+    emitted,
+    transferred,
+    acked,
+    failed,
+  };
+}
+
+export function topologyDetail(
+  storm: StormBase,
+  assignment: Assignment | null,
+  heartbeats: ReadonlyMap<string, ParsedWorkerHeartbeat>,
+  liveness: (w: { supervisorId: string; port: number }) => WorkerLiveness,
+  now = Date.now(),
+): TopologyDetail {
+  const components: Record<string, ComponentStats> = {};
+  const sums = new Map<string, Sums>();
+  for (const c of storm.def.components) {
+    components[c.id] = emptyStats(c.kind, c.gpu !== null, c.parallelism);
+    sums.set(c.id, { execN: 0, execSum: 0, complN: 0, complSum: 0, complP50Sum: 0 });
+  }
+  const ackers = new Set<number>();
+  for (const w of assignment?.workers ?? []) for (const e of w.executors) if (e.component === ACKER_COMPONENT) ackers.add(e.task);
+  for (const e of assignment?.unassigned ?? []) if (e.component === ACKER_COMPONENT) ackers.add(e.task);
+  if (ackers.size > 0) {
+    components[ACKER_COMPONENT] = emptyStats('acker', false, ackers.size);
+    sums.set(ACKER_COMPONENT, { execN: 0, execSum: 0, complN: 0, complSum: 0, complP50Sum: 0 });
+  }
+
+  const workers: WorkerDetail[] = [];
+  for (const w of assignment?.workers ?? []) {
+    // Only a heartbeat from this very slot counts; a beat left by a worker that moved away does not.
+    const hb = heartbeats.get(`${w.supervisorId}-${w.port}`) ?? null;
+    const assigned = new Set(w.executors.map((e) => e.task));
+    if (hb) {
+      for (const m of hb.executors) {
+        const s = components[m.component];
+        const sum = sums.get(m.component);
+        if (s && sum && assigned.has(m.task)) addExecutor(s, sum, m);
+      }
+    }
+    workers.push({
+      supervisor: w.supervisorId,
+      host: w.host,
+      port: w.port,
+      gpu: w.gpu,
+      executors: groupExecutors(w.executors),
+      reason: w.reason,
+      liveness: liveness(w),
+      metrics: hb ? workerMetrics(hb) : null,
+    });
+  }
+  for (const [id, s] of Object.entries(components)) {
+    const sum = sums.get(id);
+    if (!sum) continue;
+    if (sum.execN > 0) s.executeLatencyMs = sum.execSum / sum.execN;
+    if (sum.complN > 0) {
+      s.completeLatencyMs = sum.complSum / sum.complN;
+      s.completeLatencyP50Ms = sum.complP50Sum / sum.complN;
+    }
+  }
+  return {
+    id: storm.id,
+    name: storm.name,
+    status: storm.status,
+    launchTime: storm.launchTime,
+    uptimeSecs: Math.max(0, Math.round((now - storm.launchTime) / 1000)),
+    epoch: assignment?.epoch ?? null,
+    scheduler: assignment?.scheduler ?? null,
+    workersRequested: Number(storm.config['topology.workers'] ?? 1),
+    code: storm.code,
+    killWaitSecs: storm.killWaitSecs ?? null,
+    workers,
+    components,
+    unassigned: assignment?.unassigned ?? [],
+    config: storm.config,
+  };
+}
+
+export function topologySummary(storm: StormBase, assignment: Assignment | null, now = Date.now()): TopologySummary {
+  const placed = assignment?.workers.reduce((n, w) => n + w.executors.length, 0) ?? 0;
+  return {
+    id: storm.id,
+    name: storm.name,
+    status: storm.status,
+    uptimeSecs: Math.max(0, Math.round((now - storm.launchTime) / 1000)),
+    workersRequested: Number(storm.config['topology.workers'] ?? 1),
+    workers: assignment?.workers.length ?? 0,
+    executors: placed + (assignment?.unassigned.length ?? 0),
+    unassigned: assignment?.unassigned.length ?? 0,
+    epoch: assignment?.epoch ?? null,
+    scheduler: assignment?.scheduler ?? null,
+  };
+}
+
+export function supervisorSummaries(
+  supervisors: ReadonlyMap<string, SupervisorInfo>,
+  assignments: Iterable<Assignment>,
+  now = Date.now(),
+): SupervisorSummary[] {
+  const usedPorts = new Map<string, Set<number>>();
+  const usedGpu = new Map<string, number>();
+  for (const a of assignments) {
+    for (const w of a.workers) {
+      let ports = usedPorts.get(w.supervisorId);
+      if (!ports) usedPorts.set(w.supervisorId, (ports = new Set()));
+      ports.add(w.port);
+      if (w.gpu) {
+        const k = `${w.supervisorId}|${w.gpu.gpuId}`;
+        usedGpu.set(k, (usedGpu.get(k) ?? 0) + 1);
+      }
+    }
+  }
+  return [...supervisors.values()]
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((s) => {
+      const used = [...(usedPorts.get(s.id) ?? [])].filter((p) => s.ports.includes(p)).sort((a, b) => a - b);
+      return {
+        id: s.id,
+        host: s.host,
+        ports: s.ports,
+        usedPorts: used,
+        slotsTotal: s.ports.length,
+        slotsUsed: used.length,
+        memoryMB: s.memoryMB,
+        cpus: s.cpus,
+        uptimeSecs: Math.max(0, Math.round((now - s.startedAt) / 1000)),
+        gpus: s.gpus.map((g) => ({
+          id: g.id,
+          name: g.name,
+          source: g.source,
+          declared: g.source === 'declared',
+          slots: g.slots,
+          usedSlots: usedGpu.get(`${s.id}|${g.id}`) ?? 0,
+          performance: gpuPerformance(g),
+          smCount: g.smCount,
+          coresPerSm: g.coresPerSm,
+          clockMHz: g.clockMHz,
+          memoryMB: g.memoryMB,
+          computeCapability: g.computeCapability,
+        })),
+      };
+    });
+}
+
+/** Used for the occupancy counters of the cluster summary. */
+export function usedSlotKeys(assignments: Iterable<Assignment>): Set<string> {
+  const keys = new Set<string>();
+  for (const a of assignments) for (const w of a.workers) keys.add(workerKey(w));
+  return keys;
+}

@@ -1,0 +1,132 @@
+/**
+ * The read-only views nimbus serves (HTTP API, `hstorm list/describe`,
+ * LocalCluster): plain JSON-able shapes, stable for scripts using `--json`.
+ */
+import type { GpuBinding, UnassignedExecutor } from '../common/assignment.js';
+import type { GpuSource } from '../common/resources.js';
+import type { TopologyCode, TopologyStatus } from '../common/storm-base.js';
+import type { CorruptNode } from './cluster-reader.js';
+import type { WorkerLiveness } from './heartbeat-tracker.js';
+
+export interface ClusterSummary {
+  nimbus: { host: string | null; port: number | null; startedAt: number; uptimeSecs: number };
+  scheduler: 'even' | 'hetero';
+  supervisors: number;
+  slotsTotal: number;
+  slotsUsed: number;
+  gpus: number;
+  gpuSlotsTotal: number;
+  gpuSlotsUsed: number;
+  topologies: number;
+  /** Znodes nimbus skipped because they do not parse (and how often). */
+  corruptZnodes: CorruptNode[];
+  corruptReads: number;
+}
+
+export interface GpuSummary {
+  id: string;
+  name: string;
+  source: GpuSource;
+  /** Declared in config: no real device behind it (kernels run on a CPU backend). */
+  declared: boolean;
+  slots: number;
+  usedSlots: number;
+  /** H-Storm formula 8: smCount × coresPerSm × clockMHz. */
+  performance: number;
+  smCount: number;
+  coresPerSm: number;
+  clockMHz: number;
+  memoryMB: number;
+  computeCapability: string;
+}
+
+export interface SupervisorSummary {
+  id: string;
+  host: string;
+  ports: number[];
+  usedPorts: number[];
+  slotsTotal: number;
+  slotsUsed: number;
+  memoryMB: number;
+  cpus: number;
+  uptimeSecs: number;
+  gpus: GpuSummary[];
+}
+
+export interface TopologySummary {
+  id: string;
+  name: string;
+  status: TopologyStatus;
+  uptimeSecs: number;
+  workersRequested: number;
+  workers: number;
+  executors: number;
+  unassigned: number;
+  epoch: number | null;
+  scheduler: 'even' | 'hetero' | null;
+}
+
+export interface ComponentStats {
+  kind: 'spout' | 'bolt' | 'acker';
+  gpu: boolean;
+  executors: number;
+  emitted: number;
+  transferred: number;
+  executed: number;
+  acked: number;
+  failed: number;
+  /** Mean execute latency over all executors, weighted by count. */
+  executeLatencyMs: number | null;
+  /** Spouts: mean complete latency, weighted by count. */
+  completeLatencyMs: number | null;
+  completeLatencyP50Ms: number | null;
+  /** Highest p99 of the component's executors (a bound, not an exact merged percentile). */
+  completeLatencyP99Ms: number | null;
+  /** Highest capacity of the component's executors, as Storm's UI shows it. */
+  capacity: number;
+  /** GPU components: backends the executors report actually running on. */
+  backends: string[];
+  /** Split spouts: γ and the rest as reported by the first executor that has them. */
+  split: Record<string, unknown> | null;
+}
+
+export interface WorkerMetrics {
+  pid: number;
+  uptimeSecs: number;
+  rssMB: number;
+  droppedFrames: number;
+  heartbeatTime: number;
+  epoch: number;
+  emitted: number;
+  transferred: number;
+  acked: number;
+  failed: number;
+}
+
+export interface WorkerDetail {
+  supervisor: string;
+  host: string;
+  port: number;
+  gpu: GpuBinding | null;
+  executors: { component: string; tasks: number[] }[];
+  reason: string;
+  liveness: WorkerLiveness;
+  metrics: WorkerMetrics | null;
+}
+
+export interface TopologyDetail {
+  id: string;
+  name: string;
+  status: TopologyStatus;
+  launchTime: number;
+  uptimeSecs: number;
+  epoch: number | null;
+  scheduler: 'even' | 'hetero' | null;
+  workersRequested: number;
+  code: TopologyCode;
+  killWaitSecs: number | null;
+  workers: WorkerDetail[];
+  components: Record<string, ComponentStats>;
+  unassigned: UnassignedExecutor[];
+  config: Record<string, unknown>;
+}

@@ -1,0 +1,119 @@
+/**
+ * Gets a topology's code onto this node. Local mode stores a path (the module
+ * is already here); cluster mode stores a bundle in nimbus's blob store,
+ * which is downloaded once, checked against its sha256, inflated to
+ * `<localdir>/stormdist/<topologyId>/topology.mjs` and cached. The bundle
+ * keeps `hstorm` external, so `<localdir>/node_modules/hstorm` links to this
+ * installation for its import to resolve.
+ */
+import { createHash } from 'node:crypto';
+import { lstat, mkdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import type { ClusterState } from '../common/cluster-state.js';
+import { readJson } from '../common/cluster-state/json-node.js';
+import type { Logger } from '../common/logger.js';
+import { nimbusInfoSchema } from '../common/record-schemas.js';
+import type { StormBase } from '../common/storm-base.js';
+import { ZkPaths } from '../common/zk-paths.js';
+import { BundleDownloadError } from './errors.js';
+import { packageRoot } from './package-root.js';
+
+export interface CodeFetcherOptions {
+  state: ClusterState;
+  localDir: string;
+  /** Used when no nimbus has registered itself in the store. */
+  nimbusHost: string;
+  nimbusPort: number;
+  log: Logger;
+  fetchImpl?: typeof fetch;
+}
+
+export class CodeFetcher {
+  private readonly inflight = new Map<string, Promise<string>>();
+
+  constructor(private readonly o: CodeFetcherOptions) {}
+
+  /** Absolute path of the module a worker of `storm` loads. */
+  modulePathFor(storm: StormBase): Promise<string> {
+    const code = storm.code;
+    if (code.kind === 'path') return Promise.resolve(code.path);
+    // One download per topology even when several of its workers start at once.
+    let p = this.inflight.get(storm.id);
+    if (!p) {
+      p = this.bundle(storm.id, code.sha256).finally(() => this.inflight.delete(storm.id));
+      this.inflight.set(storm.id, p);
+    }
+    return p;
+  }
+
+  dirOf(topologyId: string): string {
+    return join(this.o.localDir, 'stormdist', topologyId);
+  }
+
+  /** Drops the cached code of topologies no longer assigned here. */
+  async prune(keep: ReadonlySet<string>, present: Iterable<string>): Promise<void> {
+    for (const id of present) if (!keep.has(id)) await rm(this.dirOf(id), { recursive: true, force: true });
+  }
+
+  private async bundle(topologyId: string, sha256: string): Promise<string> {
+    const dir = this.dirOf(topologyId);
+    const file = join(dir, 'topology.mjs');
+    const marker = join(dir, 'bundle.sha256');
+    await this.ensureHstormLink();
+    if ((await readFile(marker, 'utf8').catch(() => '')) === sha256) return file;
+
+    const { host, port } = await this.nimbusAddress();
+    const url = `http://${host}:${port}/api/v1/topologies/${encodeURIComponent(topologyId)}/bundle`;
+    let gz: Buffer;
+    try {
+      const res = await (this.o.fetchImpl ?? fetch)(url);
+      if (!res.ok) throw new Error(`HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
+      gz = Buffer.from(await res.arrayBuffer());
+    } catch (err) {
+      throw new BundleDownloadError(`cannot download the bundle of ${topologyId} from ${url}: ${(err as Error).message}`, topologyId, { cause: err });
+    }
+    const actual = createHash('sha256').update(gz).digest('hex');
+    if (actual !== sha256) {
+      throw new BundleDownloadError(`bundle of ${topologyId} from ${url} hashes to ${actual}, expected ${sha256}`, topologyId);
+    }
+    let code: Buffer;
+    try {
+      code = gunzipSync(gz);
+    } catch (err) {
+      throw new BundleDownloadError(`bundle of ${topologyId} is not valid gzip: ${(err as Error).message}`, topologyId, { cause: err });
+    }
+    await mkdir(dir, { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    await writeFile(tmp, code);
+    await rename(tmp, file);
+    await writeFile(marker, sha256);
+    this.o.log.info({ topology: topologyId, bytes: code.length, sha256 }, 'topology bundle downloaded');
+    return file;
+  }
+
+  private async nimbusAddress(): Promise<{ host: string; port: number }> {
+    try {
+      const { value } = await readJson(this.o.state, ZkPaths.nimbus, nimbusInfoSchema);
+      return { host: value.host, port: value.port };
+    } catch {
+      return { host: this.o.nimbusHost, port: this.o.nimbusPort };
+    }
+  }
+
+  /** `<localdir>/node_modules/hstorm` → the installed package, so bundles resolve `import 'hstorm'`. */
+  private async ensureHstormLink(): Promise<void> {
+    const dir = join(this.o.localDir, 'node_modules');
+    const link = join(dir, 'hstorm');
+    const target = packageRoot();
+    const st = await lstat(link).catch(() => null);
+    if (st?.isSymbolicLink() && (await readlink(link)) === target) return;
+    if (st) await rm(link, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    try {
+      await symlink(target, link, 'dir');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * supervisor — the node daemon: discovers this node's CPU slots (ports) and
+ * GPUs, registers them in an ephemeral znode refreshed by heartbeat, watches
+ * the assignments, fetches topology code, and runs one worker process per
+ * assigned slot (restarting dead or hung ones, stopping unassigned ones).
+ *
+ * @example
+ * const sup = new Supervisor({ state, config, log });
+ * await sup.start();
+ * // …
+ * await sup.stop(); // stops its workers, leaves the cluster
+ */
+export { Supervisor, type SupervisorOptions, type SupervisorWorkerState } from './supervisor.js';
+export { supervisorSettings, type SupervisorSettings } from './supervisor-config.js';
+export { WorkerLauncher, LaunchedWorker, type WorkerLauncherOptions, type WorkerSpec, type WorkerExit, type IpcServe } from './worker-launcher.js';
+export { CodeFetcher, type CodeFetcherOptions } from './code-fetcher.js';
+export { BundleDownloadError, WorkerLaunchError } from './errors.js';
+export { packageRoot, defaultWorkerEntry } from './package-root.js';
+export { discoverGpus, gpuDiscoveryConfig, type GpuDiscovery, type GpuDiscoveryConfig } from './gpu-discovery.js';

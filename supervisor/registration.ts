@@ -1,0 +1,76 @@
+/**
+ * The supervisor's ephemeral `/supervisors/<id>` node (SupervisorInfo),
+ * refreshed every `supervisor.heartbeat.frequency.secs`. When it is missing —
+ * the session expired and the store could not restore it, or someone deleted
+ * it — the next beat creates it again. A node with our id left by a previous
+ * process (its session not yet expired) is replaced at start: it would vanish
+ * with that session and make nimbus think we left.
+ */
+import { cpus, freemem, totalmem } from 'node:os';
+import { isStateError, type ClusterState } from '../common/cluster-state.js';
+import { encodeJson } from '../common/cluster-state/json-node.js';
+import type { Logger } from '../common/logger.js';
+import type { GpuInfo, SupervisorInfo } from '../common/resources.js';
+import { ZkPaths } from '../common/zk-paths.js';
+
+export class SupervisorRegistration {
+  private readonly startedAt = Date.now();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly state: ClusterState,
+    private readonly info: { id: string; host: string; ports: number[]; gpus: GpuInfo[] },
+    private readonly heartbeatMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  current(): SupervisorInfo {
+    return {
+      id: this.info.id,
+      host: this.info.host,
+      ports: this.info.ports,
+      memoryMB: Math.round(totalmem() / 2 ** 20),
+      cpus: cpus().length,
+      gpus: this.info.gpus,
+      startedAt: this.startedAt,
+      heartbeatAt: Date.now(),
+      version: 1,
+    };
+  }
+
+  async start(): Promise<void> {
+    const path = ZkPaths.supervisor(this.info.id);
+    try {
+      await this.state.create(path, encodeJson(this.current()), { mode: 'ephemeral', parents: true });
+    } catch (err) {
+      if (!isStateError(err, 'NODE_EXISTS')) throw err;
+      this.log.warn('replacing a supervisor node with our id left by an earlier process');
+      await this.state.delete(path).catch(() => undefined);
+      await this.state.create(path, encodeJson(this.current()), { mode: 'ephemeral', parents: true });
+    }
+    this.log.info({ ports: this.info.ports, gpus: this.info.gpus.length, freeMB: Math.round(freemem() / 2 ** 20) }, 'supervisor registered');
+    this.timer = setInterval(() => {
+      this.beat().catch((err: unknown) => this.log.warn({ err }, 'supervisor heartbeat failed; retrying'));
+    }, this.heartbeatMs);
+  }
+
+  async beat(): Promise<void> {
+    const path = ZkPaths.supervisor(this.info.id);
+    try {
+      await this.state.set(path, encodeJson(this.current()));
+    } catch (err) {
+      if (!isStateError(err, 'NO_NODE')) throw err;
+      this.log.warn('supervisor node was gone; registering again');
+      await this.state.create(path, encodeJson(this.current()), { mode: 'ephemeral', parents: true }).catch((e: unknown) => {
+        if (!isStateError(e, 'NODE_EXISTS')) throw e;
+      });
+    }
+  }
+
+  /** Stops beating and removes the node, so nimbus learns at once that we left. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.state.delete(ZkPaths.supervisor(this.info.id)).catch(() => undefined);
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * The keys a supervisor reads, compiled once from the validated cluster
+ * config: its id, host and ports, periods and timeouts as `…Ms`. The schema
+ * already validated every value, so the casts only restore its types.
+ */
+import { hostname } from 'node:os';
+import { secsToMs, type Config } from '../common/config/index.js';
+
+export interface SupervisorSettings {
+  /** `supervisor.id`, or `<host name>-<first port>` (unique per machine as ports are). */
+  id: string;
+  /** What peers reach this node's workers at (`supervisor.host`, default 127.0.0.1). */
+  host: string;
+  ports: number[];
+  heartbeatMs: number;
+  monitorMs: number;
+  workerStartTimeoutMs: number;
+  /** A running worker whose own heartbeat is older than this is restarted (nimbus uses the same bound). */
+  workerTimeoutMs: number;
+  workerHeartbeatMs: number;
+  childopts: string[];
+  localDir: string;
+  nimbusHost: string;
+  nimbusPort: number;
+}
+
+export function supervisorSettings(config: Config): SupervisorSettings {
+  const ports = config['supervisor.slots.ports'] as number[];
+  const id = (config['supervisor.id'] as string | null) ?? `${hostname().replace(/[^A-Za-z0-9._-]/g, '_')}-${ports[0] ?? 0}`;
+  return {
+    id,
+    host: (config['supervisor.host'] as string | null) ?? '127.0.0.1',
+    ports: [...new Set(ports)],
+    heartbeatMs: secsToMs(config['supervisor.heartbeat.frequency.secs'] as number),
+    monitorMs: secsToMs(config['supervisor.monitor.frequency.secs'] as number),
+    workerStartTimeoutMs: secsToMs(config['supervisor.worker.start.timeout.secs'] as number),
+    workerTimeoutMs: secsToMs(config['nimbus.task.timeout.secs'] as number),
+    workerHeartbeatMs: secsToMs(config['worker.heartbeat.frequency.secs'] as number),
+    childopts: config['worker.childopts'] as string[],
+    localDir: config['hstorm.local.dir'] as string,
+    nimbusHost: config['nimbus.host'] as string,
+    nimbusPort: config['nimbus.http.port'] as number,
+  };
+}

@@ -1,0 +1,341 @@
+/**
+ * The node daemon: registers this node's slots and GPUs, watches the
+ * assignments, and keeps exactly the workers assigned to it running — one
+ * process per assigned port, restarted when it dies or stops heartbeating,
+ * restarted when its executors or GPU change, stopped (SIGTERM, then SIGKILL)
+ * when it is no longer assigned. Works the same in cluster mode (ZooKeeper,
+ * bundles from nimbus) and local mode (in-memory store served to workers over
+ * IPC, code by path).
+ */
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { GpuBinding, WorkerAssignment } from '../common/assignment.js';
+import { isStateError, type ClusterState, type SessionState } from '../common/cluster-state.js';
+import { readJson } from '../common/cluster-state/json-node.js';
+import type { Config } from '../common/config/index.js';
+import type { Logger } from '../common/logger.js';
+import { stormBaseSchema } from '../common/record-schemas.js';
+import type { GpuInfo } from '../common/resources.js';
+import { ZkPaths } from '../common/zk-paths.js';
+import { AssignmentWatcher } from './assignment-watcher.js';
+import { CodeFetcher } from './code-fetcher.js';
+import { discoverGpus, gpuDiscoveryConfig } from './gpu-discovery.js';
+import { defaultWorkerEntry } from './package-root.js';
+import { SupervisorRegistration } from './registration.js';
+import { supervisorSettings, type SupervisorSettings } from './supervisor-config.js';
+import { WorkerLauncher, type IpcServe, type LaunchedWorker } from './worker-launcher.js';
+
+export interface SupervisorOptions {
+  state: ClusterState;
+  /** Validated cluster config. */
+  config: Config;
+  log: Logger;
+  /** Local mode: serve the in-memory store to each worker over IPC. Absent: workers use ZooKeeper. */
+  ipc?: IpcServe;
+  /** Worker entry script; default `<package root>/dist/worker/main.js`. */
+  workerEntry?: string;
+  /** How long a worker gets between SIGTERM and SIGKILL. Default 5000. */
+  workerStopGraceMs?: number;
+  /** GPUs to report instead of running discovery (tests, embedding). */
+  gpus?: GpuInfo[];
+  /** Extra environment for workers. */
+  workerEnv?: Record<string, string>;
+  fetchImpl?: typeof fetch;
+}
+
+/** What a supervisor reports about one of its workers (tests, `hstorm local`). */
+export interface SupervisorWorkerState {
+  port: number;
+  topologyId: string;
+  pid: number | null;
+  alive: boolean;
+  launches: number;
+  gpu: GpuBinding | null;
+  logFile: string;
+}
+
+interface Slot {
+  port: number;
+  topologyId: string;
+  signature: string;
+  worker: WorkerAssignment;
+  proc: LaunchedWorker | null;
+  launches: number;
+  /** Consecutive deaths soon after start: they space out restarts (the first is immediate). */
+  fastFailures: number;
+  nextLaunchAt: number;
+}
+
+/** A worker that dies within this long of starting counts as a fast failure. */
+const FAST_FAILURE_MS = 10_000;
+const MAX_BACKOFF_MS = 30_000;
+/** Every this many monitor ticks the assignments are re-read in full, in case a watch was lost. */
+const FULL_REFRESH_TICKS = 10;
+
+/** Only what the supervisor needs from a heartbeat; the rest is the worker's and nimbus's business. */
+const beatSchema = z.looseObject({ pid: z.number(), time: z.number() });
+
+function signatureOf(w: WorkerAssignment): string {
+  const tasks = w.executors.map((e) => e.task).sort((a, b) => a - b);
+  return `${w.gpu?.gpuId ?? 'cpu'}|${tasks.join(',')}`;
+}
+
+export class Supervisor {
+  readonly settings: SupervisorSettings;
+  private readonly state: ClusterState;
+  private readonly log: Logger;
+  private readonly launcher: WorkerLauncher;
+  private readonly fetcher: CodeFetcher;
+  private readonly watcher: AssignmentWatcher;
+  private registration: SupervisorRegistration | null = null;
+  private readonly slots = new Map<number, Slot>();
+  private readonly graceMs: number;
+  private monitorTimer: NodeJS.Timeout | null = null;
+  private ticks = 0;
+  private unsubscribeSession: (() => void) | null = null;
+  private stopped = true;
+  private syncRequested = false;
+  private syncLoop: Promise<void> | null = null;
+  gpus: GpuInfo[] = [];
+
+  constructor(private readonly options: SupervisorOptions) {
+    this.settings = supervisorSettings(options.config);
+    this.state = options.state;
+    this.log = options.log.child({ supervisor: this.settings.id });
+    this.graceMs = options.workerStopGraceMs ?? 5000;
+    this.launcher = new WorkerLauncher({
+      log: this.log,
+      entry: options.workerEntry ?? defaultWorkerEntry(),
+      childopts: this.settings.childopts,
+      logDir: join(this.settings.localDir, 'logs'),
+      pidDir: join(this.settings.localDir, 'workers', this.settings.id),
+      clusterConfig: { ...options.config },
+      ...(options.ipc && { ipc: options.ipc }),
+      ...(options.workerEnv && { env: options.workerEnv }),
+    });
+    this.fetcher = new CodeFetcher({
+      state: this.state,
+      localDir: this.settings.localDir,
+      nimbusHost: this.settings.nimbusHost,
+      nimbusPort: this.settings.nimbusPort,
+      log: this.log,
+      ...(options.fetchImpl && { fetchImpl: options.fetchImpl }),
+    });
+    this.watcher = new AssignmentWatcher(this.state, () => this.requestSync(), this.log);
+  }
+
+  get id(): string {
+    return this.settings.id;
+  }
+
+  get host(): string {
+    return this.settings.host;
+  }
+
+  get ports(): number[] {
+    return this.settings.ports;
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.launcher.reapLeftovers();
+    this.gpus = this.options.gpus ?? (await this.discover());
+    for (const root of ZkPaths.roots()) {
+      await this.state.create(root, new Uint8Array(), { parents: true }).catch((err: unknown) => {
+        if (!isStateError(err, 'NODE_EXISTS')) throw err;
+      });
+    }
+    this.registration = new SupervisorRegistration(
+      this.state,
+      { id: this.id, host: this.host, ports: this.ports, gpus: this.gpus },
+      this.settings.heartbeatMs,
+      this.log,
+    );
+    await this.registration.start();
+    this.unsubscribeSession = this.state.onSessionState((s) => this.onSession(s));
+    await this.watcher.start();
+    this.requestSync();
+    this.monitorTimer = setInterval(() => this.monitorTick(), this.settings.monitorMs);
+  }
+
+  /** Stops every worker (they write a last heartbeat) and leaves the cluster. The store belongs to the caller. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.monitorTimer) clearInterval(this.monitorTimer);
+    this.monitorTimer = null;
+    this.unsubscribeSession?.();
+    this.watcher.stop();
+    await this.syncLoop;
+    await Promise.all([...this.slots.values()].map((s) => this.stopWorker(s, 'supervisor shutting down')));
+    this.slots.clear();
+    await this.registration?.stop();
+    this.log.info('supervisor stopped');
+  }
+
+  workers(): SupervisorWorkerState[] {
+    return [...this.slots.values()].map((s) => ({
+      port: s.port,
+      topologyId: s.topologyId,
+      pid: s.proc?.pid ?? null,
+      alive: s.proc?.alive ?? false,
+      launches: s.launches,
+      gpu: s.worker.gpu,
+      logFile: this.launcher.logFileOf(s.topologyId, s.port),
+    }));
+  }
+
+  private async discover(): Promise<GpuInfo[]> {
+    try {
+      const found = await discoverGpus(gpuDiscoveryConfig(this.options.config));
+      for (const note of found.notes) this.log.info({ note }, 'GPU discovery');
+      return found.gpus;
+    } catch (err) {
+      this.log.warn({ err }, 'GPU discovery failed; offering CPU slots only');
+      return [];
+    }
+  }
+
+  // ── reconcile ─────────────────────────────────────────────────────────────
+
+  private requestSync(): void {
+    if (this.stopped) return;
+    this.syncRequested = true;
+    if (this.syncLoop) return;
+    this.syncLoop = (async () => {
+      while (this.syncRequested && !this.stopped) {
+        this.syncRequested = false;
+        await this.sync().catch((err: unknown) => this.log.warn({ err }, 'supervisor sync failed; retrying on the next event or tick'));
+      }
+      this.syncLoop = null;
+    })();
+  }
+
+  /** Makes the running workers match the assignments. */
+  private async sync(): Promise<void> {
+    const desired = new Map<number, { topologyId: string; worker: WorkerAssignment }>();
+    for (const a of this.watcher.assignments.values()) {
+      for (const w of a.workers) {
+        if (w.supervisorId === this.id && this.ports.includes(w.port)) desired.set(w.port, { topologyId: a.topologyId, worker: w });
+      }
+    }
+    const stops: Promise<void>[] = [];
+    for (const [port, slot] of this.slots) {
+      const d = desired.get(port);
+      if (d && d.topologyId === slot.topologyId && signatureOf(d.worker) === slot.signature) continue;
+      this.slots.delete(port);
+      stops.push(this.stopWorker(slot, d ? 'its executors or GPU changed' : 'no longer assigned here'));
+    }
+    await Promise.all(stops);
+
+    const now = Date.now();
+    for (const [port, d] of desired) {
+      let slot = this.slots.get(port);
+      if (!slot) {
+        slot = { port, topologyId: d.topologyId, signature: signatureOf(d.worker), worker: d.worker, proc: null, launches: 0, fastFailures: 0, nextLaunchAt: 0 };
+        this.slots.set(port, slot);
+      }
+      slot.worker = d.worker;
+      if (slot.proc?.alive || now < slot.nextLaunchAt || this.stopped) continue;
+      await this.launch(slot);
+    }
+    await this.fetcher.prune(new Set([...desired.values()].map((d) => d.topologyId)), []);
+  }
+
+  private async launch(slot: Slot): Promise<void> {
+    let modulePath: string;
+    try {
+      const { value: storm } = await readJson(this.state, ZkPaths.storm(slot.topologyId), stormBaseSchema);
+      modulePath = await this.fetcher.modulePathFor(storm);
+    } catch (err) {
+      // The topology may be on its way out, or nimbus briefly unreachable: try again on the next tick.
+      slot.nextLaunchAt = Date.now() + this.settings.monitorMs;
+      this.log.warn({ err, topology: slot.topologyId, port: slot.port }, 'cannot get the topology code yet');
+      return;
+    }
+    if (this.stopped || this.slots.get(slot.port) !== slot) return;
+    const proc = this.launcher.launch({
+      topologyId: slot.topologyId,
+      supervisorId: this.id,
+      host: this.host,
+      port: slot.port,
+      modulePath,
+      gpu: slot.worker.gpu,
+    });
+    slot.proc = proc;
+    slot.launches++;
+    void proc.exited.then((exit) => this.onWorkerExit(slot, proc, exit));
+  }
+
+  private onWorkerExit(slot: Slot, proc: LaunchedWorker, exit: { code: number | null; signal: string | null }): void {
+    if (slot.proc !== proc || this.stopped || this.slots.get(slot.port) !== slot) return;
+    slot.proc = null;
+    const now = Date.now();
+    slot.fastFailures = now - proc.startedAt < FAST_FAILURE_MS ? slot.fastFailures + 1 : 0;
+    const delay = slot.fastFailures <= 1 ? 0 : Math.min(MAX_BACKOFF_MS, 500 * 2 ** (slot.fastFailures - 2));
+    slot.nextLaunchAt = now + delay;
+    this.log.warn({ topology: slot.topologyId, port: slot.port, ...exit, restartInMs: delay, logFile: proc.logFile }, 'worker died; restarting');
+    if (delay === 0) this.requestSync();
+    else setTimeout(() => this.requestSync(), delay).unref();
+  }
+
+  private async stopWorker(slot: Slot, why: string): Promise<void> {
+    const proc = slot.proc;
+    slot.proc = null;
+    if (!proc?.alive) return;
+    this.log.info({ topology: slot.topologyId, port: slot.port, pid: proc.pid, why }, 'stopping worker');
+    await proc.stop(this.graceMs);
+  }
+
+  // ── monitor ───────────────────────────────────────────────────────────────
+
+  private monitorTick(): void {
+    if (this.stopped) return;
+    this.ticks++;
+    const refresh = this.ticks % FULL_REFRESH_TICKS === 0 ? this.watcher.refresh() : Promise.resolve();
+    refresh
+      .then(() => this.checkHeartbeats())
+      .then(() => this.requestSync())
+      .catch((err: unknown) => this.log.warn({ err }, 'supervisor monitor round failed'));
+  }
+
+  /** Restarts a running worker that never heartbeat within the start timeout, or whose heartbeat went stale. */
+  private async checkHeartbeats(): Promise<void> {
+    const now = Date.now();
+    for (const slot of this.slots.values()) {
+      const proc = slot.proc;
+      if (!proc?.alive) continue;
+      let beat: { pid: number; time: number } | null = null;
+      try {
+        beat = (await readJson(this.state, ZkPaths.workerbeat(slot.topologyId, this.id, slot.port), beatSchema)).value;
+      } catch (err) {
+        if (!isStateError(err, 'NO_NODE') && !isStateError(err, 'CORRUPT')) throw err;
+      }
+      const mine = beat !== null && beat.pid === proc.pid;
+      let why: string | null = null;
+      if (!mine && now - proc.startedAt > this.settings.workerStartTimeoutMs) why = 'no heartbeat within supervisor.worker.start.timeout.secs';
+      if (mine && beat && now - beat.time > this.settings.workerTimeoutMs) why = 'heartbeat older than nimbus.task.timeout.secs';
+      if (why && slot.proc === proc) {
+        this.log.warn({ topology: slot.topologyId, port: slot.port, pid: proc.pid, why }, 'restarting a hung worker');
+        slot.proc = null;
+        slot.nextLaunchAt = 0;
+        await proc.stop(this.graceMs);
+      }
+    }
+  }
+
+  private onSession(s: SessionState): void {
+    if (this.stopped) return;
+    if (s === 'expired') {
+      // Watches died with the session: arm fresh ones once reconnected.
+      this.watcher.disarm();
+      this.log.warn('store session expired');
+    } else if (s === 'connected') {
+      this.registration?.beat().catch((err: unknown) => this.log.warn({ err }, 'could not re-register after reconnecting'));
+      this.watcher
+        .refresh()
+        .then(() => this.requestSync())
+        .catch((err: unknown) => this.log.warn({ err }, 'could not re-read assignments after reconnecting'));
+    }
+  }
+}

@@ -1,0 +1,241 @@
+/**
+ * Starts and stops worker processes: `node [worker.childopts] <entry>` with
+ * the WorkerLaunch in the environment, stdout/stderr appended to
+ * `<logs>/<topologyId>/worker-<port>.log` (the file is opened by the
+ * supervisor and handed to the child, so logs keep flowing even if the
+ * supervisor goes away), and in local mode an IPC channel on which the
+ * supervisor's process serves the cluster state.
+ *
+ * Each launch is recorded in `<pids>/<port>.json` so a restarted supervisor
+ * can stop the workers its previous incarnation left behind (they would hold
+ * the ports its new workers need).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { GpuBinding } from '../common/assignment.js';
+import type { Logger } from '../common/logger.js';
+import { encodeWorkerLaunch, type WorkerLaunch } from '../common/worker-env.js';
+import { WorkerLaunchError } from './errors.js';
+
+/** What serves one local-mode child its cluster state over IPC (serveClusterStateOverIpc). */
+export type IpcServe = (child: ChildProcess) => { close(): Promise<void> };
+
+export interface WorkerLauncherOptions {
+  log: Logger;
+  /** Worker entry script (tests inject fixtures). */
+  entry: string;
+  /** Extra node flags (`worker.childopts`). */
+  childopts: string[];
+  /** `<hstorm.local.dir>/logs`. */
+  logDir: string;
+  /** `<hstorm.local.dir>/workers`: one pid record per port. */
+  pidDir: string;
+  /** Validated cluster config handed to every worker. */
+  clusterConfig: Record<string, unknown>;
+  /** Local mode: serve the in-memory store to each child over IPC. Absent: workers connect to ZooKeeper. */
+  ipc?: IpcServe;
+  /** Extra environment for workers (tests). */
+  env?: Record<string, string>;
+}
+
+export interface WorkerSpec {
+  topologyId: string;
+  supervisorId: string;
+  host: string;
+  port: number;
+  modulePath: string;
+  gpu: GpuBinding | null;
+}
+
+export interface WorkerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+interface PidRecord {
+  pid: number;
+  topologyId: string;
+  entry: string;
+  startedAt: number;
+}
+
+/** One running worker process. */
+export class LaunchedWorker {
+  readonly startedAt = Date.now();
+  exit: WorkerExit | null = null;
+  readonly exited: Promise<WorkerExit>;
+
+  constructor(
+    readonly spec: WorkerSpec,
+    readonly child: ChildProcess,
+    readonly logFile: string,
+    private readonly ipcServer: { close(): Promise<void> } | null,
+    private readonly onGone: () => void,
+  ) {
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.exit = { code, signal };
+        this.ipcServer?.close().catch(() => undefined);
+        this.onGone();
+        resolve(this.exit);
+      });
+    });
+  }
+
+  get pid(): number {
+    return this.child.pid ?? -1;
+  }
+
+  get alive(): boolean {
+    return this.exit === null;
+  }
+
+  /** SIGTERM (the worker drains and writes a last heartbeat), SIGKILL if it is still there after `graceMs`. */
+  async stop(graceMs: number): Promise<WorkerExit> {
+    if (this.exit) return this.exit;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => {
+      if (!this.exit) this.child.kill('SIGKILL');
+    }, graceMs);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  kill(): void {
+    if (!this.exit) this.child.kill('SIGKILL');
+  }
+}
+
+export class WorkerLauncher {
+  constructor(private readonly o: WorkerLauncherOptions) {}
+
+  logFileOf(topologyId: string, port: number): string {
+    return join(this.o.logDir, topologyId, `worker-${port}.log`);
+  }
+
+  launch(spec: WorkerSpec): LaunchedWorker {
+    const logFile = this.logFileOf(spec.topologyId, spec.port);
+    const launch: WorkerLaunch = {
+      topologyId: spec.topologyId,
+      supervisorId: spec.supervisorId,
+      host: spec.host,
+      port: spec.port,
+      modulePath: spec.modulePath,
+      state: this.o.ipc ? 'ipc' : 'zookeeper',
+      clusterConfig: this.o.clusterConfig,
+      gpu: spec.gpu,
+    };
+    let fd: number;
+    try {
+      mkdirSync(join(this.o.logDir, spec.topologyId), { recursive: true });
+      fd = openSync(logFile, 'a');
+    } catch (err) {
+      throw new WorkerLaunchError(`cannot open worker log ${logFile}: ${(err as Error).message}`, spec.topologyId, spec.port, { cause: err });
+    }
+    let child: ChildProcess;
+    try {
+      child = spawn(process.execPath, [...this.o.childopts, this.o.entry], {
+        env: { ...process.env, ...this.o.env, ...encodeWorkerLaunch(launch) },
+        stdio: this.o.ipc ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd],
+        // Its own process group: a terminal's Ctrl-C reaches only the daemon, which then stops its
+        // workers in order (SIGTERM, last heartbeat) instead of all of them dying mid-batch at once.
+        detached: true,
+      });
+    } catch (err) {
+      throw new WorkerLaunchError(`cannot start worker on port ${spec.port}: ${(err as Error).message}`, spec.topologyId, spec.port, { cause: err });
+    } finally {
+      closeSync(fd);
+    }
+    // A failed spawn reports through 'error' (and then 'exit' may never come): turn it into an exit.
+    child.once('error', (err) => {
+      this.o.log.warn({ err, port: spec.port, topology: spec.topologyId }, 'worker process error');
+      if (child.exitCode === null && child.signalCode === null && child.pid === undefined) child.emit('exit', null, null);
+    });
+    const server = this.o.ipc && child.pid !== undefined ? this.o.ipc(child) : null;
+    if (child.pid !== undefined) this.recordPid(spec, child.pid);
+    const w = new LaunchedWorker(spec, child, logFile, server, () => this.forgetPid(spec.port, child.pid));
+    this.o.log.info({ topology: spec.topologyId, port: spec.port, pid: child.pid, gpu: spec.gpu?.gpuId ?? null, logFile }, 'worker started');
+    return w;
+  }
+
+  private recordPid(spec: WorkerSpec, pid: number): void {
+    const rec: PidRecord = { pid, topologyId: spec.topologyId, entry: this.o.entry, startedAt: Date.now() };
+    try {
+      mkdirSync(this.o.pidDir, { recursive: true });
+      writeFileSync(join(this.o.pidDir, `${spec.port}.json`), JSON.stringify(rec));
+    } catch (err) {
+      this.o.log.warn({ err }, 'could not record a worker pid');
+    }
+  }
+
+  private forgetPid(port: number, pid: number | undefined): void {
+    const file = join(this.o.pidDir, `${port}.json`);
+    try {
+      const rec = JSON.parse(readFileSync(file, 'utf8')) as PidRecord;
+      if (rec.pid === pid) rmSync(file, { force: true });
+    } catch {
+      // nothing recorded, or already replaced by a newer launch
+    }
+  }
+
+  /**
+   * Kills workers a previous supervisor on this data dir left running. A pid
+   * is only killed if its command line still names the worker entry, so a
+   * recycled pid is never hit.
+   */
+  async reapLeftovers(): Promise<number> {
+    let files: string[];
+    try {
+      files = readdirSync(this.o.pidDir).filter((f) => f.endsWith('.json'));
+    } catch {
+      return 0;
+    }
+    let reaped = 0;
+    for (const f of files) {
+      const file = join(this.o.pidDir, f);
+      try {
+        const rec = JSON.parse(readFileSync(file, 'utf8')) as PidRecord;
+        if (isWorkerProcess(rec.pid, rec.entry)) {
+          this.o.log.warn({ pid: rec.pid, topology: rec.topologyId }, 'stopping a worker left by a previous supervisor');
+          process.kill(rec.pid, 'SIGKILL');
+          await waitGone(rec.pid, 5000);
+          reaped++;
+        }
+      } catch {
+        // unreadable record or process already gone
+      }
+      rmSync(file, { force: true });
+    }
+    return reaped;
+  }
+}
+
+function isWorkerProcess(pid: number, entry: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(entry);
+  } catch {
+    // No /proc (not Linux) or no such process: only signal 0 can tell, and it cannot tell a recycled pid.
+    try {
+      process.kill(pid, 0);
+      return process.platform !== 'linux';
+    } catch {
+      return false;
+    }
+  }
+}
+
+async function waitGone(pid: number, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

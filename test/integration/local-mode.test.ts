@@ -1,0 +1,97 @@
+/**
+ * Local mode end to end: real worker child processes over ZeroMQ, the
+ * in-memory store over IPC, the same nimbus/supervisor code as a cluster.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runLocal, PACKAGE_ROOT } from '../../cli/local-run.js';
+import { SENTENCES } from '../../examples/word-count/index.js';
+import type { RunSummary } from '../../cli/run-summary.js';
+
+function readLines<T>(file: string): T[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
+}
+
+describe('local mode (multi-process)', function () {
+  this.timeout(120_000);
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'hstorm-local-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('counts words exactly with 2 worker processes', async () => {
+    const out = join(dir, 'counts.jsonl');
+    const perSpout = 300;
+    const summary = await runLocal({
+      module: join(PACKAGE_ROOT, 'examples/word-count'),
+      durationSec: 4,
+      overrides: { 'topology.workers': 2, 'wordcount.sentences': perSpout, 'wordcount.output': out, 'wordcount.parallelism.spout': 2 },
+    });
+    assert.equal(summary.workers, 2);
+    const expected = new Map<string, number>();
+    for (let task = 0; task < 2; task++) {
+      for (let id = 0; id < perSpout; id++) {
+        for (const w of SENTENCES[(id + task) % SENTENCES.length]!.split(' ')) expected.set(w, (expected.get(w) ?? 0) + 1);
+      }
+    }
+    const actual = new Map<string, number>();
+    for (const { counts } of readLines<{ counts: Record<string, number> }>(out)) {
+      for (const [w, n] of Object.entries(counts)) {
+        assert.equal(actual.has(w), false, `word "${w}" counted by two tasks`);
+        actual.set(w, n);
+      }
+    }
+    assert.deepEqual(Object.fromEntries([...actual].sort()), Object.fromEntries([...expected].sort()));
+    assert.equal(summary.acked, 2 * perSpout);
+    assert.equal(summary.failed, 0);
+    assert.ok(summary.components.count!.executed > 0);
+  });
+
+  it('is at-least-once: a bolt failing ~10% still gets every message acked', async () => {
+    const out = join(dir, 'flaky.jsonl');
+    const messages = 400;
+    await runLocal({
+      module: join(PACKAGE_ROOT, 'test/fixtures/flaky-topology'),
+      durationSec: 8,
+      overrides: { 'flaky.messages': messages, 'flaky.output': out, 'flaky.failRate': 0.1, 'topology.message.timeout.secs': 3 },
+      drainSec: 8,
+    });
+    const lines = readLines<{ role: string; emitted?: number; acked?: number; failures?: number; ids?: number[] }>(out);
+    const spout = lines.find((l) => l.role === 'spout')!;
+    assert.equal(spout.emitted, messages);
+    assert.equal(spout.acked, messages, 'every spout message is eventually acked');
+    assert.ok(spout.failures! > 0, 'some tuples failed and were replayed');
+    const sinkIds = new Set(lines.filter((l) => l.role === 'sink').flatMap((l) => l.ids ?? []));
+    assert.equal(sinkIds.size, messages);
+  });
+
+  it('holds a fast spout back behind a 100× slower bolt: bounded memory, nothing lost', async function () {
+    const out = join(dir, 'slow.jsonl');
+    const rss: number[] = [];
+    let last: RunSummary | null = null;
+    await runLocal({
+      module: join(PACKAGE_ROOT, 'test/fixtures/slow-bolt-topology'),
+      durationSec: 30,
+      overrides: { 'slow.output': out, 'slow.spin.ms': 0.1 },
+      drainSec: 15,
+      onProgress: (s) => {
+        last = s;
+        if (s.workers > 0) rss.push(s.maxWorkerRssMB);
+      },
+    });
+    const lines = readLines<{ role: string; emitted?: number; executed?: number }>(out);
+    const emitted = lines.find((l) => l.role === 'spout')!.emitted!;
+    const executed = lines.find((l) => l.role === 'bolt')!.executed!;
+    assert.ok(emitted > 1000, `spout emitted ${emitted}`);
+    assert.equal(executed, emitted, 'every emitted tuple reached the bolt');
+    assert.ok(last !== null);
+    assert.ok(rss.length >= 10, 'memory was sampled');
+    const growth = Math.max(...rss.slice(2)) - rss[2]!;
+    assert.ok(growth < 200, `RSS grew by ${growth} MB`);
+  });
+});

@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { Histogram } from '../../../common/histogram.js';
+
+/** Bucket width: a reported percentile is within this factor of the exact one. */
+const ACCURACY = 0.04;
+
+function exactQuantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!;
+}
+
+function assertClose(actual: number, expected: number, what: string): void {
+  assert.ok(
+    actual >= expected * (1 - 1e-9) && actual <= expected * (1 + ACCURACY) + 1e-9,
+    `${what}: ${actual} is not within ${ACCURACY * 100} % above ${expected}`,
+  );
+}
+
+describe('common/histogram', () => {
+  it('is empty at first', () => {
+    const h = new Histogram();
+    assert.equal(h.quantile(0.5), 0);
+    assert.deepEqual(h.stats(), { count: 0, mean: 0, p50: 0, p99: 0, max: 0 });
+    assert.deepEqual(h.toSparse(), []);
+  });
+
+  it('reports percentiles within the bucket accuracy (~4 %)', () => {
+    const h = new Histogram();
+    const values: number[] = [];
+    for (let i = 1; i <= 10_000; i++) {
+      const v = 0.01 * 1.0007 ** i; // 0.01 ms … ~11 ms, log-spread
+      values.push(v);
+      h.record(v);
+    }
+    values.sort((a, b) => a - b);
+    for (const q of [0.01, 0.1, 0.5, 0.9, 0.99, 0.999]) assertClose(h.quantile(q), exactQuantile(values, q), `p${q * 100}`);
+    assert.equal(h.quantile(1), values.at(-1));
+    assert.equal(h.count, 10_000);
+    assert.equal(h.max, values.at(-1));
+  });
+
+  it('keeps every percentile within the bucket accuracy for any sample (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: 0.002, max: 60_000, noNaN: true }), { minLength: 1, maxLength: 300 }), fc.double({ min: 0, max: 1, noNaN: true }), (xs, q) => {
+        const h = new Histogram();
+        for (const x of xs) h.record(x);
+        const sorted = [...xs].sort((a, b) => a - b);
+        assertClose(h.quantile(q), exactQuantile(sorted, q), `q=${q}`);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('computes count, mean, p50, p99 and max', () => {
+    const h = new Histogram();
+    for (let i = 0; i < 99; i++) h.record(1);
+    h.record(100);
+    const s = h.stats();
+    assert.equal(s.count, 100);
+    assert.equal(s.mean, 1.99);
+    assertClose(s.p50, 1, 'p50');
+    assertClose(s.p99, 1, 'p99');
+    assert.equal(s.max, 100);
+    assert.equal(h.quantile(1), 100);
+  });
+
+  it('puts zero and sub-microsecond values in the lowest bucket and keeps huge ones', () => {
+    const h = new Histogram();
+    h.record(0);
+    h.record(0.0000001);
+    h.record(10_000_000); // beyond the last bucket (~1 h): clamped into it
+    assert.equal(h.count, 3);
+    assert.ok(h.quantile(0.5) <= 0.00105);
+    assert.ok(h.quantile(1) >= 3_600_000 && h.quantile(1) <= 10_000_000);
+    assert.equal(h.max, 10_000_000);
+    assert.equal(h.toSparse().length, 2);
+  });
+
+  it('merges sparse histograms: the merge answers as one histogram of all samples', () => {
+    const parts = [new Histogram(), new Histogram(), new Histogram()];
+    const all = new Histogram();
+    const values: number[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const v = ((i * 7919) % 1000) / 10 + 0.05;
+      values.push(v);
+      parts[i % 3]!.record(v);
+      all.record(v);
+    }
+    const merged = new Histogram();
+    for (const p of parts) merged.mergeSparse(p.toSparse(), p.sum, p.max);
+    assert.deepEqual(merged.toSparse(), all.toSparse());
+    assert.equal(merged.count, all.count);
+    assert.ok(Math.abs(merged.sum - all.sum) < 1e-6);
+    assert.equal(merged.max, all.max);
+    assert.deepEqual(merged.stats(), all.stats());
+    values.sort((a, b) => a - b);
+    for (const q of [0.5, 0.9, 0.99]) assertClose(merged.quantile(q), exactQuantile(values, q), `merged p${q * 100}`);
+  });
+
+  it('merges a sparse histogram that travelled as JSON, and ignores out-of-range buckets', () => {
+    const a = new Histogram();
+    for (const v of [1, 2, 3, 400]) a.record(v);
+    const wire = JSON.parse(JSON.stringify(a.toSparse())) as [number, number][];
+    const b = new Histogram();
+    b.record(5);
+    b.mergeSparse([...wire, [-1, 10], [1e9, 10]], a.sum, a.max);
+    assert.equal(b.count, 5);
+    assert.equal(b.max, 400);
+    assert.equal(b.sum, 411);
+    assert.equal(b.quantile(1), 400);
+  });
+
+  it('merges into an empty histogram, and resets', () => {
+    const a = new Histogram();
+    a.record(2);
+    const b = new Histogram();
+    b.mergeSparse(a.toSparse(), a.sum, a.max);
+    b.mergeSparse([], 0, 0);
+    assert.deepEqual(b.stats(), a.stats());
+    b.reset();
+    assert.deepEqual(b.stats(), { count: 0, mean: 0, p50: 0, p99: 0, max: 0 });
+  });
+});

@@ -1,0 +1,232 @@
+import assert from 'node:assert/strict';
+import { GpuKernelRunner } from '../../../topology-sdk/gpu-kernel-runner.js';
+import type { GpuBackendHandle, GpuBackendName } from '../../../topology-sdk/gpu-backend-handle.js';
+import type { EmitOptions, OutputCollector, Values } from '../../../topology-sdk/components.js';
+import type { BatchInputs } from '../../../topology-sdk/gpu-batch.js';
+import { Tuple } from '../../../topology-sdk/tuple.js';
+import { Fields } from '../../../topology-sdk/fields.js';
+import type { GpuMetrics } from '../../../common/storm-base.js';
+import { WorkerGpuBackends, type GpuBackendProbes } from '../../../worker/gpu-backend.js';
+import { GpuMultiplyBolt, matmulKernel } from '../../../examples/matmul/gpu-multiply-bolt.js';
+import { checksumMatches, expectedProductSum, multiply, randomMatrix, seededRandom } from '../../../examples/matmul/matrix.js';
+import { fakeContext } from '../../helpers/fake-context.js';
+
+const N = 64;
+const noGpu: Partial<GpuBackendProbes> = {
+  webgpu: () => Promise.resolve({ ok: false, reason: 'the webgpu package does not load (GLIBCXX_3.4.32 not found)' }),
+  headlessgl: () => Promise.resolve({ ok: false, reason: 'the gl package is not installed' }),
+};
+
+function handle(backend: GpuBackendName, requested: GpuBackendName = backend): GpuBackendHandle {
+  return { backend, requested, fallback: backend !== requested, fallbackReason: null, device: backend === 'webgpu' ? 'test adapter' : null, cpuBackend: 'webasm', cpuThreads: () => 2 };
+}
+
+function assertClose(actual: Float32Array, expected: Float32Array, what: string): void {
+  assert.equal(actual.length, expected.length);
+  for (let i = 0; i < expected.length; i++) {
+    const tol = 1e-4 * (1 + Math.abs(expected[i]!));
+    if (Math.abs(actual[i]! - expected[i]!) > tol) assert.fail(`${what}: element ${i} is ${actual[i]}, expected ${expected[i]}`);
+  }
+}
+
+const FIELDS = new Fields(['id', 'n', 'a', 'b', 'expected']);
+function matrixTuples(count: number, seed = 7): Tuple[] {
+  const rand = seededRandom(seed);
+  return Array.from({ length: count }, (_, id) => {
+    const a = randomMatrix(N, rand);
+    const b = randomMatrix(N, rand);
+    return new Tuple([id, N, a, b, expectedProductSum(a, b, N)], FIELDS, 'matrices', 'default', 1, [BigInt(id + 1), 1n]);
+  });
+}
+
+interface Recorded {
+  emitted: { values: Values; anchors: unknown }[];
+  acked: Tuple[];
+  failed: Tuple[];
+}
+function recordingCollector(): OutputCollector & Recorded {
+  const r: Recorded = { emitted: [], acked: [], failed: [] };
+  return {
+    ...r,
+    emit(values: Values, options?: EmitOptions) {
+      r.emitted.push({ values, anchors: options?.anchors });
+      return [2];
+    },
+    emitDirect() {},
+    ack: (t: Tuple) => void r.acked.push(t),
+    fail: (t: Tuple) => void r.failed.push(t),
+    reportError() {},
+  };
+}
+
+async function preparedBolt(bolt: GpuMultiplyBolt, conf: Record<string, unknown>, gpu: typeof noGpu | null = null) {
+  const backends = new WorkerGpuBackends(gpu ? { gpuId: 'GPU-1', name: 'NVIDIA H200', source: 'nvidia-smi' } : null, 2, fakeContext().log, gpu ?? {});
+  const ctx = fakeContext({ component: 'multiply', gpuBackend: () => backends.acquire('auto') });
+  const out = recordingCollector();
+  await bolt.prepare({ 'matmul.dim': N, ...conf }, ctx, out);
+  return { ctx, out };
+}
+
+async function until(what: string, cond: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+describe('GpuKernelRunner', function () {
+  this.timeout(10_000);
+
+  for (const backend of ['webasm', 'cpu'] as const) {
+    it(`${backend}: a batched 64×64 matmul equals the plain-JS product, padding hidden, backend read from the kernel`, async () => {
+      const runner = await GpuKernelRunner.create(matmulKernel(N), 4, handle(backend));
+      try {
+        const rand = seededRandom(3);
+        const as = [0, 1, 2].map(() => randomMatrix(N, rand));
+        const bs = [0, 1, 2].map(() => randomMatrix(N, rand));
+        const launch = () => {
+          const batch = runner.batchInputs();
+          return runner.run([batch.pack(as, [N, N]), batch.pack(bs, [N, N])], 3);
+        };
+        await launch();
+        const result = await launch();
+        for (let i = 0; i < 3; i++) assertClose(result.item(i), multiply(as[i]!, bs[i]!, N), `${backend} item ${i}`);
+        assert.throws(() => result.item(3), RangeError);
+        const m = runner.metrics();
+        assert.equal(runner.backend, backend);
+        assert.deepEqual([m.backend, m.fallback, m.launches, m.tuples, m.batchFill, m.batchSize], [backend, false, 2, 6, 0.75, 4]);
+        assert.ok(m.kernelMs.count === 1 && m.kernelMs.max > 0, 'the compiling first launch is not timed');
+      } finally {
+        runner.destroy();
+      }
+    });
+  }
+
+  it('webasm launches run off the main thread: timers keep firing during a long launch', async () => {
+    const n = 256;
+    const runner = await GpuKernelRunner.create(matmulKernel(n), 4, handle('webasm'));
+    try {
+      const rand = seededRandom(9);
+      const as = [0, 1, 2, 3].map(() => randomMatrix(n, rand));
+      const bs = [0, 1, 2, 3].map(() => randomMatrix(n, rand));
+      const launch = () => {
+        const batch = runner.batchInputs();
+        return runner.run([batch.pack(as, [n, n]), batch.pack(bs, [n, n])], 4);
+      };
+      await launch(); // compile
+      let last = performance.now();
+      let maxGap = 0;
+      const tick = setInterval(() => {
+        const now = performance.now();
+        maxGap = Math.max(maxGap, now - last);
+        last = now;
+      }, 2);
+      const start = performance.now();
+      await launch();
+      const took = performance.now() - start;
+      clearInterval(tick);
+      assert.ok(maxGap < Math.max(60, took / 2), `event loop stalled ${maxGap.toFixed(1)} ms during a ${took.toFixed(1)} ms launch`);
+    } finally {
+      runner.destroy();
+    }
+  });
+
+  it('a kernel the GPU backend cannot run is rebuilt on the CPU backend, and the fallback is reported', async () => {
+    // No navigator.gpu in this process, so a webgpu kernel fails at its first launch.
+    const g = globalThis as { navigator?: { gpu?: unknown } };
+    const nav = g.navigator;
+    const saved = nav && Object.getOwnPropertyDescriptor(nav, 'gpu');
+    if (nav) Object.defineProperty(nav, 'gpu', { value: undefined, configurable: true, writable: true });
+    const ctx = fakeContext();
+    const runner = await GpuKernelRunner.create(matmulKernel(N), 2, handle('webgpu'), ctx.log);
+    try {
+      const rand = seededRandom(5);
+      const a = randomMatrix(N, rand);
+      const b = randomMatrix(N, rand);
+      const batch = runner.batchInputs();
+      const result = await runner.run([batch.pack([a], [N, N]), batch.pack([b], [N, N])], 1);
+      assertClose(result.item(0), multiply(a, b, N), 'after fallback');
+      const m = runner.metrics();
+      assert.equal(m.backend, 'webasm');
+      assert.equal(m.requestedBackend, 'webgpu');
+      assert.equal(m.fallback, true);
+      assert.match(m.fallbackReason!, /webgpu kernel failed/);
+      assert.equal(m.device, null, 'a CPU run names no GPU');
+      assert.ok(ctx.logged.some((l) => l.level === 'warn'));
+    } finally {
+      runner.destroy();
+      if (nav && saved) Object.defineProperty(nav, 'gpu', saved);
+      else if (nav) delete nav.gpu;
+    }
+  });
+});
+
+describe('GpuBolt', function () {
+  this.timeout(10_000);
+
+  it('batches tuples into launches, emits anchored results equal to the reference and acks every tuple', async () => {
+    const bolt = new GpuMultiplyBolt();
+    const { ctx, out } = await preparedBolt(bolt, { 'topology.gpu.batch.size': 4, 'topology.gpu.batch.max.wait.ms': 5, 'topology.gpu.launches.in.flight': 2 });
+    const tuples = matrixTuples(10);
+    for (const t of tuples) await bolt.execute(t);
+    await until('every tuple acked', () => out.acked.length === 10);
+    assert.equal(out.failed.length, 0);
+    assert.equal(out.emitted.length, 10);
+    for (const e of out.emitted) {
+      const [id, n, s, expected] = e.values as [number, number, number, number];
+      assert.equal(e.anchors, tuples[id], 'anchored to its own input');
+      assert.ok(checksumMatches(s, expected, n, Math.abs(expected) + n), `product ${id}: sum ${s}, expected ${expected}`);
+    }
+    const m = ctx.sections.get('gpu')!() as GpuMetrics;
+    assert.equal(m.backend, 'webasm');
+    assert.equal(m.launches, 3, '4 + 4 + 2 (the last batch flushed by the max wait)');
+    assert.equal(m.tuples, 10);
+    await bolt.cleanup();
+  });
+
+  it('holds execute back while the launches in flight are at the limit (backpressure)', async () => {
+    const bolt = new GpuMultiplyBolt();
+    const { out } = await preparedBolt(bolt, { 'topology.gpu.batch.size': 2, 'topology.gpu.batch.max.wait.ms': 1000, 'topology.gpu.launches.in.flight': 1 });
+    const [t0, t1, t2, t3] = matrixTuples(4);
+    assert.equal(bolt.execute(t0!), undefined);
+    assert.equal(bolt.execute(t1!), undefined, 'a full batch with a free slot launches at once');
+    assert.equal(bolt.execute(t2!), undefined);
+    const held = bolt.execute(t3!);
+    assert.ok(held instanceof Promise, 'a full batch at the in-flight limit makes execute wait');
+    assert.ok(out.acked.length < 2);
+    await held;
+    assert.ok(out.acked.length >= 2, 'released only after a launch finished');
+    await until('all acked', () => out.acked.length === 4);
+    await bolt.cleanup();
+  });
+
+  it('fails every tuple of a launch that fails', async () => {
+    class Broken extends GpuMultiplyBolt {
+      override toInputs(_t: readonly Tuple[], _b: BatchInputs): unknown[] {
+        throw new Error('bad input');
+      }
+    }
+    const bolt = new Broken();
+    const { ctx, out } = await preparedBolt(bolt, { 'topology.gpu.batch.size': 3, 'topology.gpu.batch.max.wait.ms': 1 });
+    for (const t of matrixTuples(3)) await bolt.execute(t);
+    await until('failed', () => out.failed.length === 3);
+    assert.equal(out.acked.length, 0);
+    assert.ok(ctx.logged.some((l) => l.level === 'warn' && l.msg === 'GPU launch failed; failing its tuples'));
+    await bolt.cleanup();
+  });
+
+  it('on a GPU slot where WebGPU fails, runs on the CPU backend and reports the fallback', async () => {
+    const bolt = new GpuMultiplyBolt();
+    const { ctx, out } = await preparedBolt(bolt, { 'topology.gpu.batch.size': 2, 'topology.gpu.batch.max.wait.ms': 1 }, noGpu);
+    for (const t of matrixTuples(2)) await bolt.execute(t);
+    await until('acked', () => out.acked.length === 2);
+    const m = ctx.sections.get('gpu')!() as GpuMetrics;
+    assert.equal(m.backend, 'webasm');
+    assert.equal(m.requestedBackend, 'webgpu');
+    assert.equal(m.fallback, true);
+    assert.match(m.fallbackReason!, /webgpu: .*GLIBCXX/);
+    assert.equal(m.device, null);
+    await bolt.cleanup();
+  });
+});

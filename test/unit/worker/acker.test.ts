@@ -1,0 +1,427 @@
+import assert from 'node:assert/strict';
+import { AckerExecutor } from '../../../worker/executor/acker-executor.js';
+import { BoltExecutor } from '../../../worker/executor/bolt-executor.js';
+import { SpoutExecutor } from '../../../worker/executor/spout-executor.js';
+import type { Executor } from '../../../worker/executor/executor.js';
+import type { ExecutorHost } from '../../../worker/executor/executor-host.js';
+import { ACK_ACK, ACK_FAIL, ACK_INIT, SYSTEM_FIELDS, isSystemStream } from '../../../worker/executor/system-streams.js';
+import { ACKER_COMPONENT, computeTasks, type ComponentDef, type TopologyDef } from '../../../common/topology-def.js';
+import { defaultConfig } from '../../../common/config/config.js';
+import { silentLogger } from '../../../common/logger.js';
+import { Fields } from '../../../topology-sdk/fields.js';
+import { Tuple } from '../../../topology-sdk/tuple.js';
+import { Bolt, Spout, type Conf, type OutputCollector, type SpoutOutputCollector } from '../../../topology-sdk/components.js';
+import type { OutputFieldsDeclarer } from '../../../topology-sdk/output-declarer.js';
+import type { TopologyContext } from '../../../topology-sdk/context.js';
+import { fakeContext } from '../../helpers/fake-context.js';
+
+interface Sent {
+  dest: number;
+  srcComponent: string;
+  srcTask: number;
+  stream: string;
+  values: unknown[];
+  anchors: bigint[] | null;
+}
+
+/**
+ * A worker in miniature: every task lives here, `send` drops the tuple into
+ * the destination executor's queue at once (no encoding), and `drain` runs the
+ * executors until none can make progress. `wake` (timers, async user code)
+ * schedules a drain on the next turn, as the real run loop does.
+ */
+class FakeHost implements ExecutorHost {
+  readonly topologyId = 'test-1';
+  readonly log = silentLogger();
+  readonly sent: Sent[] = [];
+  readonly executors = new Map<number, Executor>();
+  private readonly tasks;
+  private readonly config: Record<string, unknown>;
+  private scheduled = false;
+
+  constructor(
+    readonly def: TopologyDef,
+    config: Record<string, unknown> = {},
+    ackers = 1,
+  ) {
+    this.tasks = computeTasks(def, ackers);
+    this.config = { ...defaultConfig(), ...config };
+  }
+
+  tasksOf(component: string): readonly number[] {
+    return this.tasks.filter((t) => t.component === component).map((t) => t.task);
+  }
+
+  isLocal(): boolean {
+    return true;
+  }
+
+  configOf(): Readonly<Record<string, unknown>> {
+    return this.config;
+  }
+
+  fieldsOf(component: string, stream: string): Fields {
+    const f = isSystemStream(stream)
+      ? SYSTEM_FIELDS.get(stream)
+      : this.def.components.find((c) => c.id === component)?.streams.find((s) => s.id === stream)?.fields;
+    if (!f) throw new Error(`stream "${stream}" of "${component}" is not declared`);
+    return f instanceof Fields ? f : new Fields(f);
+  }
+
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null): void {
+    this.sent.push({ dest, srcComponent, srcTask, stream, values, anchors });
+    const ex = this.executors.get(dest);
+    if (ex) ex.enqueue(new Tuple(values, this.fieldsOf(srcComponent, stream), srcComponent, stream, srcTask, anchors), isSystemStream(stream));
+  }
+
+  ackerFor(root: bigint): number | null {
+    const ackers = this.tasksOf(ACKER_COMPONENT);
+    return ackers.length === 0 ? null : ackers[Number(root % BigInt(ackers.length))]!;
+  }
+
+  isCongested(): boolean {
+    return false;
+  }
+
+  wake(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.drain();
+    });
+  }
+
+  contextFor(component: string, task: number): TopologyContext {
+    return fakeContext({ component, taskId: task, tasks: [...this.tasksOf(component)] });
+  }
+
+  add(ex: Executor): void {
+    this.executors.set(ex.task, ex);
+  }
+
+  drain(): void {
+    for (let round = 0; round < 10_000; round++) {
+      let progressed = false;
+      for (const ex of this.executors.values()) {
+        if (ex.ready()) {
+          ex.runSlice(performance.now() + 5);
+          progressed = true;
+        }
+      }
+      if (!progressed) return;
+    }
+    throw new Error('executors never became idle');
+  }
+
+  async stopAll(): Promise<void> {
+    for (const ex of this.executors.values()) await ex.stop();
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function waitFor(cond: () => boolean, ms: number, what: string): Promise<void> {
+  const until = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+function component(id: string, kind: 'spout' | 'bolt', streams: string[][], inputs: string[] = []): ComponentDef {
+  return {
+    id,
+    kind,
+    parallelism: 1,
+    streams: streams.map((fields, i) => ({ id: i === 0 ? 'default' : `s${i}`, fields, direct: false })),
+    inputs: inputs.map((c) => ({ component: c, stream: 'default', grouping: { type: 'shuffle' } })),
+    gpu: null,
+    config: {},
+  };
+}
+
+describe('worker/executor/acker-executor', () => {
+  const SPOUT_TASK = 1;
+  let host: FakeHost;
+  let acker: AckerExecutor;
+  let ackerTask: number;
+
+  beforeEach(() => {
+    host = new FakeHost({ components: [component('spout', 'spout', [['x']])], config: {} });
+    ackerTask = host.tasksOf(ACKER_COMPONENT)[0]!;
+    acker = new AckerExecutor(host, ackerTask);
+    host.add(acker);
+  });
+
+  afterEach(() => host.stopAll());
+
+  function deliver(stream: string, values: unknown[], srcComponent = 'bolt', srcTask = 2): void {
+    acker.enqueue(new Tuple(values, SYSTEM_FIELDS.get(stream)!, srcComponent, stream, srcTask, null), true);
+    host.drain();
+  }
+  const replies = (): Sent[] => host.sent.filter((s) => s.srcComponent === ACKER_COMPONENT);
+
+  it('acks the root when init and acks XOR back to zero, and not before', () => {
+    const root = 0xfedcba9876543210n;
+    const [e1, e2, e3] = [0x1111n, 0x2222n, 0xffff_ffff_ffff_fff0n];
+    deliver(ACK_INIT, [root, e1 ^ e2, SPOUT_TASK], 'spout', SPOUT_TASK);
+    assert.deepEqual(replies(), []);
+    deliver(ACK_ACK, [root, e1 ^ e3]); // e1 done, child e3 created
+    assert.deepEqual(replies(), []);
+    deliver(ACK_ACK, [root, e2]);
+    assert.deepEqual(replies(), []);
+    assert.equal(acker.pendingTrees, 1);
+    deliver(ACK_ACK, [root, e3]);
+    assert.deepEqual(replies(), [{ dest: SPOUT_TASK, srcComponent: ACKER_COMPONENT, srcTask: ackerTask, stream: ACK_ACK, values: [root], anchors: null }]);
+    assert.equal(acker.pendingTrees, 0);
+    assert.equal(acker.metrics.acked, 1);
+  });
+
+  it('completes a tree whose acks overtook the init', () => {
+    const root = 42n;
+    const [a, b] = [0xabcn, 0xdefn];
+    deliver(ACK_ACK, [root, a ^ b]);
+    deliver(ACK_ACK, [root, b]);
+    assert.deepEqual(replies(), [], 'no spout task known yet');
+    deliver(ACK_INIT, [root, a, SPOUT_TASK], 'spout', SPOUT_TASK);
+    assert.deepEqual(
+      replies().map((r) => [r.dest, r.stream, r.values]),
+      [[SPOUT_TASK, ACK_ACK, [root]]],
+    );
+  });
+
+  it('also completes a tree whose acks XOR to zero before the init arrived', () => {
+    const root = 7n;
+    deliver(ACK_ACK, [root, 5n]);
+    deliver(ACK_ACK, [root, 5n]); // XOR is zero, but the spout has not spoken: not complete
+    assert.deepEqual(replies(), []);
+    deliver(ACK_INIT, [root, 9n, SPOUT_TASK], 'spout', SPOUT_TASK);
+    assert.deepEqual(replies(), []);
+    deliver(ACK_ACK, [root, 9n]);
+    assert.deepEqual(
+      replies().map((r) => r.stream),
+      [ACK_ACK],
+    );
+  });
+
+  it('reports a fail to the spout task, once', () => {
+    const root = 99n;
+    deliver(ACK_INIT, [root, 3n, SPOUT_TASK], 'spout', SPOUT_TASK);
+    deliver(ACK_FAIL, [root]);
+    deliver(ACK_ACK, [root, 3n]); // a sibling acked after the fail: no second reply
+    assert.deepEqual(
+      replies().map((r) => [r.dest, r.stream, r.values]),
+      [[SPOUT_TASK, ACK_FAIL, [root]]],
+    );
+    assert.equal(acker.metrics.failed, 1);
+  });
+
+  it('reports a fail that arrived before the init once the init arrives', () => {
+    const root = 100n;
+    deliver(ACK_FAIL, [root]);
+    assert.deepEqual(replies(), []);
+    deliver(ACK_INIT, [root, 3n, SPOUT_TASK], 'spout', SPOUT_TASK);
+    assert.deepEqual(
+      replies().map((r) => r.stream),
+      [ACK_FAIL],
+    );
+  });
+
+  it('keeps trees of different roots apart', () => {
+    deliver(ACK_INIT, [1n, 10n, SPOUT_TASK], 'spout', SPOUT_TASK);
+    deliver(ACK_INIT, [2n, 20n, SPOUT_TASK], 'spout', SPOUT_TASK);
+    deliver(ACK_ACK, [1n, 20n]); // the other tree's edge: tree 1 is not done
+    deliver(ACK_ACK, [2n, 20n]);
+    assert.deepEqual(
+      replies().map((r) => r.values),
+      [[2n]],
+    );
+    assert.equal(acker.pendingTrees, 1);
+  });
+
+  it('forgets trees after one to two message timeouts', async () => {
+    host = new FakeHost({ components: [component('spout', 'spout', [['x']])], config: {} }, { 'topology.message.timeout.secs': 0.05 });
+    acker = new AckerExecutor(host, ackerTask);
+    host.add(acker);
+    await acker.start();
+    deliver(ACK_INIT, [5n, 1n, SPOUT_TASK], 'spout', SPOUT_TASK);
+    assert.equal(acker.pendingTrees, 1);
+    await waitFor(() => acker.pendingTrees === 0, 1000, 'the tree to be dropped');
+    assert.deepEqual(replies(), [], 'the acker never fails a tree on its own; the spout times it out');
+  });
+});
+
+// ── end to end: spout → splitter (3 anchored children) → sink → acker → spout ──
+
+class ListSpout extends Spout {
+  readonly acked: unknown[] = [];
+  readonly failed: unknown[] = [];
+  private collector!: SpoutOutputCollector;
+  private next = 0;
+  constructor(private readonly ids: readonly number[]) {
+    super();
+  }
+  override open(_conf: Conf, _ctx: TopologyContext, collector: SpoutOutputCollector): void {
+    this.collector = collector;
+  }
+  nextTuple(): void {
+    const id = this.ids[this.next];
+    if (id === undefined) return;
+    this.next++;
+    this.collector.emit([id], { messageId: `m${id}` });
+  }
+  override ack(id: unknown): void {
+    this.acked.push(id);
+  }
+  override fail(id: unknown): void {
+    this.failed.push(id);
+  }
+  declareOutputFields(d: OutputFieldsDeclarer): void {
+    d.declare(['id']);
+  }
+}
+
+type Verdict = 'ack' | 'fail' | 'throw' | 'hold';
+
+/** Emits three children anchored to its input, then acks it (or fails / throws when told to). */
+class SplitBolt extends Bolt {
+  private collector!: OutputCollector;
+  constructor(private readonly verdict: (id: number) => Verdict) {
+    super();
+  }
+  override prepare(_conf: Conf, _ctx: TopologyContext, collector: OutputCollector): void {
+    this.collector = collector;
+  }
+  execute(t: Tuple): void {
+    const id = t.getValueByField('id') as number;
+    const v = this.verdict(id);
+    if (v === 'throw') throw new Error(`split refuses ${id}`);
+    if (v === 'fail') return this.collector.fail(t);
+    for (let part = 0; part < 3; part++) this.collector.emit([id, part], { anchors: t });
+    this.collector.ack(t);
+  }
+}
+
+/** Acks each child, except where told to fail it or hold on to it (so the tree times out). */
+class SinkBolt extends Bolt {
+  readonly held: Tuple[] = [];
+  private collector!: OutputCollector;
+  constructor(private readonly verdict: (id: number, part: number) => Verdict) {
+    super();
+  }
+  override prepare(_conf: Conf, _ctx: TopologyContext, collector: OutputCollector): void {
+    this.collector = collector;
+  }
+  execute(t: Tuple): void {
+    const v = this.verdict(t.getValueByField('id') as number, t.getValueByField('part') as number);
+    if (v === 'fail') this.collector.fail(t);
+    else if (v === 'hold') this.held.push(t);
+    else if (v === 'throw') throw new Error('sink refuses');
+    else this.collector.ack(t);
+  }
+  release(): void {
+    for (const t of this.held.splice(0)) this.collector.ack(t);
+  }
+}
+
+describe('worker/executor ack tree, end to end', () => {
+  const def: TopologyDef = {
+    components: [
+      component('spout', 'spout', [['id']]),
+      component('split', 'bolt', [['id', 'part']], ['spout']),
+      component('sink', 'bolt', [], ['split']),
+    ],
+    config: {},
+  };
+  let host: FakeHost;
+  let spout: ListSpout;
+  let sink: SinkBolt;
+  let spoutEx: SpoutExecutor;
+
+  async function start(
+    ids: number[],
+    split: (id: number) => Verdict,
+    sinkVerdict: (id: number, part: number) => Verdict,
+    config: Record<string, unknown> = {},
+  ): Promise<void> {
+    host = new FakeHost(def, config);
+    spout = new ListSpout(ids);
+    sink = new SinkBolt(sinkVerdict);
+    spoutEx = new SpoutExecutor(host, 'spout', host.tasksOf('spout')[0]!, spout);
+    const executors = [
+      spoutEx,
+      new BoltExecutor(host, 'split', host.tasksOf('split')[0]!, new SplitBolt(split)),
+      new BoltExecutor(host, 'sink', host.tasksOf('sink')[0]!, sink),
+      new AckerExecutor(host, host.tasksOf(ACKER_COMPONENT)[0]!),
+    ];
+    for (const ex of executors) {
+      host.add(ex);
+      await ex.start();
+    }
+    spoutEx.activate();
+    host.drain();
+  }
+
+  afterEach(() => host.stopAll());
+
+  const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
+  const sorted = (xs: unknown[]): string[] => xs.map(String).sort();
+
+  it('calls the spout ack exactly once per message id when every child is acked', async () => {
+    await start(range(50), () => 'ack', () => 'ack');
+    assert.deepEqual(sorted(spout.acked), sorted(range(50).map((i) => `m${i}`)));
+    assert.deepEqual(spout.failed, []);
+    assert.equal(spoutEx.pendingCount, 0);
+    // Each spout tuple: one init; each split tuple: one ack; each child: one ack.
+    assert.equal(host.sent.filter((s) => s.stream === ACK_INIT).length, 50);
+    assert.equal(host.sent.filter((s) => s.stream === ACK_ACK && s.srcComponent !== ACKER_COMPONENT).length, 50 * 4);
+    // Children carry the spout tuple's root in their anchors.
+    const children = host.sent.filter((s) => s.srcComponent === 'split' && s.stream === 'default');
+    assert.equal(children.length, 150);
+    for (const c of children) assert.equal(c.anchors?.length, 2);
+  });
+
+  it('calls fail (once, never ack) when a bolt fails or throws, and ack for the rest', async () => {
+    const splitVerdict = (id: number): Verdict => (id === 3 ? 'fail' : id === 4 ? 'throw' : 'ack');
+    const sinkVerdict = (id: number, part: number): Verdict => (id === 7 && part === 1 ? 'fail' : id === 8 && part === 2 ? 'throw' : 'ack');
+    await start(range(10), splitVerdict, sinkVerdict);
+    assert.deepEqual(sorted(spout.failed), ['m3', 'm4', 'm7', 'm8']);
+    assert.deepEqual(sorted(spout.acked), ['m0', 'm1', 'm2', 'm5', 'm6', 'm9']);
+    assert.equal(spoutEx.pendingCount, 0);
+  });
+
+  it('times a tree out after topology.message.timeout.secs and fails it, and ignores a later ack', async () => {
+    const started = performance.now();
+    await start(range(4), () => 'ack', (id, part) => (id === 2 && part === 0 ? 'hold' : 'ack'), { 'topology.message.timeout.secs': 0.3 });
+    assert.deepEqual(sorted(spout.acked), ['m0', 'm1', 'm3']);
+    assert.deepEqual(spout.failed, []);
+    assert.equal(sink.held.length, 1);
+    await waitFor(() => spout.failed.length > 0, 2000, 'the timeout');
+    const waited = performance.now() - started;
+    assert.ok(waited >= 290, `failed after ${waited.toFixed(0)} ms, before the 300 ms timeout`);
+    assert.deepEqual(spout.failed, ['m2']);
+    // The held child is finally acked: the acker completes the tree, but the spout already failed it.
+    sink.release();
+    host.drain();
+    assert.deepEqual(spout.failed, ['m2']);
+    assert.deepEqual(sorted(spout.acked), ['m0', 'm1', 'm3']);
+  });
+
+  it('acks at once when acking is off (no acker tasks)', async () => {
+    host = new FakeHost(def, {}, 0);
+    spout = new ListSpout(range(5));
+    spoutEx = new SpoutExecutor(host, 'spout', host.tasksOf('spout')[0]!, spout);
+    host.add(spoutEx);
+    host.add(new BoltExecutor(host, 'split', host.tasksOf('split')[0]!, new SplitBolt(() => 'ack')));
+    host.add(new BoltExecutor(host, 'sink', host.tasksOf('sink')[0]!, new SinkBolt(() => 'hold')));
+    for (const ex of host.executors.values()) await ex.start();
+    spoutEx.activate();
+    host.drain();
+    await sleep(0); // ackAtOnce defers the user call by a microtask
+    assert.deepEqual(sorted(spout.acked), ['m0', 'm1', 'm2', 'm3', 'm4']);
+    assert.equal(host.sent.filter((s) => isSystemStream(s.stream)).length, 0);
+  });
+});

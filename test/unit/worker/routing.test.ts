@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { OutputRouter, type RoutingTopology } from '../../../worker/routing.js';
+import { computeTasks, type ComponentDef, type GroupingDef, type TopologyDef } from '../../../common/topology-def.js';
+
+/** A small deterministic PRNG (mulberry32) so the shuffle tests do not depend on luck. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function bolt(id: string, parallelism: number, grouping: GroupingDef, stream = 'default'): ComponentDef {
+  return { id, kind: 'bolt', parallelism, streams: [], inputs: [{ component: 'src', stream, grouping }], gpu: null, config: {} };
+}
+
+/**
+ * One spout "src" (default stream [word, n], direct stream "d") feeding one bolt
+ * per grouping. `local` says which tasks live in the emitting worker.
+ */
+function topology(bolts: ComponentDef[], local: (task: number) => boolean = () => true): RoutingTopology {
+  const def: TopologyDef = {
+    components: [
+      {
+        id: 'src',
+        kind: 'spout',
+        parallelism: 1,
+        streams: [
+          { id: 'default', fields: ['word', 'n'], direct: false },
+          { id: 'd', fields: ['x'], direct: true },
+        ],
+        inputs: [],
+        gpu: null,
+        config: {},
+      },
+      ...bolts,
+    ],
+    config: {},
+  };
+  const tasks = computeTasks(def, 1);
+  return {
+    def,
+    // Reversed on purpose: the router must not rely on the order it is handed.
+    tasksOf: (c) => tasks.filter((t) => t.component === c).map((t) => t.task).reverse(),
+    isLocal: local,
+  };
+}
+
+function tasksOf(topo: RoutingTopology, c: string): number[] {
+  return [...topo.tasksOf(c)].sort((a, b) => a - b);
+}
+
+describe('worker/routing OutputRouter', () => {
+  it('fields grouping sends equal keys to the same task and spreads distinct keys', () => {
+    const topo = topology([bolt('count', 4, { type: 'fields', fields: ['word'] })]);
+    const router = new OutputRouter('src', topo);
+    const seen = new Map<string, number>();
+    const used = new Set<number>();
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 200; i++) {
+        const word = `w${i}`;
+        const targets = router.route('default', [word, round * 1000 + i]);
+        assert.equal(targets.length, 1);
+        const t = targets[0]!;
+        const before = seen.get(word);
+        if (before !== undefined) assert.equal(t, before, `key ${word} moved from task ${before} to ${t}`);
+        seen.set(word, t);
+        used.add(t);
+      }
+    }
+    assert.deepEqual([...used].sort((a, b) => a - b), tasksOf(topo, 'count'), 'every task gets some keys');
+  });
+
+  it('fields grouping is the same in another router (another worker process)', () => {
+    const topo = topology([bolt('count', 5, { type: 'fields', fields: ['word', 'n'] })]);
+    const a = new OutputRouter('src', topo, seeded(1));
+    const b = new OutputRouter('src', topo, seeded(2));
+    for (let i = 0; i < 100; i++) assert.deepEqual(a.route('default', ['k', i]), b.route('default', ['k', i]));
+  });
+
+  it('shuffle spreads evenly (±10 %) over 10 000 tuples', () => {
+    const topo = topology([bolt('work', 4, { type: 'shuffle' })]);
+    const router = new OutputRouter('src', topo, seeded(42));
+    const counts = new Map<number, number>();
+    for (let i = 0; i < 10_000; i++) {
+      const [t] = router.route('default', ['x', i]);
+      counts.set(t!, (counts.get(t!) ?? 0) + 1);
+    }
+    assert.deepEqual([...counts.keys()].sort((a, b) => a - b), tasksOf(topo, 'work'));
+    for (const [task, n] of counts) assert.ok(Math.abs(n - 2500) <= 250, `task ${task} got ${n} of 10000`);
+  });
+
+  it('all grouping sends every tuple to every task', () => {
+    const topo = topology([bolt('bcast', 3, { type: 'all' })]);
+    const router = new OutputRouter('src', topo);
+    assert.deepEqual(router.route('default', ['a', 1]).sort((a, b) => a - b), tasksOf(topo, 'bcast'));
+  });
+
+  it('global grouping sends every tuple to the lowest task', () => {
+    const topo = topology([bolt('sink', 3, { type: 'global' })]);
+    const router = new OutputRouter('src', topo, seeded(7));
+    const lowest = Math.min(...topo.tasksOf('sink'));
+    for (let i = 0; i < 20; i++) assert.deepEqual(router.route('default', [`w${i}`, i]), [lowest]);
+  });
+
+  it('localOrShuffle prefers tasks in this worker, and falls back to all tasks when none is local', () => {
+    const probe = topology([bolt('l', 4, { type: 'localOrShuffle' })]);
+    const [t0, t1, t2, t3] = tasksOf(probe, 'l');
+    const localSet = new Set([t1!, t3!]);
+    const topo = topology([bolt('l', 4, { type: 'localOrShuffle' })], (t) => localSet.has(t));
+    const router = new OutputRouter('src', topo, seeded(3));
+    const seen = new Set<number>();
+    for (let i = 0; i < 200; i++) seen.add(router.route('default', ['x', i])[0]!);
+    assert.deepEqual([...seen].sort((a, b) => a - b), [t1, t3]);
+    assert.ok(!seen.has(t0!) && !seen.has(t2!));
+
+    const remote = topology([bolt('l', 4, { type: 'localOrShuffle' })], () => false);
+    const r2 = new OutputRouter('src', remote, seeded(3));
+    const all = new Set<number>();
+    for (let i = 0; i < 200; i++) all.add(r2.route('default', ['x', i])[0]!);
+    assert.deepEqual([...all].sort((a, b) => a - b), tasksOf(remote, 'l'));
+  });
+
+  it('direct subscribers get nothing from route(); checkDirect admits only them', () => {
+    const topo = topology([bolt('dir', 2, { type: 'direct' }, 'd'), bolt('other', 2, { type: 'shuffle' })]);
+    const router = new OutputRouter('src', topo);
+    assert.deepEqual(router.route('d', [1]), []);
+    for (const t of topo.tasksOf('dir')) assert.doesNotThrow(() => router.checkDirect('d', t));
+    const outsider = topo.tasksOf('other')[0]!;
+    assert.throws(() => router.checkDirect('d', outsider), (e: Error) => e.message.includes(`task ${outsider}`) && e.message.includes('direct'));
+    // A direct subscriber of stream "d" is not one of the default stream.
+    assert.throws(() => router.checkDirect('default', topo.tasksOf('dir')[0]!), /direct grouping/);
+    assert.throws(() => router.checkDirect('nope', topo.tasksOf('dir')[0]!), /undeclared stream "nope"/);
+  });
+
+  it('emitting on an undeclared stream throws, naming the stream', () => {
+    const topo = topology([bolt('work', 2, { type: 'shuffle' })]);
+    const router = new OutputRouter('src', topo);
+    assert.equal(router.hasStream('default'), true);
+    assert.equal(router.hasStream('missing'), false);
+    assert.throws(() => router.route('missing', [1]), /undeclared stream "missing"/);
+  });
+
+  it('one tuple reaches every subscribing component, and allTargets lists every reachable task', () => {
+    const topo = topology([bolt('a', 2, { type: 'shuffle' }), bolt('b', 3, { type: 'all' }), bolt('c', 2, { type: 'direct' }, 'd')]);
+    const router = new OutputRouter('src', topo, seeded(9));
+    const targets = router.route('default', ['w', 1]);
+    assert.equal(targets.length, 1 + 3);
+    assert.deepEqual(
+      router.allTargets().sort((x, y) => x - y),
+      [...tasksOf(topo, 'a'), ...tasksOf(topo, 'b'), ...tasksOf(topo, 'c')].sort((x, y) => x - y),
+    );
+  });
+
+  it('an unknown emitting component is a TopologyValidationError', () => {
+    const topo = topology([]);
+    assert.throws(() => new OutputRouter('ghost', topo), { code: 'HSTORM_ERR_TOPOLOGY_INVALID' });
+  });
+});

@@ -1,0 +1,36 @@
+/**
+ * What the worker hands a GPU bolt about the gpu.js backend of its process
+ * (DESIGN §7): the backend it selected after probing, what was asked for, and
+ * why it fell back when it did. The worker probes; the bolt only builds its
+ * kernel on the answer, and reports what the kernel actually ran on.
+ */
+
+/** gpu.js modes hstorm runs kernels on: two GPU backends, two CPU backends. */
+export type GpuBackendName = 'webgpu' | 'headlessgl' | 'webasm' | 'cpu';
+
+export const GPU_BACKENDS: readonly GpuBackendName[] = ['webgpu', 'headlessgl'];
+
+export function isGpuBackend(name: string): boolean {
+  return (GPU_BACKENDS as readonly string[]).includes(name);
+}
+
+export interface GpuBackendHandle {
+  /** The backend the worker selected (a kernel may still degrade; GpuBolt reports what ran). */
+  readonly backend: GpuBackendName;
+  /** What was asked for: the forced `topology.gpu.backend`, 'webgpu' on a GPU slot, 'webasm' on a CPU slot. */
+  readonly requested: GpuBackendName;
+  /** True when `backend` is not `requested`; `fallbackReason` says why. */
+  readonly fallback: boolean;
+  readonly fallbackReason: string | null;
+  /** The adapter that answered (GPU backends), else null. */
+  readonly device: string | null;
+  /** The CPU backend to rebuild a kernel on if the GPU backend cannot run it. */
+  readonly cpuBackend: 'webasm' | 'cpu';
+  /**
+   * Threads one task's CPU-backend kernels may use: the worker's budget
+   * (`topology.gpu.cpu.threads`, default: cores) shared among the GPU-bolt
+   * tasks that acquired a backend in this process. Read it when building the
+   * kernel, after every task prepared.
+   */
+  cpuThreads(): number;
+}

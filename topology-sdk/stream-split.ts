@@ -1,0 +1,286 @@
+/**
+ * The adaptive CPU/GPU split a spout emits through (H-Storm §2.2.2, DESIGN §8).
+ * Each tuple goes to exactly one of two declared streams, the GPU one for a
+ * share γ of them, by walking a decision window (decision-window.ts).
+ *
+ * Every τ (`hstorm.split.sample.ms`) each spout task folds the complete
+ * latencies of the messages acked on each stream into cumulative totals, and
+ * the tasks other than the controller publish them to it as a signal. Every T
+ * (`hstorm.split.window.ms`) the controller — task index 0 of the spout
+ * component — averages the window over all tasks, computes δ and
+ * γ' = γ + θ(δ − γ) (split-controller.ts) and publishes γ' as the signal
+ * `split.gamma`; every task (the controller too) applies it when the signal
+ * arrives, and records when, so a test can check every task followed.
+ *
+ * @example
+ * open(conf, ctx, collector) {
+ *   this.collector = collector;
+ *   this.split = new StreamSplit(ctx, conf);
+ * }
+ * nextTuple() { this.split.emit(this.collector, values, { messageId: id }); }
+ * declareOutputFields(d) { StreamSplit.declareStreams(d, ['id', 'a', 'b']); }
+ * close() { this.split.close(); }
+ * // bolts: .shuffleGrouping('spout', 'cpu') and .shuffleGrouping('spout', 'gpu')
+ */
+import type { Conf, SpoutOutputCollector, Values } from './components.js';
+import type { Signal, TopologyContext } from './context.js';
+import type { OutputFieldsDeclarer } from './output-declarer.js';
+import type { AppliedGamma, SplitMetrics } from '../common/storm-base.js';
+import { CONFIG_KEYS } from '../common/config/schema.js';
+import { checkKey } from '../common/config/config.js';
+import { ConfigError } from '../common/errors.js';
+import { decisionWindow } from './decision-window.js';
+import { LatencyWindow, capacityDelta, latencyDelta, stepGamma, type SplitPolicy, type TaskTotals } from './split-controller.js';
+
+export const SPLIT_GAMMA_SIGNAL = 'split.gamma';
+/** Prefix of the signal a spout task publishes its totals on (suffix: its task id). */
+export const SPLIT_SAMPLES_SIGNAL = 'split.samples.';
+/** How many applied γ values a task remembers for its metrics. */
+const APPLIED_KEPT = 32;
+
+export interface StreamSplitOptions {
+  /** Stream ids (defaults 'cpu' and 'gpu'). */
+  cpuStream?: string;
+  gpuStream?: string;
+  /** Components subscribed to each stream; required by the `capacity` policy, which reads their load. */
+  cpuComponent?: string;
+  gpuComponent?: string;
+  /** Override the hstorm.split.* config (validated the same way). */
+  gamma0?: number;
+  theta?: number;
+  sampleMs?: number;
+  windowMs?: number;
+  maxWindow?: number;
+  policy?: SplitPolicy;
+}
+
+/** The value of a `split.gamma` signal. */
+export interface GammaUpdate {
+  gamma: number;
+  delta: number | null;
+  latCpuMs: number | null;
+  latGpuMs: number | null;
+  window: number;
+}
+
+export class StreamSplit {
+  readonly cpuStream: string;
+  readonly gpuStream: string;
+  readonly theta: number;
+  readonly policy: SplitPolicy;
+  readonly maxWindow: number;
+  readonly isController: boolean;
+  private gammaNow: number;
+  private window: boolean[];
+  private pos = 0;
+  private sentCpu = 0;
+  private sentGpu = 0;
+  private delta: number | null = null;
+  private latCpuMs: number | null = null;
+  private latGpuMs: number | null = null;
+  private readonly applied: AppliedGamma[] = [];
+  /** Complete latencies since the last τ sample, and the totals of all samples taken. */
+  private bucket: TaskTotals = emptyTotals();
+  private readonly totals: TaskTotals = emptyTotals();
+  private publishedTotals = -1;
+  private readonly latencyWindow = new LatencyWindow();
+  private windows = 0;
+  /** Controller: the γ the next window starts from (the last one published or applied, whichever is newer). */
+  private basis: number;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private closed = false;
+  private computing = false;
+
+  constructor(
+    private readonly context: TopologyContext,
+    conf: Conf,
+    private readonly options: StreamSplitOptions = {},
+  ) {
+    this.cpuStream = options.cpuStream ?? 'cpu';
+    this.gpuStream = options.gpuStream ?? 'gpu';
+    if (this.cpuStream === this.gpuStream) throw new ConfigError(`the split's CPU and GPU streams must differ (both "${this.cpuStream}")`, 'cpuStream', this.cpuStream);
+    const gamma0 = setting<number>(conf, 'hstorm.split.gamma0', options.gamma0);
+    this.theta = setting<number>(conf, 'hstorm.split.theta', options.theta);
+    const sampleMs = setting<number>(conf, 'hstorm.split.sample.ms', options.sampleMs);
+    const windowMs = setting<number>(conf, 'hstorm.split.window.ms', options.windowMs);
+    this.maxWindow = setting<number>(conf, 'hstorm.split.max.window', options.maxWindow);
+    this.policy = setting<SplitPolicy>(conf, 'hstorm.split.policy', options.policy);
+    if (this.policy === 'capacity' && (!options.cpuComponent || !options.gpuComponent)) {
+      throw new ConfigError(
+        'hstorm.split.policy "capacity" needs the components behind each stream: pass { cpuComponent, gpuComponent } to StreamSplit',
+        'hstorm.split.policy',
+        this.policy,
+      );
+    }
+    this.gammaNow = gamma0;
+    this.basis = gamma0;
+    this.window = decisionWindow(gamma0, this.maxWindow);
+    this.isController = context.taskIndex === 0;
+
+    context.onTupleComplete((stream, latencyMs, acked) => this.onComplete(stream, latencyMs, acked));
+    context.onSignal<GammaUpdate>(SPLIT_GAMMA_SIGNAL, (s) => this.apply(s));
+    context.reportMetrics('split', () => this.metrics());
+    this.every(sampleMs, () => this.sample());
+    if (this.isController) {
+      for (const task of context.componentTasks) {
+        if (task === context.taskId) continue;
+        context.onSignal<TaskTotals>(`${SPLIT_SAMPLES_SIGNAL}${task}`, (s) => {
+          if (isTotals(s.value)) this.latencyWindow.observe(task, s.value);
+        });
+      }
+      this.every(windowMs, () => void this.closeWindow());
+    }
+  }
+
+  /** Declares the two streams with the same fields. */
+  static declareStreams(declarer: OutputFieldsDeclarer, fields: readonly string[], streams: { cpuStream?: string; gpuStream?: string } = {}): void {
+    declarer.declareStream(streams.cpuStream ?? 'cpu', fields);
+    declarer.declareStream(streams.gpuStream ?? 'gpu', fields);
+  }
+
+  get gamma(): number {
+    return this.gammaNow;
+  }
+
+  /** The stream the next tuple goes to (advances the decision window). */
+  nextStream(): string {
+    const toGpu = this.window[this.pos] ?? false;
+    this.pos = (this.pos + 1) % this.window.length;
+    if (toGpu) this.sentGpu++;
+    else this.sentCpu++;
+    return toGpu ? this.gpuStream : this.cpuStream;
+  }
+
+  /** Emits `values` on the CPU or the GPU stream, as the decision window says. */
+  emit(collector: SpoutOutputCollector, values: Values, options: { messageId?: unknown } = {}): { stream: string; targets: number[] } {
+    const stream = this.nextStream();
+    const targets = collector.emit(values, options.messageId === undefined ? { stream } : { stream, messageId: options.messageId });
+    return { stream, targets };
+  }
+
+  metrics(): SplitMetrics {
+    return {
+      gamma: round(this.gammaNow),
+      delta: this.delta === null ? null : round(this.delta),
+      latCpuMs: this.latCpuMs === null ? null : round(this.latCpuMs),
+      latGpuMs: this.latGpuMs === null ? null : round(this.latGpuMs),
+      policy: this.policy,
+      theta: this.theta,
+      sentCpu: this.sentCpu,
+      sentGpu: this.sentGpu,
+      controller: this.isController,
+      windows: this.windows,
+      applied: this.applied.map((a) => ({ ...a })),
+    };
+  }
+
+  /** Stops the timers (call from the spout's close). */
+  close(): void {
+    this.closed = true;
+    for (const t of this.timers) clearInterval(t);
+    this.timers.length = 0;
+  }
+
+  // ── internals ─────────────────────────────────────────────────────────────
+
+  private every(ms: number, fn: () => void): void {
+    const t = setInterval(fn, ms);
+    // The split must never keep a process alive on its own.
+    t.unref();
+    this.timers.push(t);
+  }
+
+  private onComplete(stream: string, latencyMs: number, acked: boolean): void {
+    // Failed and timed-out messages carry no usable latency (DESIGN §8 samples acked tuples).
+    if (!acked) return;
+    const side = stream === this.gpuStream ? this.bucket.gpu : stream === this.cpuStream ? this.bucket.cpu : null;
+    if (!side) return;
+    side.sumMs += latencyMs;
+    side.count++;
+  }
+
+  /** τ: folds the bucket into the totals; a non-controller task sends them to the controller when they moved. */
+  private sample(): void {
+    const b = this.bucket;
+    this.bucket = emptyTotals();
+    this.totals.cpu.sumMs += b.cpu.sumMs;
+    this.totals.cpu.count += b.cpu.count;
+    this.totals.gpu.sumMs += b.gpu.sumMs;
+    this.totals.gpu.count += b.gpu.count;
+    if (this.isController) return;
+    const count = this.totals.cpu.count + this.totals.gpu.count;
+    if (count === this.publishedTotals) return;
+    this.publishedTotals = count;
+    const c = this.context;
+    c.sendSignal(c.componentId, `${SPLIT_SAMPLES_SIGNAL}${c.taskId}`, this.totals).catch((err: unknown) => {
+      this.publishedTotals = -1; // send again at the next τ
+      c.log.warn({ err }, 'publishing split samples failed; retrying at the next sample');
+    });
+  }
+
+  /** T: the controller's window. */
+  private async closeWindow(): Promise<void> {
+    if (this.closed || this.computing) return;
+    this.computing = true;
+    try {
+      this.latencyWindow.observe(this.context.taskId, this.totals);
+      const avg = this.latencyWindow.close();
+      this.windows++;
+      this.latCpuMs = avg.latCpuMs;
+      this.latGpuMs = avg.latGpuMs;
+      this.delta = this.policy === 'capacity' ? await this.capacityDelta() : latencyDelta(avg.latCpuMs, avg.latGpuMs);
+      const next = stepGamma(this.basis, this.theta, this.delta);
+      if (this.closed || next === this.basis) return;
+      this.basis = next;
+      const update: GammaUpdate = { gamma: next, delta: this.delta, latCpuMs: avg.latCpuMs, latGpuMs: avg.latGpuMs, window: this.windows };
+      await this.context.sendSignal(this.context.componentId, SPLIT_GAMMA_SIGNAL, update);
+    } catch (err) {
+      this.context.log.warn({ err }, 'split controller window failed; γ unchanged');
+    } finally {
+      this.computing = false;
+    }
+  }
+
+  private async capacityDelta(): Promise<number | null> {
+    const [cpu, gpu] = await Promise.all([this.context.componentLoad(this.options.cpuComponent!), this.context.componentLoad(this.options.gpuComponent!)]);
+    const side = (l: typeof cpu) => (l.meanServiceMs === null ? null : { executors: l.executors, meanServiceMs: l.meanServiceMs });
+    return capacityDelta(side(cpu), side(gpu));
+  }
+
+  private apply(s: Signal<GammaUpdate>): void {
+    const v = s.value;
+    if (!v || typeof v.gamma !== 'number' || !(v.gamma >= 0 && v.gamma <= 1)) {
+      this.context.log.warn({ value: v }, 'ignored a malformed split.gamma signal');
+      return;
+    }
+    this.gammaNow = v.gamma;
+    this.basis = v.gamma;
+    this.window = decisionWindow(v.gamma, this.maxWindow);
+    this.pos = 0;
+    if (!this.isController) {
+      this.delta = v.delta;
+      this.latCpuMs = v.latCpuMs;
+      this.latGpuMs = v.latGpuMs;
+    }
+    this.applied.push({ gamma: v.gamma, seq: s.seq, publishedAt: s.time, appliedAt: Date.now() });
+    if (this.applied.length > APPLIED_KEPT) this.applied.shift();
+  }
+}
+
+function setting<T>(conf: Conf, key: 'hstorm.split.gamma0' | 'hstorm.split.theta' | 'hstorm.split.sample.ms' | 'hstorm.split.window.ms' | 'hstorm.split.max.window' | 'hstorm.split.policy', override: T | undefined): T {
+  const value = override ?? conf[key] ?? CONFIG_KEYS[key].default;
+  return checkKey(key, value) as T;
+}
+
+function emptyTotals(): TaskTotals {
+  return { cpu: { sumMs: 0, count: 0 }, gpu: { sumMs: 0, count: 0 } };
+}
+
+function isTotals(v: unknown): v is TaskTotals {
+  const side = (s: unknown) => typeof s === 'object' && s !== null && typeof (s as { sumMs?: unknown }).sumMs === 'number' && typeof (s as { count?: unknown }).count === 'number';
+  return typeof v === 'object' && v !== null && side((v as TaskTotals).cpu) && side((v as TaskTotals).gpu);
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}

@@ -57,7 +57,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<RunSummary> {
     await sleep(opts.durationSec * 1000);
     const runSec = (performance.now() - started) / 1000;
     await cluster.deactivate(name);
-    await waitDrained(latest, (opts.drainSec ?? 5) * 1000);
+    await waitDrained(latest, (opts.drainSec ?? 5) * 1000, ((opts.clusterConfig?.['worker.heartbeat.frequency.secs'] as number | undefined) ?? 1) * 1000);
     await cluster.shutdown();
     return summarize(name, await latestOrEmpty(cluster, topologyId), runSec);
   } finally {
@@ -70,16 +70,21 @@ async function latestOrEmpty(cluster: LocalCluster, topologyId: string): Promise
   return cluster.heartbeats(topologyId).catch(() => []);
 }
 
-/** Waits until the spouts report nothing pending between two beats, or the deadline. */
-async function waitDrained(latest: () => Promise<WorkerHeartbeat[]>, maxMs: number): Promise<void> {
+/**
+ * Waits until the topology is quiet — every queue empty and no executor made
+ * progress between two heartbeats — or the deadline. Polls slower than the
+ * heartbeat period, so two polls never read the same beat.
+ */
+async function waitDrained(latest: () => Promise<WorkerHeartbeat[]>, maxMs: number, beatMs: number): Promise<void> {
   const until = Date.now() + maxMs;
   let last = -1;
   while (Date.now() < until) {
-    await sleep(500);
+    await sleep(beatMs * 1.2);
     const beats = await latest();
-    const done = beats.reduce((s, b) => s + b.executors.reduce((t, e) => t + e.acked + e.failed, 0), 0);
-    if (done === last) return;
-    last = done;
+    const progress = beats.reduce((s, b) => s + b.executors.reduce((t, e) => t + e.executed + e.acked + e.failed + e.emitted, 0), 0);
+    const queued = beats.reduce((s, b) => s + b.executors.reduce((t, e) => t + e.queueDepth, 0), 0);
+    if (progress === last && queued === 0) return;
+    last = progress;
   }
 }
 

@@ -5,7 +5,8 @@
  */
 import type { Config } from '../common/config/index.js';
 import type { StormBase } from '../common/storm-base.js';
-import { toSchedTopology, type SchedTopology } from './scheduler/index.js';
+import type { SchedTopology } from './scheduler/index.js';
+import { toSchedTopology } from './dry-run.js';
 
 export function schedTopologyFor(storm: StormBase): SchedTopology {
   // StormBase.config was built with buildConfig at submit: every key is present and valid.

@@ -11,8 +11,8 @@
  */
 import type { Config, DeclaredGpu } from '../common/config/index.js';
 import type { GpuInfo, GpuSource } from '../common/resources.js';
-import { coresPerSmFor, lookupGpuModel, smCountFor } from './gpu-sm-table.js';
-import { gpuSlotLimit } from './gpu-slots.js';
+import { coresPerSmFor, lookupGpuModel, smCountFor } from '../common/gpu-sm-table.js';
+import { gpuSlotLimit } from '../common/gpu-slots.js';
 import { queryNvidiaSmi, type NvidiaSmiQuery, type NvidiaSmiRow } from './nvidia-smi.js';
 import { probeWebGpu, type WebGpuAdapterInfo, type WebGpuProbe } from './webgpu-probe.js';
 

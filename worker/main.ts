@@ -41,9 +41,9 @@ async function main(): Promise<void> {
   await installGpuRuntime(launch, base.config, log);
   const { topology, def } = await loadTopology(launch.modulePath, base.config);
   checkSameShape(base.def, def, launch.modulePath);
-  const worker = new Worker({ launch, store, log, stormBase: base, assignment, topology });
   let stopping = false;
-  const shutdown = (why: string) => {
+  const worker = new Worker({ launch, store, log, stormBase: base, assignment, topology, onRetired: (why) => shutdown(why) });
+  function shutdown(why: string): void {
     if (stopping) return;
     stopping = true;
     log.info({ why }, 'worker shutting down');
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
           process.exit(0);
         });
       });
-  };
+  }
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
   // Local mode: the parent holding the store went away — nothing left to work for.

@@ -42,6 +42,12 @@ export interface WorkerOptions {
   stormBase: StormBase;
   assignment: Assignment;
   topology: StormTopology;
+  /**
+   * Called when this worker's slot left the assignment (or the topology is
+   * gone). Normally its supervisor stops it first; this covers a supervisor
+   * that died with -9 and left its workers behind.
+   */
+  onRetired?: (why: string) => void;
 }
 
 export class Worker implements ExecutorHost {
@@ -371,9 +377,12 @@ export class Worker implements ExecutorHost {
     const path = ZkPaths.assignment(this.topologyId);
     try {
       const a = await readJsonNode<Assignment>(this.store, path, () => void this.watchAssignment());
-      if (a && a.epoch !== this.assignment.epoch) {
+      if (!a) {
+        this.opts.onRetired?.('the topology has no assignment any more');
+      } else if (a.epoch !== this.assignment.epoch) {
         this.log.info({ epoch: a.epoch }, 'assignment changed');
         this.applyAssignment(a);
+        if (!this.myAssignment(a)) this.opts.onRetired?.('this slot is no longer assigned');
       }
     } catch (err) {
       this.log.warn({ err }, 'reading the assignment failed; retrying');

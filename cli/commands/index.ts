@@ -11,6 +11,7 @@ import { registerRebalance } from './rebalance.js';
 import { registerNimbus } from './nimbus.js';
 import { registerSupervisor } from './supervisor.js';
 import { registerDevZookeeper } from './dev-zookeeper.js';
+import { registerSchedule } from './schedule.js';
 
 export function registerCommands(program: Command): void {
   registerLocal(program);
@@ -24,4 +25,5 @@ export function registerCommands(program: Command): void {
   registerNimbus(program);
   registerSupervisor(program);
   registerDevZookeeper(program);
+  registerSchedule(program);
 }

@@ -1,7 +1,8 @@
 /** `hstorm local <module>`: run a topology on this machine (the embedded default). */
 import type { Command } from 'commander';
 import { CliUsageError } from '../../common/errors.js';
-import { parseOverrides, readConfigFile } from '../../common/config/index.js';
+import { readConfigFile } from '../../common/config/index.js';
+import { splitOverrides } from './client-config.js';
 import { runLocal } from '../local-run.js';
 import { formatSummary, progressLine } from '../run-summary.js';
 import { createLogger } from '../../common/logger.js';
@@ -21,7 +22,7 @@ export function registerLocal(program: Command): void {
     .description('run a topology locally: embedded nimbus and supervisor, real worker processes over ZeroMQ')
     .option('-d, --duration <seconds>', 'how long to run before draining and stopping', '30')
     .option('-n, --name <name>', 'topology name (default: from the module path)')
-    .option('-c, --conf <key=value>', 'topology config override (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('-c, --conf <key=value>', 'config override, topology or cluster key (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--config <file>', 'cluster config for the embedded daemons (YAML)')
     .option('--log-level <level>', 'log level of the embedded daemons (to stderr)', 'silent')
     .option('--json', 'print the final summary as one JSON object on stdout')
@@ -31,12 +32,14 @@ export function registerLocal(program: Command): void {
         throw new CliUsageError(`invalid --duration "${flags.duration}": allowed: a number of seconds > 0`);
       }
       const tty = process.stderr.isTTY;
+      // -c takes both kinds of keys here: cluster keys (e.g. nimbus.scheduler) configure the embedded daemons.
+      const { cluster, topology } = splitOverrides(flags.conf);
       const summary = await runLocal({
         module,
         name: flags.name,
         durationSec: duration,
-        overrides: parseOverrides(flags.conf),
-        clusterConfig: flags.config ? readConfigFile(flags.config, true) : {},
+        overrides: topology,
+        clusterConfig: { ...(flags.config ? readConfigFile(flags.config, true) : {}), ...cluster },
         log: createLogger('local', { level: flags.logLevel as 'info', destination: 2 }),
         onProgress: (s, t) => {
           if (tty) process.stderr.write(`\r\x1b[2K${progressLine(s, t)}`);

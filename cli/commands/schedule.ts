@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { buildConfig, parseOverrides, readConfigFile } from '../../common/config/index.js';
 import { CliUsageError } from '../../common/errors.js';
-import { dryRun, type DryRunResult } from '../../nimbus/scheduler/index.js';
+import { dryRun, type DryRunResult } from '../../nimbus/dry-run.js';
 import { packageRoot } from '../../supervisor/package-root.js';
 import { loadTopology, resolveModulePath } from '../../worker/load-topology.js';
 import { addConfigOptions, type ConfigFlags } from './config-options.js';

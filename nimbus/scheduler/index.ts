@@ -30,8 +30,6 @@ export type {
 } from './types.js';
 export { workerCap, type WorkerCap } from './alpha.js';
 export { gpuScore } from './beta.js';
-export { toSchedTopology, toSchedSupervisor, dryRun, parseClusterFile } from './dry-run.js';
-export type { DryRunOptions, DryRunResult, DryRunWorker, ClusterFile, SchedulerConfigInput } from './dry-run.js';
 export { schedulerConfig, type SchedulerConfig } from './config-view.js';
 
 /** Places every topology's executors; the same input always gives the same output. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { buildConfig } from '../../../common/config/index.js';
 import { SchedulingError } from '../../../common/errors.js';
 import type { ComponentDef, TopologyDef } from '../../../common/topology-def.js';
-import { dryRun, parseClusterFile, toSchedTopology } from '../../../nimbus/scheduler/index.js';
+import { dryRun, parseClusterFile, toSchedTopology } from '../../../nimbus/dry-run.js';
 
 function comp(id: string, parallelism: number, inputs: string[], gpu = false): ComponentDef {
   return {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { discoverGpus, fromWebGpu, type GpuDiscoveryConfig } from '../../../supervisor/gpu-discovery.js';
-import { coresPerSmFor, lookupGpuModel, smCountFor } from '../../../supervisor/gpu-sm-table.js';
-import { gpuSlotLimit, mpsClientLimit } from '../../../supervisor/gpu-slots.js';
+import { coresPerSmFor, lookupGpuModel, smCountFor } from '../../../common/gpu-sm-table.js';
+import { gpuSlotLimit, mpsClientLimit } from '../../../common/gpu-slots.js';
 import {
   NVIDIA_SMI_FIELDS,
   nvidiaSmiArgs,

@@ -9,16 +9,16 @@
  * (supervisor/gpu-slots.ts), so a dry run counts slots as a live cluster would.
  */
 import { z } from 'zod';
-import { SchedulingError } from '../../common/errors.js';
-import type { Config } from '../../common/config/index.js';
-import { schedulerConfig, type SchedulerConfig } from './config-view.js';
-import type { GpuInfo } from '../../common/resources.js';
-import { ACKER_COMPONENT, computeTasks, type TopologyDef } from '../../common/topology-def.js';
-import { gpuSlotLimit } from '../../supervisor/gpu-slots.js';
-import { coresPerSmFor } from '../../supervisor/gpu-sm-table.js';
-import { scheduleEven } from './even.js';
-import { scheduleHetero } from './hetero.js';
-import type { SchedSupervisor, SchedTopology, SchedulerCluster, SchedulerStrategy } from './types.js';
+import { SchedulingError } from '../common/errors.js';
+import type { Config } from '../common/config/index.js';
+import { schedulerConfig, type SchedulerConfig } from './scheduler/config-view.js';
+import type { GpuInfo } from '../common/resources.js';
+import { ACKER_COMPONENT, computeTasks, type TopologyDef } from '../common/topology-def.js';
+import { gpuSlotLimit } from '../common/gpu-slots.js';
+import { coresPerSmFor } from '../common/gpu-sm-table.js';
+import { scheduleEven } from './scheduler/even.js';
+import { scheduleHetero } from './scheduler/hetero.js';
+import type { SchedSupervisor, SchedTopology, SchedulerCluster, SchedulerStrategy } from './scheduler/types.js';
 
 const posInt = z.number().int().min(1);
 

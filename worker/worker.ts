@@ -66,7 +66,8 @@ export class Worker implements ExecutorHost {
   private readonly executorList: Executor[] = [];
   private readonly spouts: SpoutExecutor[] = [];
   private readonly ackerTasks: number[];
-  private readonly fields = new Map<string, Fields>();
+  /** component → stream → Fields (nested maps: no key string built per tuple). */
+  private readonly fields = new Map<string, Map<string, Fields>>();
   private readonly componentConfig = new Map<string, Readonly<Record<string, unknown>>>();
   private readonly transport: ZmqTransport;
   readonly signals: SignalHub;
@@ -102,7 +103,7 @@ export class Worker implements ExecutorHost {
     }
     this.ackerTasks = this.componentTasks.get(ACKER_COMPONENT) ?? [];
     for (const c of this.def.components) {
-      for (const s of c.streams) this.fields.set(`${c.id}\u0000${s.id}`, new Fields(s.fields));
+      this.fields.set(c.id, new Map(c.streams.map((s) => [s.id, new Fields(s.fields)])));
       this.componentConfig.set(c.id, Object.freeze({ ...conf, ...c.config }));
     }
     this.componentConfig.set(ACKER_COMPONENT, Object.freeze({ ...conf }));
@@ -188,7 +189,7 @@ export class Worker implements ExecutorHost {
   }
 
   fieldsOf(component: string, stream: string): Fields {
-    const f = isSystemStream(stream) ? SYSTEM_FIELDS.get(stream) : this.fields.get(`${component}\u0000${stream}`);
+    const f = this.fields.get(component)?.get(stream) ?? SYSTEM_FIELDS.get(stream);
     if (!f) throw new Error(`stream "${stream}" of "${component}" is not declared`);
     return f;
   }

@@ -53,9 +53,9 @@ export class AckerExecutor extends Executor {
   runSlice(deadline: number): void {
     let t: Tuple | undefined;
     while ((t = this.systemQueue.shift() ?? this.queue.shift())) {
-      const started = performance.now();
+      const started = this.metrics.sampleExecute() ? performance.now() : -1;
       this.process(t);
-      this.metrics.recordExecute(performance.now() - started);
+      this.metrics.countExecute(started < 0 ? -1 : performance.now() - started);
       if (performance.now() >= deadline) break;
     }
   }

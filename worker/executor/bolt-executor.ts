@@ -64,9 +64,9 @@ export class BoltExecutor extends Executor {
   }
 
   private executeOne(tuple: Tuple): void {
-    const started = performance.now();
+    const started = this.metrics.sampleExecute() ? performance.now() : -1;
     const done = (err: unknown): void => {
-      this.metrics.recordExecute(performance.now() - started);
+      this.metrics.countExecute(started < 0 ? -1 : performance.now() - started);
       if (err) {
         this.errors.warn({ err, stream: tuple.sourceStreamId, source: tuple.sourceComponent }, 'execute threw; failing the tuple');
         this.fail(tuple);

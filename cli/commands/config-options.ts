@@ -1,6 +1,6 @@
 /** The `--config FILE` and `-c key=value` options every command shares. */
 import type { Command } from 'commander';
-import { buildConfig, parseOverrides, readConfigFile, type Config, type RawConfig } from '../../common/config/index.js';
+import { buildConfig, parseOverrides, readConfigFile, type Config } from '../../common/config/index.js';
 
 export interface ConfigFlags {
   config?: string;
@@ -17,9 +17,4 @@ export function addConfigOptions(cmd: Command): Command {
 export function loadClusterConfig(flags: ConfigFlags): Config {
   const file = readConfigFile(flags.config ?? 'hstorm.yaml', flags.config !== undefined);
   return buildConfig([file, parseOverrides(flags.conf)], { allowUserKeys: false, where: flags.config ?? 'hstorm.yaml' });
-}
-
-/** Overrides given with -c for a topology: user keys allowed. */
-export function topologyOverrides(flags: ConfigFlags): RawConfig {
-  return parseOverrides(flags.conf);
 }

@@ -1,8 +1,9 @@
 /** `hstorm local <module>`: run a topology on this machine (the embedded default). */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { CliUsageError } from '../../common/errors.js';
 import { readConfigFile } from '../../common/config/index.js';
 import { splitOverrides } from './client-config.js';
+import { addConfigOptions } from './config-options.js';
 import { runLocal } from '../local-run.js';
 import { formatSummary, progressLine } from '../run-summary.js';
 import { createLogger } from '../../common/logger.js';
@@ -17,14 +18,15 @@ interface LocalFlags {
 }
 
 export function registerLocal(program: Command): void {
-  program
-    .command('local <module>')
+  addConfigOptions(program.command('local <module>'))
     .description('run a topology locally: embedded nimbus and supervisor, real worker processes over ZeroMQ')
     .option('-d, --duration <seconds>', 'how long to run before draining and stopping', '30')
     .option('-n, --name <name>', 'topology name (default: from the module path)')
-    .option('-c, --conf <key=value>', 'config override, topology or cluster key (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
-    .option('--config <file>', 'cluster config for the embedded daemons (YAML)')
-    .option('--log-level <level>', 'log level of the embedded daemons (to stderr)', 'silent')
+    .addOption(
+      new Option('--log-level <level>', 'log level of the embedded daemons (to stderr)')
+        .choices(['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'])
+        .default('silent'),
+    )
     .option('--json', 'print the final summary as one JSON object on stdout')
     .action(async (module: string, flags: LocalFlags) => {
       const duration = Number(flags.duration);
@@ -39,7 +41,7 @@ export function registerLocal(program: Command): void {
         name: flags.name,
         durationSec: duration,
         overrides: topology,
-        clusterConfig: { ...(flags.config ? readConfigFile(flags.config, true) : {}), ...cluster },
+        clusterConfig: { ...readConfigFile(flags.config ?? 'hstorm.yaml', flags.config !== undefined), ...cluster },
         log: createLogger('local', { level: flags.logLevel as 'info', destination: 2 }),
         onProgress: (s, t) => {
           if (tty) process.stderr.write(`\r\x1b[2K${progressLine(s, t)}`);

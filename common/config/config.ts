@@ -25,10 +25,41 @@ export function defaultConfig(): RawConfig {
   return out;
 }
 
+/** What a key allows, in words: "one of …", "an integer ≥ 1", "a number in [0, 1]", or zod's message. */
 function describeAllowed(schema: z.ZodType, issueMessage: string): string {
-  const def = (schema as { def?: { type?: string; entries?: Record<string, string> } }).def;
-  if (def?.type === 'enum' && def.entries) return `one of ${Object.values(def.entries).map((v) => JSON.stringify(v)).join(', ')}`;
+  let def = (schema as { def?: ZodDefLike }).def;
+  let inner = schema as unknown as NumberLike;
+  let nullable = false;
+  if (def?.type === 'nullable' && def.innerType) {
+    nullable = true;
+    inner = def.innerType as unknown as NumberLike;
+    def = def.innerType.def;
+  }
+  const orNull = nullable ? ', or null' : '';
+  if (def?.type === 'enum' && def.entries) return `one of ${Object.values(def.entries).map((v) => JSON.stringify(v)).join(', ')}${orNull}`;
+  if (def?.type === 'number') {
+    const what = inner.isInt ? 'an integer' : 'a number';
+    // .int() implies the safe-integer range: not worth saying.
+    const lo = inner.minValue != null && inner.minValue > Number.MIN_SAFE_INTEGER ? inner.minValue : null;
+    const hi = inner.maxValue != null && inner.maxValue < Number.MAX_SAFE_INTEGER ? inner.maxValue : null;
+    if (lo !== null && hi !== null) return `${what} in [${lo}, ${hi}]${orNull}`;
+    if (lo !== null) return `${what} ≥ ${lo}${orNull}`;
+    if (hi !== null) return `${what} ≤ ${hi}${orNull}`;
+    return `${what}${orNull}`;
+  }
   return issueMessage;
+}
+
+interface ZodDefLike {
+  type?: string;
+  entries?: Record<string, string>;
+  innerType?: z.ZodType & { def?: ZodDefLike };
+}
+
+interface NumberLike {
+  isInt?: boolean;
+  minValue?: number | null;
+  maxValue?: number | null;
 }
 
 function closest(key: string): string | undefined {

@@ -160,7 +160,7 @@ describe('common/config', () => {
       assert.throws(() => checkKey('topology.workers', 0), configError('topology.workers', ': 0', /allowed: .*1/));
       assert.throws(() => checkKey('topology.workers', 1.5), configError('topology.workers', '1.5', /allowed: .*int/i));
       assert.throws(() => checkKey('nimbus.http.port', 70000), configError('nimbus.http.port', '70000', /allowed: .*65535/));
-      assert.throws(() => checkKey('topology.workers', '4'), configError('topology.workers', '"4"', /allowed: .*number/));
+      assert.throws(() => checkKey('topology.workers', '4'), configError('topology.workers', '"4"', /allowed: an integer ≥ 1/));
     });
 
     for (const k of ['hstorm.scheduler.alpha', 'hstorm.gpu.beta', 'hstorm.split.theta', 'hstorm.split.gamma0']) {

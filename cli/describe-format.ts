@@ -14,6 +14,19 @@ function ms(v: number | null): string {
   return v === null ? '-' : v < 10 ? v.toFixed(2) : v.toFixed(1);
 }
 
+function num(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+function fixed(v: unknown, digits: number): string {
+  const n = num(v);
+  return n === null ? '-' : n.toFixed(digits);
+}
+
+function str(v: unknown): string {
+  return v === undefined || v === null ? '-' : String(v);
+}
+
 export function formatList(rows: TopologySummary[]): string {
   if (rows.length === 0) return 'no topologies running';
   return table(
@@ -44,10 +57,33 @@ export function formatDetail(d: TopologyDetail): string {
         ms(c.completeLatencyMs),
         ms(c.completeLatencyP99Ms),
         c.capacity.toFixed(3),
-        [c.backends.join(','), c.split && typeof c.split.gamma === 'number' ? `γ=${c.split.gamma.toFixed(3)}` : ''].filter(Boolean).join(' '),
+        [c.backends.join(',') + (c.fallback ? ' (fallback)' : ''), c.split && typeof c.split.gamma === 'number' ? `γ=${c.split.gamma.toFixed(3)}` : '']
+          .filter(Boolean)
+          .join(' '),
       ]),
     ),
   );
+  const splits = Object.entries(d.components).filter(([, c]) => c.split);
+  if (splits.length) {
+    out.push('', 'adaptive split (controller task):');
+    out.push(
+      table(
+        ['SPOUT', 'GAMMA', 'DELTA', 'LAT CPU MS', 'LAT GPU MS', 'THETA', 'POLICY', 'WINDOWS', 'SENT CPU', 'SENT GPU'],
+        splits.map(([id, c]) => {
+          const s = c.split!;
+          return [id, fixed(s.gamma, 3), fixed(s.delta, 3), ms(num(s.latCpuMs)), ms(num(s.latGpuMs)), fixed(s.theta, 2), str(s.policy), str(s.windows), str(s.sentCpu), str(s.sentGpu)];
+        }),
+      ),
+    );
+  }
+  const gpus = Object.entries(d.components).filter(([, c]) => c.gpu || c.backends.length > 0);
+  if (gpus.length) {
+    out.push('', 'GPU bolts (backend that actually ran):');
+    for (const [id, c] of gpus) {
+      const ran = c.backends.length ? c.backends.join(', ') : 'not reported yet';
+      out.push(`  ${id}: ${ran}${c.fallback ? `  FELL BACK to a CPU backend${c.fallbackReasons.length ? `: ${c.fallbackReasons.join('; ')}` : ''}` : ''}`);
+    }
+  }
   out.push('', 'workers:');
   out.push(
     table(

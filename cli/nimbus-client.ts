@@ -6,7 +6,7 @@
  */
 import type { Config } from '../common/config/index.js';
 import { HstormError, NimbusUnreachableError, reviveError } from '../common/errors.js';
-import type { SubmitRequest, SubmitResult, TopologyStatusView } from '../nimbus/index.js';
+import type { SubmitRequest, SubmitResult, TopologyStatusView, TopologyTimeseries } from '../nimbus/index.js';
 import type { ClusterSummary, SupervisorSummary, TopologyDetail, TopologySummary } from '../nimbus/views.js';
 
 export class NimbusClient {
@@ -64,6 +64,11 @@ export class NimbusClient {
 
   describe(name: string): Promise<TopologyDetail> {
     return this.request('GET', `/topologies/${encodeURIComponent(name)}`);
+  }
+
+  /** The split spouts' γ, δ and latencies over time, as nimbus sampled them from heartbeats. */
+  timeseries(name: string, since?: number): Promise<TopologyTimeseries> {
+    return this.request('GET', `/topologies/${encodeURIComponent(name)}/timeseries${since === undefined ? '' : `?since=${since}`}`);
   }
 
   submit(req: SubmitRequest): Promise<SubmitResult> {

@@ -6,6 +6,7 @@
  *   GET  /api/v1/supervisors
  *   GET  /api/v1/topologies
  *   GET  /api/v1/topologies/:name                 (name or id)
+ *   GET  /api/v1/topologies/:name/timeseries      split γ, δ, latencies over time [?since=<epoch ms>]
  *   POST /api/v1/topologies                       { name, def, config, bundle (base64 gzip), sha256 }
  *   GET  /api/v1/topologies/:id/bundle            the gzip bundle (supervisors)
  *   POST /api/v1/topologies/:name/kill            { waitSecs? }
@@ -19,6 +20,7 @@
 import { createReadStream } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from '../common/logger.js';
+import { BadRequestError } from './errors.js';
 import { httpError } from './http-errors.js';
 import {
   decodeBase64,
@@ -57,6 +59,12 @@ export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
   app.get(`${API_PREFIX}/supervisors`, async () => ({ supervisors: await nimbus.supervisors() }));
   app.get(`${API_PREFIX}/topologies`, async () => ({ topologies: await nimbus.topologies() }));
   app.get<{ Params: { name: string } }>(`${API_PREFIX}/topologies/:name`, (req) => nimbus.topologyDetail(req.params.name));
+  app.get<{ Params: { name: string }; Querystring: { since?: string } }>(`${API_PREFIX}/topologies/:name/timeseries`, (req) => {
+    const raw = req.query.since;
+    const since = raw === undefined || raw === '' ? undefined : Number(raw);
+    if (since !== undefined && !Number.isFinite(since)) throw new BadRequestError(`since must be epoch milliseconds, got "${raw}"`, 'since');
+    return nimbus.timeseries(req.params.name, since);
+  });
 
   app.post(`${API_PREFIX}/topologies`, async (req, reply) => {
     const body = parseBody(submitRequestSchema, req.body);

@@ -21,6 +21,7 @@ export { BlobStore, sha256Hex, verifyBundle } from './blob-store.js';
 export { BadRequestError, BundleInvalidError, TopologyExistsError, TopologyNotFoundError, TopologyStateError } from './errors.js';
 export type { CorruptNode } from './cluster-reader.js';
 export type { WorkerLiveness } from './heartbeat-tracker.js';
+export { SplitHistory, DEFAULT_SPLIT_HISTORY_POINTS, type SplitPoint } from './split-history.js';
 export type {
   ClusterSummary,
   ComponentStats,
@@ -28,6 +29,7 @@ export type {
   SupervisorSummary,
   TopologyDetail,
   TopologySummary,
+  TopologyTimeseries,
   WorkerDetail,
   WorkerMetrics,
 } from './views.js';

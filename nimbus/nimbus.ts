@@ -27,11 +27,12 @@ import { HeartbeatTracker } from './heartbeat-tracker.js';
 import { nimbusSettings, type NimbusSettings } from './nimbus-config.js';
 import { NimbusRegistration } from './nimbus-registration.js';
 import { planPlacement } from './placement.js';
+import { SplitHistory } from './split-history.js';
 import { ensureNode, putJson, removeNode } from './state-ops.js';
 import { checkTopologyName, mergeTopologyConfig, parseTopologyDef } from './submit-validation.js';
 import { TopologyAdmin } from './topology-admin.js';
 import { supervisorSummaries, topologyDetail, topologySummary, usedSlotKeys } from './topology-views.js';
-import type { ClusterSummary, SupervisorSummary, TopologyDetail, TopologySummary } from './views.js';
+import type { ClusterSummary, SupervisorSummary, TopologyDetail, TopologySummary, TopologyTimeseries } from './views.js';
 
 export interface NimbusOptions {
   state: ClusterState;
@@ -69,6 +70,9 @@ export class Nimbus {
   private deadWorkers = new Map<string, Set<string>>();
   private readonly knownSupervisors = new Set<string>();
   private monitorTimer: NodeJS.Timeout | null = null;
+  /** γ, δ and latencies of split spouts over time, sampled from heartbeats on each monitor tick. */
+  private readonly splitHistory = new SplitHistory();
+  private sampling: Promise<void> | null = null;
   private unsubscribeSession: (() => void) | null = null;
   private stopped = true;
   private counter = 0;
@@ -123,6 +127,7 @@ export class Nimbus {
     this.registration?.stop();
     await this.lock.catch(() => undefined);
     await this.roundLoop;
+    await this.sampling;
   }
 
   // ── topology lifecycle ────────────────────────────────────────────────────
@@ -239,6 +244,12 @@ export class Nimbus {
     return topologyDetail(storm, assignment, beats, (w) => this.tracker.liveness(storm.id, w));
   }
 
+  /** The split spouts' γ, δ and latencies over time (the last points nimbus sampled), oldest first. */
+  async timeseries(nameOrId: string, since?: number): Promise<TopologyTimeseries> {
+    const storm = await this.admin.find(nameOrId);
+    return { id: storm.id, name: storm.name, points: this.splitHistory.points(storm.id, since) };
+  }
+
   /** Where the bundle of a topology (by name or id) lies in the blob dir. */
   async bundlePath(nameOrId: string): Promise<{ path: string; sha256: string }> {
     const storm = await this.admin.find(nameOrId);
@@ -281,6 +292,25 @@ export class Nimbus {
       if (!this.watchesArmed) await this.armWatches();
       await this.round({ checkHeartbeats: true });
     }).catch((err: unknown) => this.log.warn({ err }, 'monitor round failed; retrying on the next tick'));
+    this.sampling ??= this.sampleSplits().finally(() => (this.sampling = null));
+  }
+
+  /**
+   * Reads every topology's worker heartbeats into the split time series.
+   * Read-only, so it runs beside the reconcile lock rather than under it;
+   * a tick that finds the previous sample still running skips.
+   */
+  private async sampleSplits(): Promise<void> {
+    try {
+      const ids = await this.reader.childrenOf(ZkPaths.storms);
+      this.splitHistory.retain(new Set(ids));
+      for (const id of ids) {
+        if (this.stopped) return;
+        this.splitHistory.record(id, (await this.reader.heartbeats(id)).values());
+      }
+    } catch (err) {
+      this.log.debug({ err }, 'sampling split metrics failed; the next tick retries');
+    }
   }
 
   /** One pass: removals due, orphans, dead workers, placement. Caller holds the lock. */

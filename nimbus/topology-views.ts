@@ -30,6 +30,8 @@ function emptyStats(kind: ComponentStats['kind'], gpu: boolean, executors: numbe
     completeLatencyP99Ms: null,
     capacity: 0,
     backends: [],
+    fallback: false,
+    fallbackReasons: [],
     split: null,
   };
 }
@@ -61,8 +63,15 @@ function addExecutor(s: ComponentStats, sums: Sums, m: ExecutorMetrics): void {
     sums.complP50Sum += c.p50 * c.count;
     s.completeLatencyP99Ms = Math.max(s.completeLatencyP99Ms ?? 0, c.p99);
   }
-  if (m.gpu && !s.backends.includes(m.gpu.backend)) s.backends.push(m.gpu.backend);
-  if (m.split && !s.split) s.split = { ...m.split };
+  if (m.gpu) {
+    if (!s.backends.includes(m.gpu.backend)) s.backends.push(m.gpu.backend);
+    // Never let a CPU run pass for a GPU run (DESIGN §7): any executor that fell back marks the component.
+    if (m.gpu.fallback === true) s.fallback = true;
+    const reason = m.gpu.fallbackReason;
+    if (typeof reason === 'string' && reason && !s.fallbackReasons.includes(reason)) s.fallbackReasons.push(reason);
+  }
+  // The controller task holds the window's own δ and latencies; the others hold copies from its last signal.
+  if (m.split && (!s.split || (m.split.controller === true && s.split.controller !== true))) s.split = { ...m.split };
 }
 
 /** Executors grouped per component, tasks sorted: `{ component, tasks }` in first-seen order. */

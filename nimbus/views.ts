@@ -7,6 +7,7 @@ import type { GpuSource } from '../common/resources.js';
 import type { TopologyCode, TopologyStatus } from '../common/storm-base.js';
 import type { CorruptNode } from './cluster-reader.js';
 import type { WorkerLiveness } from './heartbeat-tracker.js';
+import type { SplitPoint } from './split-history.js';
 
 export interface ClusterSummary {
   nimbus: { host: string | null; port: number | null; startedAt: number; uptimeSecs: number };
@@ -86,7 +87,14 @@ export interface ComponentStats {
   capacity: number;
   /** GPU components: backends the executors report actually running on. */
   backends: string[];
-  /** Split spouts: γ and the rest as reported by the first executor that has them. */
+  /** GPU components: some executor runs its kernel on a CPU backend although it asked for a GPU one. */
+  fallback: boolean;
+  fallbackReasons: string[];
+  /**
+   * Split spouts: the SplitMetrics (γ, δ, latCpuMs, latGpuMs, windows, applied…)
+   * of the controller task, or of the first task reporting them before the
+   * controller has.
+   */
   split: Record<string, unknown> | null;
 }
 
@@ -129,4 +137,11 @@ export interface TopologyDetail {
   components: Record<string, ComponentStats>;
   unassigned: UnassignedExecutor[];
   config: Record<string, unknown>;
+}
+
+/** `GET /topologies/:name/timeseries`: the split spouts' γ, δ and latencies, oldest first, one point per task and heartbeat. */
+export interface TopologyTimeseries {
+  id: string;
+  name: string;
+  points: SplitPoint[];
 }

@@ -219,17 +219,24 @@ export class Supervisor {
         if (w.supervisorId === this.id && this.ports.includes(w.port)) desired.set(w.port, { topologyId: a.topologyId, worker: w });
       }
     }
-    const stops: Promise<void>[] = [];
+    const stopping = new Map<number, Promise<void>>();
     for (const [port, slot] of this.slots) {
       const d = desired.get(port);
       if (d && d.topologyId === slot.topologyId && signatureOf(d.worker) === slot.signature) continue;
       this.slots.delete(port);
-      stops.push(this.stopWorker(slot, d ? 'its executors or GPU changed' : 'no longer assigned here'));
+      stopping.set(port, this.stopWorker(slot, d ? 'its executors or GPU changed' : 'no longer assigned here'));
     }
-    await Promise.all(stops);
+    // Failover: start workers on free ports at once; only ports being vacated wait for their old worker to exit.
+    await this.launchDesired(desired, (port) => !stopping.has(port));
+    await Promise.all(stopping.values());
+    await this.launchDesired(desired, (port) => stopping.has(port));
+    await this.fetcher.prune(new Set([...desired.values()].map((d) => d.topologyId)), []);
+  }
 
+  private async launchDesired(desired: Map<number, { topologyId: string; worker: WorkerAssignment }>, which: (port: number) => boolean): Promise<void> {
     const now = Date.now();
     for (const [port, d] of desired) {
+      if (!which(port)) continue;
       let slot = this.slots.get(port);
       if (!slot) {
         slot = { port, topologyId: d.topologyId, signature: signatureOf(d.worker), worker: d.worker, proc: null, launches: 0, fastFailures: 0, nextLaunchAt: 0 };
@@ -239,7 +246,6 @@ export class Supervisor {
       if (slot.proc?.alive || now < slot.nextLaunchAt || this.stopped) continue;
       await this.launch(slot);
     }
-    await this.fetcher.prune(new Set([...desired.values()].map((d) => d.topologyId)), []);
   }
 
   private async launch(slot: Slot): Promise<void> {

@@ -226,10 +226,14 @@ export class StreamSplit {
       this.latencyWindow.observe(this.context.taskId, this.totals);
       const avg = this.latencyWindow.close();
       this.windows++;
+      const delta = this.policy === 'capacity' ? await this.capacityDelta() : latencyDelta(avg.latCpuMs, avg.latGpuMs);
+      // A window without δ (a side without samples: idle, deactivated, or just few tuples) leaves γ as it is.
+      // Keep showing the δ and latencies behind the current γ then, as the other tasks do (they get them with γ).
+      if (delta === null) return;
+      this.delta = delta;
       this.latCpuMs = avg.latCpuMs;
       this.latGpuMs = avg.latGpuMs;
-      this.delta = this.policy === 'capacity' ? await this.capacityDelta() : latencyDelta(avg.latCpuMs, avg.latGpuMs);
-      const next = stepGamma(this.basis, this.theta, this.delta);
+      const next = stepGamma(this.basis, this.theta, delta);
       if (this.closed || next === this.basis) return;
       this.basis = next;
       const update: GammaUpdate = { gamma: next, delta: this.delta, latCpuMs: avg.latCpuMs, latGpuMs: avg.latGpuMs, window: this.windows };

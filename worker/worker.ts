@@ -157,8 +157,16 @@ export class Worker implements ExecutorHost {
     if (this.stopping) return;
     this.stopping = true;
     for (const s of this.spouts) s.deactivate();
+    // Drain while it makes progress: tuples routed through a dead peer will never complete, so don't wait out the whole budget for them.
     const until = Date.now() + drainMs;
-    while (Date.now() < until && this.spouts.some((s) => s.pendingCount > 0)) await sleep(20);
+    const completed = () => this.spouts.reduce((n, s) => n + s.metrics.acked + s.metrics.failed, 0);
+    let last = completed();
+    let lastProgress = Date.now();
+    while (Date.now() < until && Date.now() - lastProgress < 300 && this.spouts.some((s) => s.pendingCount > 0)) {
+      await sleep(20);
+      const now = completed();
+      if (now !== last) [last, lastProgress] = [now, Date.now()];
+    }
     await this.transport.drain(Math.max(0, until - Date.now()));
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     for (const ex of this.executorList) {

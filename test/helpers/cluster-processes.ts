@@ -397,6 +397,14 @@ export class ProcessCluster {
     return this.cliJson(['submit', module, '--name', name, ...flags]);
   }
 
+  /** Kills every topology still on the cluster (a test that failed half way) and waits until they are gone. */
+  async killAll(): Promise<void> {
+    for (const t of await this.list()) {
+      const r = await this.cli(['kill', t.name, '--wait', '0']);
+      if (r.code !== 0 && !r.stderr.includes('NOT_FOUND')) throw new Error(`hstorm kill ${t.name} exited ${r.code}: ${r.stderr.trim()}`);
+    }
+  }
+
   /** The supervisors nimbus knows (HTTP API; the CLI has no command for them). */
   async supervisorList(): Promise<SupervisorSummary[]> {
     const res = await fetch(`${this.url}/supervisors`);

@@ -87,8 +87,11 @@ describe('cluster mode with real processes (ZooKeeper, nimbus, 2 supervisors, wo
     await cluster?.stop();
   });
 
-  afterEach(function () {
-    if (this.currentTest?.state === 'failed' && cluster) process.stderr.write(`${cluster.logs()}\n`);
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed' || !cluster) return;
+    process.stderr.write(`${cluster.logs()}\n`);
+    // What a failed test left running must not take the next test's slots.
+    await cluster.killAll().catch((err: unknown) => process.stderr.write(`could not clean up topologies: ${(err as Error).message}\n`));
   });
 
   const describeWhen = (name: string, what: string, ok: (d: TopologyDetail) => boolean, timeoutMs = 30_000): Promise<TopologyDetail> =>

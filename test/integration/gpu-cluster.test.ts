@@ -18,7 +18,7 @@ import type { DeclaredGpu } from '../../common/config/schema.js';
 import { silentLogger } from '../../common/logger.js';
 import { workerHeartbeatSchema } from '../../common/record-schemas.js';
 import { ZkPaths } from '../../common/zk-paths.js';
-import type { DryRunResult } from '../../nimbus/scheduler/index.js';
+import type { DryRunResult } from '../../nimbus/dry-run.js';
 import type { TopologyDetail } from '../../nimbus/views.js';
 import { PACKAGE_ROOT, ProcessCluster, processAlive, waitFor } from '../helpers/cluster-processes.js';
 
@@ -63,8 +63,11 @@ describe('heterogeneous cluster with declared GPUs (real processes)', function (
     await cluster?.stop();
   });
 
-  afterEach(function () {
-    if (this.currentTest?.state === 'failed' && cluster) process.stderr.write(`${cluster.logs()}\n`);
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed' || !cluster) return;
+    process.stderr.write(`${cluster.logs()}\n`);
+    // What a failed test left running must not take the next test's slots.
+    await cluster.killAll().catch((err: unknown) => process.stderr.write(`could not clean up topologies: ${(err as Error).message}\n`));
   });
 
   it('reports the declared GPUs of a supervisor as declared', async () => {
@@ -199,25 +202,36 @@ describe('heterogeneous cluster with declared GPUs (real processes)', function (
     assert.ok(gpu.every((w) => w.supervisor === 'sup-gpu' && w.executors.every((e) => e.component === 'multiply')));
     assert.match(gpu.find((w) => w.gpu === 'gtx970')!.reason, new RegExp(`score ${score970.toFixed(3)} `));
 
-    // The live cluster made the same decision: a fresh submission on the whole cluster again.
-    await cluster.addSupervisor({ id: 'sup-gpu-2', slots: 3, gpus: [GTX1060, GTX970] });
-    const again = join(cluster.dir, 'cluster-now.json');
-    writeFileSync(
-      again,
-      JSON.stringify({
-        supervisors: [
-          { id: 'sup-cpu', host: '127.0.0.1', ports: ports('sup-cpu'), gpus: [] },
-          { id: 'sup-gpu-2', host: '127.0.0.1', ports: ports('sup-gpu-2'), gpus: [GTX1060, GTX970] },
-        ],
-      }),
-    );
-    const dry = await cluster.cliJson<DryRunResult>(['schedule', GPU_TOPOLOGY, '--cluster', again, '--strategy', 'hetero']);
+    // The same decision live: the cluster as nimbus sees it now (the GPU node above is gone, so a
+    // fresh one joins), described in a file, against a real submission on the idle cluster.
+    if (!(await cluster.supervisorList()).some((s) => s.gpus.length > 0)) await cluster.addSupervisor({ id: 'sup-gpu-2', slots: 3, gpus: [GTX1060, GTX970] });
+    const live = join(cluster.dir, 'cluster-live.json');
+    const supervisors = (await cluster.supervisorList()).map((s) => ({
+      id: s.id,
+      host: s.host,
+      ports: s.ports,
+      gpus: s.gpus.map((g) => ({
+        id: g.id,
+        name: g.name,
+        smCount: g.smCount,
+        coresPerSm: g.coresPerSm,
+        clockMHz: g.clockMHz,
+        memoryMB: g.memoryMB,
+        computeCapability: g.computeCapability,
+        slots: g.slots,
+        source: g.source,
+      })),
+    }));
+    writeFileSync(live, JSON.stringify({ supervisors }));
+    const dry = await cluster.cliJson<DryRunResult>(['schedule', GPU_TOPOLOGY, '--cluster', live, '--strategy', 'hetero']);
+    assert.equal((await cluster.list()).length, 0, 'nothing else holds slots');
     await cluster.submit(GPU_TOPOLOGY, 'gpu2', {});
-    const live = await cluster.describe('gpu2');
+    const submitted = await cluster.describe('gpu2');
     assert.deepEqual(
-      placement(live.workers.map((w) => ({ supervisor: w.supervisor, port: w.port, gpu: w.gpu?.gpuId ?? null, tasks: w.executors.flatMap((e) => e.tasks) }))),
+      placement(submitted.workers.map((w) => ({ supervisor: w.supervisor, port: w.port, gpu: w.gpu?.gpuId ?? null, tasks: w.executors.flatMap((e) => e.tasks) }))),
       placement(dry.workers.map((w) => ({ supervisor: w.supervisor, port: w.port, gpu: w.gpu, tasks: w.executors.map((e) => e.task) }))),
     );
+    assert.equal(submitted.unassigned.length, dry.unassigned.length);
     const killed = await cluster.cli(['kill', 'gpu2', '--wait', '0']);
     assert.equal(killed.code, 0, killed.stderr);
   });

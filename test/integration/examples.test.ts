@@ -1,0 +1,138 @@
+/**
+ * Smoke test of the shipped examples: each runs a few seconds in local mode
+ * (real worker processes), verifies every result it produced, and reports
+ * the backend each GPU bolt actually ran on — a CPU backend here is labelled
+ * a fallback, never a GPU run. Also the matmul generator's command line.
+ *
+ * The local cluster gets one GPU declared in config: on a machine with no
+ * GPU a `.gpu()` component needs a GPU slot to be placed, and a declared GPU
+ * gives it one whose kernels run on a CPU backend (reported as a fallback).
+ * On a machine with a real GPU, discovery finds it first and the declared
+ * one is ignored.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runLocal, PACKAGE_ROOT } from '../../cli/local-run.js';
+import type { RunSummary } from '../../cli/run-summary.js';
+import { HEADER_BYTES, MatrixFileReader, pairBytes, writeMatrixFile } from '../../examples/matmul/matrix-file.js';
+
+const GPU_BACKENDS = ['webgpu', 'headlessgl'];
+
+const VIRTUAL_GPU = {
+  'supervisor.gpus': [{ id: 'vgpu0', name: 'test GPU (declared, no device)', smCount: 10, clockMHz: 1500, memoryMB: 8192, computeCapability: '6.1', slots: 8 }],
+};
+
+/** Every result line `id,n,checksum,expected,ok` says ok; returns the distinct ids. */
+function verifiedIds(file: string): Set<string> {
+  const ids = new Set<string>();
+  for (const line of readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
+    const [id, , , , ok] = line.split(',');
+    assert.equal(ok, '1', `wrong product in ${file}: ${line}`);
+    ids.add(id!);
+  }
+  return ids;
+}
+
+/** The component ran a kernel, says on which backend, and calls a CPU backend under a GPU marking a fallback. */
+function assertBackend(s: RunSummary, component: string, markedGpu: boolean): string[] {
+  const gpu = s.components[component]?.gpu;
+  assert.ok(gpu, `${component} reports no gpu metrics`);
+  assert.ok(gpu.backends.length > 0, `${component} reports no backend`);
+  for (const b of gpu.backends) {
+    if (GPU_BACKENDS.includes(b)) continue;
+    assert.ok(['webasm', 'cpu'].includes(b), `${component}: unknown backend ${b}`);
+    if (markedGpu) {
+      assert.equal(gpu.fallback, true, `${component} ran on ${b} but is not reported as a fallback`);
+      assert.ok(gpu.fallbackReasons.length > 0, `${component}: a fallback without a reason`);
+    }
+  }
+  return gpu.backends;
+}
+
+describe('examples (local mode smoke test)', function () {
+  this.timeout(120_000);
+  let dir: string;
+  before(() => (dir = mkdtempSync(join(tmpdir(), 'hstorm-examples-'))));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('matmul generate.js writes a file MatrixReader can read, and rejects a bad dimension', () => {
+    const out = join(dir, 'gen.bin');
+    const script = join(PACKAGE_ROOT, 'dist/examples/matmul/generate.js');
+    execFileSync(process.execPath, [script, '--dim', '32', '--count', '3', '--out', out]);
+    assert.equal(statSync(out).size, HEADER_BYTES + 3 * pairBytes(32));
+    const r = new MatrixFileReader(out);
+    assert.deepEqual(r.header, { n: 32, count: 3 });
+    assert.equal(r.read(2).b.length, 32 * 32);
+    r.close();
+    const bad = spawnSync(process.execPath, [script, '--dim', '2048', '--count', '1', '--out', join(dir, 'bad.bin')], { encoding: 'utf8' });
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /--dim must be an integer in \[32, 1024\]/);
+  });
+
+  it('matmul: reader (file) → GPU dealer → printer verifies every product', async () => {
+    const input = join(dir, 'm32.bin');
+    const output = join(dir, 'products.csv');
+    writeMatrixFile({ n: 32, count: 8, out: input });
+    const s = await runLocal({
+      module: join(PACKAGE_ROOT, 'examples/matmul'),
+      durationSec: 5,
+      overrides: { 'matmul.file': input, 'matmul.output': output, 'matmul.messages': 40 },
+      clusterConfig: VIRTUAL_GPU,
+    });
+    assert.equal(s.acked, 40);
+    assert.equal(s.failed, 0);
+    assert.equal(verifiedIds(output).size, 40);
+    assertBackend(s, 'dealer', true);
+  });
+
+  it('matmul/cpu.ts: the CPU-only baseline with in-memory matrices', async () => {
+    const output = join(dir, 'cpu.csv');
+    const s = await runLocal({
+      module: join(PACKAGE_ROOT, 'examples/matmul/cpu.ts'),
+      durationSec: 3,
+      overrides: { 'matmul.dim': 32, 'matmul.output': output, 'matmul.messages': 50 },
+    });
+    assert.equal(s.acked, 50);
+    assert.equal(s.failed, 0);
+    assert.equal(verifiedIds(output).size, 50);
+    assert.equal(s.components.dealer?.gpu, undefined, 'the plain-JS dealer has no GPU backend');
+  });
+
+  it('sequential: four GPU adders in a chain, the checker verifies A + 4B cell by cell', async () => {
+    const output = join(dir, 'sequential.jsonl');
+    const s = await runLocal({
+      module: join(PACKAGE_ROOT, 'examples/sequential'),
+      durationSec: 5,
+      overrides: { 'sequential.dim': 32, 'sequential.parallelism': 1, 'topology.workers': 2, 'topology.gpu.workers': 1, 'sequential.messages': 30, 'sequential.output': output },
+      clusterConfig: VIRTUAL_GPU,
+    });
+    assert.equal(s.acked, 30);
+    assert.equal(s.failed, 0);
+    const lines = readFileSync(output, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { verified: number; wrong: number; steps: number });
+    assert.deepEqual(lines, [{ verified: 30, wrong: 0, steps: 4 }]);
+    for (const c of ['add1', 'add2', 'add3', 'add4']) assertBackend(s, c, true);
+  });
+
+  it('hybrid-matmul: the split feeds both dealers, the printer verifies every product', async () => {
+    const output = join(dir, 'hybrid.csv');
+    const s = await runLocal({
+      module: join(PACKAGE_ROOT, 'examples/hybrid-matmul'),
+      durationSec: 5,
+      overrides: { 'matmul.dim': 32, 'matmul.output': output, 'matmul.messages': 80, 'hstorm.split.window.ms': 500 },
+      clusterConfig: VIRTUAL_GPU,
+    });
+    assert.equal(s.acked, 80);
+    assert.equal(s.failed, 0);
+    assert.equal(verifiedIds(output).size, 80);
+    assert.ok(s.components['cpu-dealer']!.executed > 0 && s.components['gpu-dealer']!.executed > 0, 'both sides of the split got tuples');
+    assert.equal(s.components['cpu-dealer']!.executed + s.components['gpu-dealer']!.executed, s.components.printer!.executed);
+    // The CPU dealer asked for a CPU backend and got one: not a fallback.
+    assert.deepEqual(assertBackend(s, 'cpu-dealer', false), ['webasm']);
+    assert.equal(s.components['cpu-dealer']!.gpu!.fallback, false);
+    assertBackend(s, 'gpu-dealer', true);
+    assert.ok(s.components.reader?.split?.length, 'the reader reports its split');
+  });
+});

@@ -1,0 +1,222 @@
+/**
+ * The adaptive CPU/GPU split end to end in cluster mode (DESIGN §8): nimbus
+ * and two supervisors in this process over a private ZooKeeper, the topology
+ * submitted as a bundle over HTTP, real worker processes (one per supervisor,
+ * a spout task in each), and γ signalled through real ZooKeeper watches.
+ * Checks that γ converges to 0.8 ± 0.05, that both spout tasks apply every γ
+ * within a second, that nothing is lost, that nimbus serves γ, δ and the
+ * latencies as a time series, and that `describe` (HTTP, --json and human)
+ * shows the split.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { formatDetail } from '../../cli/describe-format.js';
+import { PACKAGE_ROOT } from '../../cli/local-run.js';
+import { NimbusClient } from '../../cli/nimbus-client.js';
+import { bundleTopology } from '../../cli/topology-bundle.js';
+import { readJson } from '../../common/cluster-state/json-node.js';
+import { connectZooKeeper, type ZooKeeperClusterState } from '../../common/cluster-state/zookeeper-store.js';
+import { buildConfig, type RawConfig } from '../../common/config/index.js';
+import { silentLogger } from '../../common/logger.js';
+import { workerHeartbeatSchema } from '../../common/record-schemas.js';
+import type { SplitMetrics } from '../../common/storm-base.js';
+import { ZkPaths } from '../../common/zk-paths.js';
+import { Nimbus, startHttpApi, type SplitPoint, type TopologyDetail } from '../../nimbus/index.js';
+import { Supervisor } from '../../supervisor/index.js';
+import { loadTopology, resolveModulePath } from '../../worker/load-topology.js';
+import { freePort } from '../helpers/ports.js';
+import { assertConverged, assertEveryTaskApplied, assertNothingLost, readReports } from '../helpers/split-checks.js';
+import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
+
+const log = silentLogger();
+const NAME = 'hybrid';
+const ACTIVE_SEC = 9;
+
+async function waitFor<T>(what: string, fn: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('adaptive split in cluster mode (ZooKeeper, real workers)', function () {
+  this.timeout(110_000);
+  let zk: TestZooKeeper;
+  let dir: string;
+  const states: ZooKeeperClusterState[] = [];
+  const supervisors: Supervisor[] = [];
+  let nimbus: Nimbus | null = null;
+  let app: Awaited<ReturnType<typeof startHttpApi>>['app'] | null = null;
+
+  before(async () => {
+    zk = await startTestZooKeeper();
+    dir = await mkdtemp(join(tmpdir(), 'hstorm-split-cluster-'));
+  });
+  after(async function () {
+    this.timeout(60_000);
+    for (const s of supervisors) await s.stop().catch(() => undefined);
+    await app?.close().catch(() => undefined);
+    await nimbus?.stop().catch(() => undefined);
+    for (const s of states) await s.close().catch(() => undefined);
+    await zk?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('converges γ over ZooKeeper signals, loses nothing, and serves the split as a time series', async () => {
+    const root = `/t-${randomUUID().slice(0, 8)}`;
+    const httpPort = await freePort();
+    const base: RawConfig = {
+      'hstorm.zookeeper.servers': [zk.connectString],
+      'hstorm.zookeeper.root': root,
+      'nimbus.http.port': httpPort,
+      'nimbus.scheduler': 'even',
+      'supervisor.gpu.discovery': 'none',
+      // Nimbus samples the split history on its monitor tick: twice per worker heartbeat, so it misses none.
+      'nimbus.monitor.freq.secs': 0.5,
+    };
+    const connect = async () => {
+      const s = await connectZooKeeper({ servers: [zk.connectString], root, sessionTimeoutMs: 6000, connectTimeoutMs: 10_000 }, log);
+      states.push(s);
+      return s;
+    };
+    nimbus = new Nimbus({
+      state: await connect(),
+      config: buildConfig([{ ...base, 'hstorm.local.dir': join(dir, 'nimbus') }], { allowUserKeys: false }),
+      log,
+      advertise: { host: '127.0.0.1', port: httpPort },
+    });
+    ({ app } = await startHttpApi({ nimbus, log, host: '127.0.0.1', port: httpPort }));
+    await nimbus.start();
+    // Two nodes with one slot each: the two workers, and so the two spout tasks, live on different supervisors.
+    for (const id of ['node-a', 'node-b']) {
+      const config = buildConfig([{ ...base, 'hstorm.local.dir': join(dir, id), 'supervisor.id': id, 'supervisor.slots.ports': [await freePort()] }], {
+        allowUserKeys: false,
+      });
+      const sup = new Supervisor({ state: await connect(), config, log, workerStopGraceMs: 10_000 });
+      supervisors.push(sup);
+      await sup.start();
+    }
+
+    // What `hstorm submit` does: build the topology here, bundle it, upload it.
+    const out = join(dir, 'reports.jsonl');
+    const topologyConfig: RawConfig = { 'hybrid.output': out };
+    const modulePath = resolveModulePath(join(PACKAGE_ROOT, 'test/fixtures/hybrid-split-topology'), PACKAGE_ROOT);
+    const probe = await loadTopology(modulePath, buildConfig([topologyConfig], { allowUserKeys: true }));
+    const { def } = await loadTopology(modulePath, buildConfig([probe.def.config, topologyConfig], { allowUserKeys: true }));
+    const bundle = await bundleTopology(modulePath);
+    const client = new NimbusClient('127.0.0.1', httpPort);
+    const submitted = await client.submit({ name: NAME, def, config: topologyConfig, bundle: bundle.gz.toString('base64'), sha256: bundle.sha256 });
+    const t0 = Date.now();
+
+    // Running once both workers beat with split metrics; from then on the spouts are active for ACTIVE_SEC.
+    const reader = await connect();
+    await waitFor('both spout tasks reporting split metrics', async () => (await spoutSplits(reader, submitted.id)).length === 2, 60_000);
+    const startedAt = Date.now();
+    await sleep(ACTIVE_SEC * 1000);
+    const activeUntil = Date.now();
+    const live = await client.describe(NAME);
+    await client.deactivate(NAME);
+    await waitDrained(client);
+
+    // γ converged and every task followed, read from the workers' own heartbeats in ZooKeeper.
+    const splits = await spoutSplits(reader, submitted.id);
+    assert.equal(splits.length, 2);
+    const converged = assertConverged(splits, activeUntil);
+    const applied = assertEveryTaskApplied(splits);
+
+    // describe: the controller's split per split spout, in JSON and in the human table.
+    const split = live.components.source?.split as Partial<SplitMetrics> | null | undefined;
+    assert.ok(split, 'describe shows the split of the spout');
+    assert.equal(split.controller, true, 'describe shows the controller task, which owns δ and the latencies');
+    assert.ok(Math.abs(split.gamma! - 0.8) <= 0.05, `describe γ ${split.gamma}`);
+    assert.ok(typeof split.delta === 'number' && typeof split.latCpuMs === 'number' && typeof split.latGpuMs === 'number');
+    assert.ok(split.latCpuMs > 3 * split.latGpuMs, `lat_cpu ${split.latCpuMs} ms vs lat_gpu ${split.latGpuMs} ms`);
+    assert.equal(live.components.cpu?.split, null);
+    const human = formatDetail(live);
+    assert.match(human, /adaptive split/);
+    assert.match(human, new RegExp(`source\\s+${split.gamma!.toFixed(3)}\\s+${(split.delta as number).toFixed(3)}`));
+    const json = JSON.parse(JSON.stringify(live)) as TopologyDetail;
+    assert.equal((json.components.source?.split as { gamma?: number } | null)?.gamma, split.gamma);
+
+    // The time series: γ, δ, latencies per spout task over the run, in time order, bounded.
+    const series = await client.timeseries(NAME);
+    assert.equal(series.id, submitted.id);
+    const points = series.points;
+    assertSeries(points);
+    const since = points[Math.floor(points.length / 2)]!.time;
+    const later = await client.timeseries(NAME, since);
+    assert.ok(later.points.length > 0 && later.points.every((p) => p.time > since), '?since= keeps only later points');
+    const raw = await fetch(`${client.baseUrl}/topologies/${NAME}/timeseries?since=yesterday`);
+    assert.equal(raw.status, 400);
+    assert.equal(((await raw.json()) as { error: { code: string } }).error.code, 'HSTORM_ERR_NIMBUS_BAD_REQUEST');
+    assert.equal((await fetch(`${client.baseUrl}/topologies/nope/timeseries`)).status, 404);
+
+    // Kill: the workers stop gracefully, spouts and sink report, and nothing was lost.
+    await client.kill(NAME, 0);
+    await waitFor('workers stopped and reports written', () => supervisors.every((s) => s.workers().length === 0) && readReports(out).sinks.length === 1, 60_000);
+    const { emitted } = assertNothingLost(out, 2);
+    console.log(
+      `      γ ${converged.gamma.toFixed(3)} after ${converged.windows} windows (${converged.published} published), ` +
+        `γ applied ≤ ${applied.maxDelayMs} ms after publication, ${points.length} time-series points, ${emitted} ids, ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
+  });
+});
+
+/** The SplitMetrics of every spout task, from the latest worker heartbeats in the store. */
+async function spoutSplits(state: ZooKeeperClusterState, topologyId: string): Promise<SplitMetrics[]> {
+  const dir = ZkPaths.workerbeatsOf(topologyId);
+  const out: SplitMetrics[] = [];
+  for (const name of await state.children(dir).catch(() => [] as string[])) {
+    const beat = await readJson(state, `${dir}/${name}`, workerHeartbeatSchema).catch(() => null);
+    for (const e of beat?.value.executors ?? []) if (e.component === 'source' && e.split) out.push(e.split as unknown as SplitMetrics);
+  }
+  return out;
+}
+
+/** Waits until no spout acks or fails anything more between two heartbeats. */
+async function waitDrained(client: NimbusClient): Promise<void> {
+  let last = -1;
+  await waitFor(
+    'in-flight tuples drained',
+    async () => {
+      await sleep(1200);
+      const s = (await client.describe(NAME)).components.source;
+      const done = (s?.acked ?? 0) + (s?.failed ?? 0);
+      const settled = done === last;
+      last = done;
+      return settled;
+    },
+    30_000,
+  );
+}
+
+function assertSeries(points: readonly SplitPoint[]): void {
+  const tasks = new Set(points.map((p) => p.task));
+  assert.equal(tasks.size, 2, `points from both spout tasks (tasks ${[...tasks].join(', ')})`);
+  assert.ok(points.every((p) => p.component === 'source'));
+  assert.ok(points.length >= 2 * (ACTIVE_SEC - 1), `${points.length} points for ${ACTIVE_SEC}+ s of heartbeats from 2 tasks`);
+  assert.ok(points.length <= 600);
+  for (let i = 1; i < points.length; i++) assert.ok(points[i]!.time >= points[i - 1]!.time, 'points in time order');
+  for (const t of tasks) {
+    const own = points.filter((p) => p.task === t);
+    assert.equal(new Set(own.map((p) => p.time)).size, own.length, `task ${t}: one point per heartbeat`);
+  }
+  // The series shows the convergence: near γ0 = 0.5 at first (nimbus misses no beat, and the
+  // first beat comes before γ could have moved by more than three windows), in the band at the end.
+  const trace = points.map((p) => p.gamma.toFixed(2)).join(' ');
+  assert.ok(points[0]!.gamma < 0.75, `first point γ ${points[0]!.gamma}: ${trace}`);
+  for (const t of tasks) {
+    const last = points.filter((p) => p.task === t).at(-1)!;
+    assert.ok(Math.abs(last.gamma - 0.8) <= 0.05, `last γ of task ${t}: ${trace}`);
+    assert.ok(last.delta !== null && last.latCpuMs !== null && last.latGpuMs !== null, `task ${t}: δ and latencies present`);
+    assert.ok(last.latCpuMs > 3 * last.latGpuMs, `task ${t}: lat_cpu ${last.latCpuMs} vs lat_gpu ${last.latGpuMs}`);
+  }
+}

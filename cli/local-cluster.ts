@@ -74,7 +74,8 @@ export class LocalCluster {
     const user = opts.clusterConfig ?? {};
     const count = Math.max(1, opts.supervisors ?? 1);
     const perSup = Math.max(1, opts.portsNeeded ?? 4);
-    const base: RawConfig = { 'hstorm.local.dir': dataDir };
+    // On a laptop without a GPU, GPU components still run (on a CPU backend, reported as a fallback).
+    const base: RawConfig = { 'hstorm.local.dir': dataDir, 'nimbus.scheduler.gpu.fallback.cpu': true };
     const nimbusConfig = buildConfig([base, user], { allowUserKeys: false, where: 'local cluster config' });
 
     const store = new InMemoryClusterStore(log.child({ component: 'store' }));

@@ -17,7 +17,8 @@ export interface ComponentSummary {
   executeLatencyMs: LatencyStats;
   completeLatencyMs?: LatencyStats;
   capacity: number;
-  gpu?: { backends: string[]; fallback: boolean; fallbackReasons: string[] };
+  /** GPU bolts: the backends that actually ran; `onGpu` is false when every one of them is a CPU backend. */
+  gpu?: { backends: string[]; onGpu: boolean; fallback: boolean; fallbackReasons: string[] };
   split?: ExecutorMetrics['split'][];
 }
 
@@ -76,8 +77,10 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
     }
     const gpus = list.flatMap((e) => (e.gpu ? [e.gpu] : []));
     if (gpus.length > 0) {
+      const backends = [...new Set(gpus.map((g) => g.backend))];
       c.gpu = {
-        backends: [...new Set(gpus.map((g) => g.backend))],
+        backends,
+        onGpu: backends.some(isGpuBackend),
         fallback: gpus.some((g) => g.fallback),
         fallbackReasons: [...new Set(gpus.flatMap((g) => (g.fallbackReason ? [g.fallbackReason] : [])))],
       };
@@ -106,6 +109,11 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
   };
 }
 
+/** gpu.js backends that run on a GPU; everything else (webasm, cpu) runs on the CPU. */
+export function isGpuBackend(backend: string): boolean {
+  return backend === 'webgpu' || backend === 'headlessgl' || backend === 'webgl' || backend === 'webgl2';
+}
+
 /** One line for the live progress display. */
 export function progressLine(s: RunSummary, elapsedSec: number): string {
   return `${elapsedSec.toFixed(0)}s  workers ${s.workers}  emitted ${s.emitted}  acked ${s.acked}  failed ${s.failed}  complete p50 ${s.completeLatencyMs.p50} ms p99 ${s.completeLatencyMs.p99} ms`;
@@ -123,7 +131,8 @@ export function formatSummary(s: RunSummary): string {
       `  ${id.padEnd(16)}${String(c.executors).padStart(10)}${String(c.emitted).padStart(12)}${String(c.executed).padStart(12)}${String(c.acked).padStart(12)}${String(c.failed).padStart(9)}${String(c.executeLatencyMs.p50).padStart(13)}${String(c.executeLatencyMs.p99).padStart(13)}${c.capacity.toFixed(2).padStart(10)}`,
     );
     if (c.gpu) {
-      lines.push(`    backend: ${c.gpu.backends.join(', ')}${c.gpu.fallback ? ` (fell back to a CPU backend: ${c.gpu.fallbackReasons.join('; ')})` : ''}`);
+      const kinds = c.gpu.backends.map((b) => `${b} (${isGpuBackend(b) ? 'GPU' : 'CPU'} backend)`).join(', ');
+      lines.push(`    backend: ${kinds}${c.gpu.fallback ? ` — fell back from a GPU slot: ${c.gpu.fallbackReasons.join('; ')}` : ''}`);
     }
   }
   if (s.droppedFrames > 0) lines.push(`  dropped frames/tuples: ${s.droppedFrames}`);

@@ -7,6 +7,7 @@ import { secsToMs, type Config } from '../common/config/index.js';
 
 export interface NimbusSettings {
   scheduler: 'even' | 'hetero';
+  gpuFallbackToCpu: boolean;
   taskTimeoutMs: number;
   workerStartTimeoutMs: number;
   monitorMs: number;
@@ -18,6 +19,7 @@ export interface NimbusSettings {
 export function nimbusSettings(config: Config): NimbusSettings {
   return {
     scheduler: config['nimbus.scheduler'] as 'even' | 'hetero',
+    gpuFallbackToCpu: config['nimbus.scheduler.gpu.fallback.cpu'] as boolean,
     taskTimeoutMs: secsToMs(config['nimbus.task.timeout.secs'] as number),
     workerStartTimeoutMs: secsToMs(config['supervisor.worker.start.timeout.secs'] as number),
     monitorMs: secsToMs(config['nimbus.monitor.freq.secs'] as number),

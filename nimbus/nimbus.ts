@@ -352,6 +352,7 @@ export class Nimbus {
       deadWorkers: this.deadWorkers,
       forced,
       strategy: this.scheduler,
+      gpuFallbackToCpu: this.settings.gpuFallbackToCpu,
       now,
     });
     this.deadWorkers = new Map();

@@ -25,6 +25,8 @@ export interface PlacementInput {
   /** Topologies to reschedule whatever their state (rebalance). */
   forced: ReadonlySet<string>;
   strategy: SchedulerStrategy;
+  /** Place GPU executors without a GPU slot in CPU workers (they run on a CPU backend and say so). */
+  gpuFallbackToCpu: boolean;
   now: number;
 }
 
@@ -117,6 +119,7 @@ export function planPlacement(input: PlacementInput): PlacementChange[] {
       },
       topologies,
       occupied,
+      gpuFallbackToCpu: input.gpuFallbackToCpu,
     },
     input.strategy,
   );

@@ -49,6 +49,7 @@ export const CONFIG_KEYS = {
   'nimbus.task.timeout.secs': key(posNum, 10, 'cluster', 'a worker without heartbeat this long is dead'),
   'nimbus.monitor.freq.secs': key(posNum, 1, 'cluster', 'how often nimbus checks heartbeats'),
   'nimbus.scheduler': key(z.enum(['even', 'hetero']), 'hetero', 'cluster', 'scheduling strategy'),
+  'nimbus.scheduler.gpu.fallback.cpu': key(z.boolean(), false, 'cluster', 'GPU executors that find no GPU slot run in CPU workers on a CPU backend (reported as a fallback) instead of waiting unassigned; hstorm local turns it on'),
   'supervisor.id': key(z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, . _ -').nullable(), null, 'cluster', 'supervisor id (default: host name + first port)'),
   'supervisor.host': key(z.string().min(1).nullable(), null, 'cluster', 'host name peers reach this node at (default: 127.0.0.1)'),
   'supervisor.slots.ports': key(z.array(port).min(1), [6700, 6701, 6702, 6703], 'cluster', 'worker ports (one slot each)'),

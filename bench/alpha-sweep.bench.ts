@@ -81,6 +81,9 @@ export async function run(args: BenchArgs): Promise<void> {
       latencyMs: steady.latencyMs,
       p99Ms: r.summary.completeLatencyMs.p99,
       failed: r.summary.failed,
+      // where failures came from (a bolt that failed tuples, or none: then timeouts/lost frames), to tell load effects from bugs
+      failedBy: Object.entries(r.summary.components).filter(([id, c]) => id !== 'matrices' && c.failed > 0).map(([id, c]) => `${id}:${c.failed}`).join(' ') || null,
+      droppedFrames: r.summary.droppedFrames,
     });
   }
   bar.stop();

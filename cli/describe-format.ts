@@ -57,7 +57,10 @@ export function formatDetail(d: TopologyDetail): string {
         ms(c.completeLatencyMs),
         ms(c.completeLatencyP99Ms),
         c.capacity.toFixed(3),
-        [c.backends.join(',') + (c.fallback ? ' (fallback)' : ''), c.split && typeof c.split.gamma === 'number' ? `γ=${c.split.gamma.toFixed(3)}` : '']
+        [
+          c.backends.join(',') + (c.fallback ? ' (fallback)' : ''),
+          c.split && typeof c.split.gamma === 'number' ? `γ=${c.split.gamma.toFixed(3)}` : '',
+        ]
           .filter(Boolean)
           .join(' '),
       ]),
@@ -71,7 +74,18 @@ export function formatDetail(d: TopologyDetail): string {
         ['SPOUT', 'GAMMA', 'DELTA', 'LAT CPU MS', 'LAT GPU MS', 'THETA', 'POLICY', 'WINDOWS', 'SENT CPU', 'SENT GPU'],
         splits.map(([id, c]) => {
           const s = c.split!;
-          return [id, fixed(s.gamma, 3), fixed(s.delta, 3), ms(num(s.latCpuMs)), ms(num(s.latGpuMs)), fixed(s.theta, 2), str(s.policy), str(s.windows), str(s.sentCpu), str(s.sentGpu)];
+          return [
+            id,
+            fixed(s.gamma, 3),
+            fixed(s.delta, 3),
+            ms(num(s.latCpuMs)),
+            ms(num(s.latGpuMs)),
+            fixed(s.theta, 2),
+            str(s.policy),
+            str(s.windows),
+            str(s.sentCpu),
+            str(s.sentGpu),
+          ];
         }),
       ),
     );
@@ -81,7 +95,8 @@ export function formatDetail(d: TopologyDetail): string {
     out.push('', 'GPU bolts (backend that actually ran):');
     for (const [id, c] of gpus) {
       const ran = c.backends.length ? c.backends.join(', ') : 'not reported yet';
-      out.push(`  ${id}: ${ran}${c.fallback ? `  FELL BACK to a CPU backend${c.fallbackReasons.length ? `: ${c.fallbackReasons.join('; ')}` : ''}` : ''}`);
+      const why = c.fallbackReasons.length ? `: ${c.fallbackReasons.join('; ')}` : '';
+      out.push(`  ${id}: ${ran}${c.fallback ? `  FELL BACK to a CPU backend${why}` : ''}`);
     }
   }
   out.push('', 'workers:');

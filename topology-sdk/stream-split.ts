@@ -260,7 +260,9 @@ export class StreamSplit {
     this.gammaNow = v.gamma;
     this.basis = v.gamma;
     this.window = decisionWindow(v.gamma, this.maxWindow);
-    this.pos = 0;
+    // Walk on from where we were rather than from slot 0: a window opens with GPU sends, so restarting it at
+    // every update (γ may change more often than a long window is walked) would starve the CPU side.
+    this.pos %= this.window.length;
     if (!this.isController) {
       this.delta = v.delta;
       this.latCpuMs = v.latCpuMs;

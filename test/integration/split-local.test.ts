@@ -15,7 +15,8 @@ import type { RunSummary } from '../../cli/run-summary.js';
 import type { SplitMetrics } from '../../common/storm-base.js';
 import { GAMMA_TOLERANCE, TARGET_GAMMA, assertConverged, assertEveryTaskApplied, assertNothingLost } from '../helpers/split-checks.js';
 
-const ACTIVE_SEC = 9;
+/** From cluster start: includes the workers' start (2–4 s on a busy machine), then ~2 windows a second. */
+const ACTIVE_SEC = 12;
 
 describe('adaptive split in local mode', function () {
   this.timeout(90_000);
@@ -42,7 +43,7 @@ describe('adaptive split in local mode', function () {
 
     const splits = (summary.components.source?.split ?? []).filter((m): m is SplitMetrics => m !== undefined);
     assert.equal(splits.length, 2, 'split metrics from both spout tasks');
-    assert.ok(splits.every((s) => s.policy === 'latency' && s.theta === 0.5));
+    assert.ok(splits.every((s) => s.policy === 'latency' && s.theta === 0.3));
     const converged = assertConverged(splits, activeUntil);
     const applied = assertEveryTaskApplied(splits);
 
@@ -63,7 +64,7 @@ describe('adaptive split in local mode', function () {
     assert.equal(summary.acked, emitted);
     assert.equal(summary.components.sink?.executed, emitted);
     console.log(
-      `      γ ${converged.gamma} after ${converged.windows} windows (${converged.published} published), ` +
+      `      γ ${converged.gamma.toFixed(3)} after ${converged.windows} windows (${converged.published} published), ` +
         `γ applied ≤ ${applied.maxDelayMs} ms after publication, ${emitted} ids, ${((Date.now() - t0) / 1000).toFixed(1)} s`,
     );
   });

@@ -3,7 +3,7 @@
  * component and for the topology, with latency percentiles merged from the
  * executors' histograms (not averaged).
  */
-import { Histogram } from '../common/histogram.js';
+import { mergeLatency } from '../common/histogram.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
 import type { ExecutorMetrics, LatencyStats, WorkerHeartbeat } from '../common/storm-base.js';
 
@@ -37,15 +37,8 @@ export interface RunSummary {
   components: Record<string, ComponentSummary>;
 }
 
-function merge(list: ExecutorMetrics[], hist: 'executeHist' | 'completeHist', sum: 'executeSum' | 'completeSum', stats: 'executeLatencyMs' | 'completeLatencyMs'): Histogram {
-  const h = new Histogram();
-  for (const e of list) {
-    const sparse = e[hist];
-    const s = e[stats];
-    if (sparse && s) h.mergeSparse(sparse, e[sum] ?? 0, s.max);
-  }
-  return h;
-}
+const executeParts = (list: ExecutorMetrics[]) => list.map((e) => ({ stats: e.executeLatencyMs, hist: e.executeHist, sum: e.executeSum }));
+const completeParts = (list: ExecutorMetrics[]) => list.map((e) => ({ stats: e.completeLatencyMs, hist: e.completeHist, sum: e.completeSum }));
 
 export function summarize(topology: string, beats: WorkerHeartbeat[], durationSec: number): RunSummary {
   const byComponent = new Map<string, ExecutorMetrics[]>();
@@ -68,11 +61,11 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
       executed: total('executed'),
       acked: total('acked'),
       failed: total('failed'),
-      executeLatencyMs: merge(list, 'executeHist', 'executeSum', 'executeLatencyMs').stats(),
+      executeLatencyMs: mergeLatency(executeParts(list)).stats(),
       capacity: Math.max(0, ...list.map((e) => e.capacity)),
     };
     if (list.some((e) => e.completeLatencyMs)) {
-      c.completeLatencyMs = merge(list, 'completeHist', 'completeSum', 'completeLatencyMs').stats();
+      c.completeLatencyMs = mergeLatency(completeParts(list)).stats();
       spoutExecs.push(...list);
     }
     const gpus = list.flatMap((e) => (e.gpu ? [e.gpu] : []));
@@ -90,7 +83,7 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
     components[id] = c;
     if (id !== ACKER_COMPONENT) emitted += c.emitted;
   }
-  const complete = merge(spoutExecs, 'completeHist', 'completeSum', 'completeLatencyMs');
+  const complete = mergeLatency(completeParts(spoutExecs));
   const acked = spoutExecs.reduce((s, e) => s + e.acked, 0);
   const failed = spoutExecs.reduce((s, e) => s + e.failed, 0);
   const cs = complete.stats();

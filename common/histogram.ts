@@ -77,6 +77,24 @@ export class Histogram {
   }
 }
 
+/** One executor's latency as a heartbeat carries it: the stats, and the sparse histogram behind them. */
+export interface LatencyPart {
+  stats: LatencyStats | null;
+  hist?: SparseHistogram | null;
+  sum?: number;
+}
+
+/**
+ * Percentiles of several executors together, from their merged histograms —
+ * averaging per-executor percentiles would be wrong. Parts without a
+ * histogram (older heartbeats) are left out.
+ */
+export function mergeLatency(parts: Iterable<LatencyPart>): Histogram {
+  const h = new Histogram();
+  for (const p of parts) if (p.hist && p.stats) h.mergeSparse(p.hist, p.sum ?? 0, p.stats.max);
+  return h;
+}
+
 function round(x: number): number {
   return Math.round(x * 1000) / 1000;
 }

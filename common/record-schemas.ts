@@ -132,6 +132,11 @@ const executorMetricsSchema = z.looseObject({
   // GPU and split metrics are shown as reported; their inner shape belongs to the worker.
   gpu: z.looseObject({ backend: z.string() }).optional(),
   split: z.looseObject({ gamma: z.number() }).optional(),
+  // Sparse latency histograms, so percentiles can be merged across executors (common/histogram.ts).
+  executeHist: z.array(z.tuple([z.number().int(), count])).optional(),
+  executeSum: count.optional(),
+  completeHist: z.array(z.tuple([z.number().int(), count])).nullable().optional(),
+  completeSum: count.optional(),
 });
 
 export const workerHeartbeatSchema = z.looseObject({

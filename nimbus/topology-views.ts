@@ -6,6 +6,7 @@
  */
 import { workerKey, type Assignment } from '../common/assignment.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
+import { mergeLatency } from '../common/histogram.js';
 import type { ParsedWorkerHeartbeat } from '../common/record-schemas.js';
 import { gpuPerformance, type SupervisorInfo } from '../common/resources.js';
 import type { StormBase } from '../common/storm-base.js';
@@ -36,33 +37,17 @@ function emptyStats(kind: ComponentStats['kind'], gpu: boolean, executors: numbe
   };
 }
 
-/** Weighted means need running sums; kept beside the stats until the end. */
-interface Sums {
-  execN: number;
-  execSum: number;
-  complN: number;
-  complSum: number;
-  complP50Sum: number;
-}
+/** Each component's executor metrics, kept until the end so latency histograms merge once. */
+type Parts = ExecutorMetrics[];
 
-function addExecutor(s: ComponentStats, sums: Sums, m: ExecutorMetrics): void {
+function addExecutor(s: ComponentStats, parts: Parts, m: ExecutorMetrics): void {
+  parts.push(m);
   s.emitted += m.emitted;
   s.transferred += m.transferred;
   s.executed += m.executed;
   s.acked += m.acked;
   s.failed += m.failed;
   s.capacity = Math.max(s.capacity, m.capacity);
-  if (m.executeLatencyMs.count > 0) {
-    sums.execN += m.executeLatencyMs.count;
-    sums.execSum += m.executeLatencyMs.mean * m.executeLatencyMs.count;
-  }
-  const c = m.completeLatencyMs;
-  if (c && c.count > 0) {
-    sums.complN += c.count;
-    sums.complSum += c.mean * c.count;
-    sums.complP50Sum += c.p50 * c.count;
-    s.completeLatencyP99Ms = Math.max(s.completeLatencyP99Ms ?? 0, c.p99);
-  }
   if (m.gpu) {
     if (!s.backends.includes(m.gpu.backend)) s.backends.push(m.gpu.backend);
     // Never let a CPU run pass for a GPU run (DESIGN §7): any executor that fell back marks the component.
@@ -118,17 +103,17 @@ export function topologyDetail(
   now = Date.now(),
 ): TopologyDetail {
   const components: Record<string, ComponentStats> = {};
-  const sums = new Map<string, Sums>();
+  const sums = new Map<string, Parts>();
   for (const c of storm.def.components) {
     components[c.id] = emptyStats(c.kind, c.gpu !== null, c.parallelism);
-    sums.set(c.id, { execN: 0, execSum: 0, complN: 0, complSum: 0, complP50Sum: 0 });
+    sums.set(c.id, []);
   }
   const ackers = new Set<number>();
   for (const w of assignment?.workers ?? []) for (const e of w.executors) if (e.component === ACKER_COMPONENT) ackers.add(e.task);
   for (const e of assignment?.unassigned ?? []) if (e.component === ACKER_COMPONENT) ackers.add(e.task);
   if (ackers.size > 0) {
     components[ACKER_COMPONENT] = emptyStats('acker', false, ackers.size);
-    sums.set(ACKER_COMPONENT, { execN: 0, execSum: 0, complN: 0, complSum: 0, complP50Sum: 0 });
+    sums.set(ACKER_COMPONENT, []);
   }
 
   const workers: WorkerDetail[] = [];
@@ -155,12 +140,16 @@ export function topologyDetail(
     });
   }
   for (const [id, s] of Object.entries(components)) {
-    const sum = sums.get(id);
-    if (!sum) continue;
-    if (sum.execN > 0) s.executeLatencyMs = sum.execSum / sum.execN;
-    if (sum.complN > 0) {
-      s.completeLatencyMs = sum.complSum / sum.complN;
-      s.completeLatencyP50Ms = sum.complP50Sum / sum.complN;
+    const parts = sums.get(id);
+    if (!parts) continue;
+    const exec = mergeLatency(parts.map((m) => ({ stats: m.executeLatencyMs, hist: m.executeHist, sum: m.executeSum })));
+    if (exec.count > 0) s.executeLatencyMs = exec.stats().mean;
+    const compl = mergeLatency(parts.map((m) => ({ stats: m.completeLatencyMs, hist: m.completeHist, sum: m.completeSum })));
+    if (compl.count > 0) {
+      const c = compl.stats();
+      s.completeLatencyMs = c.mean;
+      s.completeLatencyP50Ms = c.p50;
+      s.completeLatencyP99Ms = c.p99;
     }
   }
   return {

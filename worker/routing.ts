@@ -101,6 +101,13 @@ export class OutputRouter {
     return out;
   }
 
+  /** Targets of an emit: by grouping, or the one task of an emitDirect (checked). */
+  targets(stream: string, values: readonly unknown[], directTask: number | null): number[] {
+    if (directTask === null) return this.route(stream, values);
+    this.checkDirect(stream, directTask);
+    return [directTask];
+  }
+
   /** Checks that `task` subscribes to `stream` with direct grouping. */
   checkDirect(stream: string, task: number): void {
     if (!this.byStream.has(stream)) throw new Error(`component "${this.component}" emits on undeclared stream "${stream}"`);

@@ -5,8 +5,7 @@
  * (the paper's MatrixDealer), and a checker that verifies every result by a
  * checksum, so a benchmark never counts wrong answers as throughput.
  *
- * Self-contained on purpose: examples/ is reworked by others while these
- * benchmarks run, and a benchmark's fixture should not change under it.
+ * The matrix helpers are the examples' (examples/matmul/matrix.ts).
  *
  * Tuples carry `[id, n, m, b, expected]`: `m` the running matrix, `b` the
  * addend (null after a product), `expected` the checksum the checker wants.
@@ -26,6 +25,9 @@ import {
   type TopologyContext,
   type Tuple,
 } from 'hstorm';
+import { expectedProductSum, randomMatrix, seededRandom, sum } from '../../examples/matmul/matrix.js';
+
+export { sum };
 
 export const FIELDS = ['id', 'n', 'm', 'b', 'expected'] as const;
 
@@ -34,45 +36,6 @@ export type MatrixJob = { kind: 'add'; steps: number } | { kind: 'multiply' };
 
 /** Distinct random pairs the spout cycles through: generating fresh matrices per tuple would cost more CPU than the bolts. */
 const POOL = 8;
-
-function xorshift(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 0x100000000;
-  };
-}
-
-function randomMatrix(n: number, rand: () => number): Float32Array {
-  const m = new Float32Array(n * n);
-  for (let i = 0; i < m.length; i++) m[i] = rand() * 2 - 1;
-  return m;
-}
-
-export function sum(m: ArrayLike<number>): number {
-  let s = 0;
-  for (let i = 0; i < m.length; i++) s += m[i]!;
-  return s;
-}
-
-/** sum(A·B) = Σ_k colSum(A)_k · rowSum(B)_k: O(n²) instead of the O(n³) product. */
-function productSum(a: Float32Array, b: Float32Array, n: number): number {
-  let s = 0;
-  for (let k = 0; k < n; k++) {
-    let col = 0;
-    let row = 0;
-    for (let i = 0; i < n; i++) {
-      col += a[i * n + k]!;
-      row += b[k * n + i]!;
-    }
-    s += col * row;
-  }
-  return s;
-}
 
 export function readJob(conf: Conf): MatrixJob {
   return conf['fixture.job'] === 'multiply' ? { kind: 'multiply' } : { kind: 'add', steps: (conf['fixture.steps'] as number | undefined) ?? 4 };
@@ -90,11 +53,11 @@ export class MatrixSpout extends Spout {
     this.collector = collector;
     this.n = (conf['fixture.dim'] as number | undefined) ?? 32;
     const job = readJob(conf);
-    const rand = xorshift(7919 + ctx.taskIndex);
+    const rand = seededRandom(7919 + ctx.taskIndex);
     for (let i = 0; i < POOL; i++) {
       const a = randomMatrix(this.n, rand);
       const b = randomMatrix(this.n, rand);
-      const expected = job.kind === 'multiply' ? productSum(a, b, this.n) : sum(a) + job.steps * sum(b);
+      const expected = job.kind === 'multiply' ? expectedProductSum(a, b, this.n) : sum(a) + job.steps * sum(b);
       this.pairs.push({ a, b, expected });
     }
   }

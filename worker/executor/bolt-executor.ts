@@ -89,13 +89,7 @@ export class BoltExecutor extends Executor {
 
   private emit(values: Values, options: EmitOptions | undefined, directTask: number | null): number[] {
     const stream = options?.stream ?? DEFAULT_STREAM;
-    let targets: number[];
-    if (directTask === null) {
-      targets = this.router.route(stream, values);
-    } else {
-      this.router.checkDirect(stream, directTask);
-      targets = [directTask];
-    }
+    const targets = this.router.targets(stream, values, directTask);
     this.metrics.emitted++;
     this.metrics.transferred += targets.length;
     const a = options?.anchors;

@@ -15,6 +15,7 @@ import { addConfigOptions, type ConfigFlags } from './config-options.js';
 
 interface ScheduleFlags extends ConfigFlags {
   cluster: string;
+  topology?: string;
   name: string;
   strategy?: string;
   gpuFallback?: boolean;
@@ -51,14 +52,17 @@ export function formatDryRun(name: string, strategy: string, r: DryRunResult): s
 export function registerSchedule(program: Command): void {
   addConfigOptions(
     program
-      .command('schedule <module>')
+      .command('schedule [module]')
       .description('dry run: place a topology on a cluster described in a JSON file and show each decision with its reason')
+      .option('--topology <module>', 'the topology module (or give it as the argument)')
       .requiredOption('--cluster <file>', 'cluster JSON: {"supervisors":[{"id","host","ports":[…],"gpus":[{"id","name","smCount","clockMHz","computeCapability",…}]}]}')
       .option('-n, --name <name>', 'topology id to show', 'dry-run')
       .option('--strategy <name>', 'even or hetero (default: nimbus.scheduler)')
       .option('--gpu-fallback', 'run GPU executors in CPU workers (CPU backend) when no GPU slot is free')
       .option('--json', 'print the placement as JSON'),
-  ).action(async (module: string, flags: ScheduleFlags) => {
+  ).action(async (positional: string | undefined, flags: ScheduleFlags) => {
+    const module = flags.topology ?? positional;
+    if (!module) throw new CliUsageError('missing topology module: give --topology <module> (or the module as the argument)');
     if (flags.strategy !== undefined && flags.strategy !== 'even' && flags.strategy !== 'hetero') {
       throw new CliUsageError(`invalid --strategy "${flags.strategy}": allowed: even, hetero`);
     }

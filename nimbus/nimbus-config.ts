@@ -21,7 +21,8 @@ export function nimbusSettings(config: Config): NimbusSettings {
     scheduler: config['nimbus.scheduler'] as 'even' | 'hetero',
     gpuFallbackToCpu: config['nimbus.scheduler.gpu.fallback.cpu'] as boolean,
     taskTimeoutMs: secsToMs(config['nimbus.task.timeout.secs'] as number),
-    workerStartTimeoutMs: secsToMs(config['supervisor.worker.start.timeout.secs'] as number),
+    // Storm's nimbus.task.launch.secs: nimbus gives up on a never-started worker only after its supervisor had a chance to restart it.
+    workerStartTimeoutMs: secsToMs(config['nimbus.task.launch.secs'] as number),
     monitorMs: secsToMs(config['nimbus.monitor.freq.secs'] as number),
     localDir: config['hstorm.local.dir'] as string,
     host: config['nimbus.host'] as string,

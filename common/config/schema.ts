@@ -47,6 +47,7 @@ export const CONFIG_KEYS = {
   'nimbus.host': key(z.string().min(1), '127.0.0.1', 'cluster', 'host the CLI and supervisors reach nimbus at'),
   'nimbus.http.port': key(port, 6627, 'cluster', 'nimbus HTTP API port'),
   'nimbus.task.timeout.secs': key(posNum, 10, 'cluster', 'a worker without heartbeat this long is dead'),
+  'nimbus.task.launch.secs': key(posNum, 30, 'cluster', 'a worker that never heartbeat this long after its assignment is dead (its supervisor restarts it first, after supervisor.worker.start.timeout.secs)'),
   'nimbus.monitor.freq.secs': key(posNum, 1, 'cluster', 'how often nimbus checks heartbeats'),
   'nimbus.scheduler': key(z.enum(['even', 'hetero']), 'hetero', 'cluster', 'scheduling strategy'),
   'nimbus.scheduler.gpu.fallback.cpu': key(z.boolean(), false, 'cluster', 'GPU executors that find no GPU slot run in CPU workers on a CPU backend (reported as a fallback) instead of waiting unassigned; hstorm local turns it on'),

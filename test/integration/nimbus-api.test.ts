@@ -289,7 +289,7 @@ describe('nimbus HTTP API over ZooKeeper', function () {
   });
 
   it('moves executors away from a worker whose heartbeat stops', async () => {
-    await startNimbus({ 'nimbus.monitor.freq.secs': 0.2, 'nimbus.task.timeout.secs': 1, 'supervisor.worker.start.timeout.secs': 1 });
+    await startNimbus({ 'nimbus.monitor.freq.secs': 0.2, 'nimbus.task.timeout.secs': 1, 'nimbus.task.launch.secs': 1 });
     const sup = await addSupervisor('sup-a', [7001, 7002]);
     const res = (await (await submit('hb', { config: { 'topology.workers': 1 } })).json()) as { id: string; assignment: Assignment };
     const w = res.assignment.workers[0]!;

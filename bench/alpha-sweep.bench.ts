@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { schedule, workerCap, type SchedSupervisor, type SchedTopology } from '../nimbus/scheduler/index.js';
 import type { BenchArgs } from './main.js';
 import { BenchProgress } from './support/progress.js';
-import { writeReport, type ExperimentReport, type Row } from './support/results.js';
+import { writeReport, type Row } from './support/results.js';
 import { runOnLocalCluster, schedTopologyOf } from './support/cluster-run.js';
 import { GTX_1060, declared, placementFacts } from './support/paper-cluster.js';
 import { SeriesRecorder, round, writeCsv } from './support/run-series.js';
@@ -101,7 +101,6 @@ export async function run(args: BenchArgs): Promise<void> {
     title: 'α sweep — Sequential Topology throughput and latency (H-Storm Figs. 7–8)',
     command: `npm run bench -- alpha-sweep${args.quick ? ' --quick' : ''}`,
     rows,
-    // Omit<> over Vega-Lite's union of spec types keeps only their common keys, so a vconcat needs the cast
     plot: {
       vconcat: (['throughput', 'latencyMs'] as const).map((field) => ({
         data: { values: series },
@@ -114,7 +113,7 @@ export async function run(args: BenchArgs): Promise<void> {
           color: { field: 'alpha', type: 'nominal', title: 'α' },
         },
       })),
-    } as unknown as ExperimentReport['plot'],
+    },
     backends,
     ratios: Object.fromEntries(
       rows.slice(1).flatMap((r) => [

@@ -24,7 +24,7 @@ import { gpuPerformance } from '../common/resources.js';
 import { schedule, type SchedSupervisor, type SchedTopology } from '../nimbus/scheduler/index.js';
 import type { BenchArgs } from './main.js';
 import { BenchProgress } from './support/progress.js';
-import { writeReport, type ExperimentReport, type Row } from './support/results.js';
+import { writeReport, type Row } from './support/results.js';
 import { runOnLocalCluster, schedTopologyOf } from './support/cluster-run.js';
 import { localPaperCluster, localPaperGpus, modelLabel, paperCluster, valueGpuPlacement } from './support/paper-cluster.js';
 import { SeriesRecorder, round, writeCsv } from './support/run-series.js';
@@ -145,7 +145,6 @@ export async function run(args: BenchArgs): Promise<void> {
     title: 'β sweep — GPU workers on GTX 1060 / GTX 970 (H-Storm Fig. 10): modelled placement value, measured binding',
     command: `npm run bench -- beta-sweep${args.quick ? ' --quick' : ''}`,
     rows,
-    // Omit<> over Vega-Lite's union of spec types keeps only their common keys, so a vconcat needs the cast
     plot: {
       // writeReport puts the table's rows at the top level; each panel brings its own data
       vconcat: ['shuffle-bound throughput', 'capacity throughput', 'service time'].map((metric) => ({
@@ -159,7 +158,7 @@ export async function run(args: BenchArgs): Promise<void> {
           color: { field: 'gpuWorkers', type: 'nominal', title: null },
         },
       })),
-    } as unknown as ExperimentReport['plot'],
+    },
     backends,
     ratios,
     notes: [

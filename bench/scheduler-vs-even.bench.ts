@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { schedule, type SchedSupervisor, type SchedulerStrategy } from '../nimbus/scheduler/index.js';
 import type { BenchArgs } from './main.js';
 import { BenchProgress } from './support/progress.js';
-import { writeReport, type ExperimentReport, type Row } from './support/results.js';
+import { writeReport, type Row } from './support/results.js';
 import { runOnLocalCluster, schedTopologyOf } from './support/cluster-run.js';
 import { localPaperCluster, localPaperGpus, modelLabel, paperCluster, valueGpuPlacement } from './support/paper-cluster.js';
 import { SeriesRecorder, round, writeCsv } from './support/run-series.js';
@@ -155,7 +155,7 @@ export async function run(args: BenchArgs): Promise<void> {
           },
         },
       ],
-    } as unknown as ExperimentReport['plot'],
+    },
     backends,
     ratios,
     notes: [

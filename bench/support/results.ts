@@ -12,6 +12,11 @@ import { compile, type TopLevelSpec } from 'vega-lite';
 
 export type Row = Record<string, string | number | boolean | null>;
 
+/** Omit over each member of a union (a plain Omit keeps only the keys all members share, losing vconcat and friends). */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** A Vega-Lite spec without top-level data: writeReport injects the rows (layered or concatenated panels may carry their own). */
+export type PlotSpec = DistributiveOmit<TopLevelSpec, 'data'>;
+
 export interface ExperimentReport {
   experiment: string;
   title: string;
@@ -19,7 +24,7 @@ export interface ExperimentReport {
   command: string;
   rows: Row[];
   /** Vega-Lite spec without data (rows are injected). */
-  plot: Omit<TopLevelSpec, 'data'>;
+  plot: PlotSpec;
   /** Backend that actually ran each GPU bolt, e.g. { 'matmul-gpu': 'webasm (fallback: no GPU slot)' }. */
   backends: Record<string, string>;
   /** Headline ratios, e.g. { 'speed-up at 512²': 3.2 }. */
@@ -43,7 +48,7 @@ function csv(rows: Row[]): string {
   return [cols.join(','), ...rows.map((r) => cols.map((c) => cell(r[c])).join(','))].join('\n') + '\n';
 }
 
-export async function renderSvg(spec: Omit<TopLevelSpec, 'data'>, rows: Row[]): Promise<string> {
+export async function renderSvg(spec: PlotSpec, rows: Row[]): Promise<string> {
   const full = { ...spec, data: { values: rows } } as TopLevelSpec;
   const view = new vega.View(vega.parse(compile(full).spec), { renderer: 'none' });
   return view.toSVG();

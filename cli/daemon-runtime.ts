@@ -1,20 +1,8 @@
 /**
- * What the `nimbus` and `supervisor` commands share: the ZooKeeper options
- * from the cluster config, and waiting for SIGINT/SIGTERM to shut down in
- * order (a second signal exits at once).
+ * What the `nimbus` and `supervisor` commands share: waiting for
+ * SIGINT/SIGTERM to shut down in order (a second signal exits at once).
  */
-import type { Config } from '../common/config/index.js';
-import type { ZooKeeperOptions } from '../common/cluster-state/zookeeper-store.js';
 import type { Logger } from '../common/logger.js';
-
-export function zookeeperOptions(config: Config): ZooKeeperOptions {
-  return {
-    servers: config['hstorm.zookeeper.servers'] as string[],
-    root: config['hstorm.zookeeper.root'] as string,
-    sessionTimeoutMs: config['hstorm.zookeeper.session.timeout.ms'] as number,
-    connectTimeoutMs: config['hstorm.zookeeper.connect.timeout.ms'] as number,
-  };
-}
 
 /** Resolves with the first SIGINT/SIGTERM; a second one exits the process at once. */
 export function untilSignal(log: Logger): Promise<NodeJS.Signals> {

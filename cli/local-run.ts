@@ -3,16 +3,15 @@
  * it run, drain, and return the summary. Tests and benchmarks call this; the
  * command adds flags and printing.
  */
-import { fileURLToPath } from 'node:url';
-import { dirname, resolve } from 'node:path';
-import { loadTopology, resolveModulePath } from '../worker/load-topology.js';
-import { buildConfig, type RawConfig } from '../common/config/index.js';
+import { loadConfiguredTopology, resolveModulePath } from '../worker/load-topology.js';
+import { packageRoot } from '../supervisor/package-root.js';
+import type { RawConfig } from '../common/config/index.js';
 import { silentLogger, type Logger } from '../common/logger.js';
 import type { WorkerHeartbeat } from '../common/storm-base.js';
 import { LocalCluster } from './local-cluster.js';
 import { summarize, type RunSummary } from './run-summary.js';
 
-export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const PACKAGE_ROOT = packageRoot();
 
 export interface LocalRunOptions {
   module: string;
@@ -31,11 +30,7 @@ export interface LocalRunOptions {
 
 export async function runLocal(opts: LocalRunOptions): Promise<RunSummary> {
   const modulePath = resolveModulePath(opts.module, PACKAGE_ROOT);
-  // Build once to learn the module's own config, then validate module config + overrides together.
-  const probe = await loadTopology(modulePath, buildConfig([opts.overrides], { allowUserKeys: true }));
-  const topologyConfig = { ...probe.def.config, ...opts.overrides };
-  const finalConfig = buildConfig([topologyConfig], { allowUserKeys: true });
-  const { def } = await loadTopology(modulePath, finalConfig);
+  const { def, topologyConfig, config: finalConfig } = await loadConfiguredTopology(modulePath, opts.overrides);
   const name = opts.name ?? modulePath.replace(/^.*\/(examples|bench|test)\//, '').replace(/(\/index)?\.m?js$/, '').replace(/[^A-Za-z0-9_.-]+/g, '-');
   const workers = (finalConfig['topology.workers'] as number) ?? 1;
   const cluster = await LocalCluster.start({

@@ -25,7 +25,7 @@ export class AssignmentWatcher {
   constructor(
     private readonly state: ClusterState,
     private readonly onChange: () => void,
-    private readonly log: Logger,
+    log: Logger,
   ) {
     this.warn = new RateLimitedLog(log);
   }

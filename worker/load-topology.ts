@@ -10,6 +10,7 @@ import { StormTopology } from '../topology-sdk/topology-builder.js';
 import type { TopologyModule } from '../topology-sdk/topology-module.js';
 import type { TopologyDef } from '../common/topology-def.js';
 import { HstormError, TopologyLoadError } from '../common/errors.js';
+import { buildConfig, type Config, type RawConfig } from '../common/config/index.js';
 
 export interface LoadedTopology {
   topology: StormTopology;
@@ -61,6 +62,27 @@ export async function loadTopology(modulePath: string, config: Readonly<Record<s
     );
   }
   return { topology, def: topology.def, modulePath };
+}
+
+export interface ConfiguredTopology extends LoadedTopology {
+  /** The module's own config with the overrides on top: what is submitted as topology config. */
+  topologyConfig: RawConfig;
+  /** Defaults < `base` < module config < overrides, validated: what workers will see. */
+  config: Config;
+}
+
+/**
+ * Loads a module the way `submit`, `local` and `schedule` must: once to learn
+ * the config its createTopology sets, then again with the final config, so the
+ * definition is exactly what every worker will build from that config.
+ */
+export async function loadConfiguredTopology(modulePath: string, overrides: RawConfig, base: RawConfig[] = []): Promise<ConfiguredTopology> {
+  const opts = { allowUserKeys: true };
+  const probe = await loadTopology(modulePath, buildConfig([...base, overrides], opts));
+  const topologyConfig = { ...probe.def.config, ...overrides };
+  const config = buildConfig([...base, topologyConfig], opts);
+  const loaded = await loadTopology(modulePath, config);
+  return { ...loaded, topologyConfig, config };
 }
 
 /** A worker must build exactly the topology nimbus scheduled; a module that builds differently is an error. */

@@ -7,7 +7,7 @@ import { decodeWorkerLaunch } from '../common/worker-env.js';
 import { createLogger } from '../common/logger.js';
 import type { ClusterState } from '../common/cluster-state.js';
 import { IpcClusterState } from '../common/cluster-state/ipc-proxy.js';
-import { connectZooKeeper } from '../common/cluster-state/zookeeper-store.js';
+import { connectZooKeeper, zookeeperOptions } from '../common/cluster-state/zookeeper-store.js';
 import { ZkPaths } from '../common/zk-paths.js';
 import type { Assignment } from '../common/assignment.js';
 import type { StormBase } from '../common/storm-base.js';
@@ -21,16 +21,7 @@ const log = createLogger('worker').child({ topology: launch.topologyId, port: la
 
 async function connect(): Promise<ClusterState> {
   if (launch.state === 'ipc') return new IpcClusterState({ log });
-  const c = launch.clusterConfig;
-  return connectZooKeeper(
-    {
-      servers: c['hstorm.zookeeper.servers'] as string[],
-      root: c['hstorm.zookeeper.root'] as string,
-      sessionTimeoutMs: c['hstorm.zookeeper.session.timeout.ms'] as number,
-      connectTimeoutMs: c['hstorm.zookeeper.connect.timeout.ms'] as number,
-    },
-    log,
-  );
+  return connectZooKeeper(zookeeperOptions(launch.clusterConfig), log);
 }
 
 async function main(): Promise<void> {

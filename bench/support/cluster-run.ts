@@ -6,7 +6,7 @@
  * kernels — so a benchmark shows what the runtime did, not what the
  * scheduler was expected to do.
  */
-import { buildConfig, type RawConfig } from '../../common/config/index.js';
+import type { RawConfig } from '../../common/config/index.js';
 import { silentLogger } from '../../common/logger.js';
 import type { WorkerHeartbeat } from '../../common/storm-base.js';
 import { LocalCluster } from '../../cli/local-cluster.js';
@@ -15,7 +15,7 @@ import { summarize, type RunSummary } from '../../cli/run-summary.js';
 import { toSchedTopology } from '../../nimbus/dry-run.js';
 import type { SchedTopology } from '../../nimbus/scheduler/index.js';
 import type { TopologyDetail } from '../../nimbus/views.js';
-import { loadTopology, resolveModulePath } from '../../worker/load-topology.js';
+import { loadConfiguredTopology, resolveModulePath } from '../../worker/load-topology.js';
 
 export interface ClusterRunOptions {
   module: string;
@@ -60,10 +60,7 @@ function workersSeen(beats: WorkerHeartbeat[]): WorkerSeen[] {
 
 export async function runOnLocalCluster(opts: ClusterRunOptions): Promise<ClusterRunResult> {
   const modulePath = resolveModulePath(opts.module, PACKAGE_ROOT);
-  const probe = await loadTopology(modulePath, buildConfig([opts.overrides], { allowUserKeys: true }));
-  const topologyConfig = { ...probe.def.config, ...opts.overrides };
-  const finalConfig = buildConfig([topologyConfig], { allowUserKeys: true });
-  const { def } = await loadTopology(modulePath, finalConfig);
+  const { def, topologyConfig, config: finalConfig } = await loadConfiguredTopology(modulePath, opts.overrides);
   const workers = (finalConfig['topology.workers'] as number) ?? 1;
   const cluster = await LocalCluster.start({ log: silentLogger(), clusterConfig: opts.clusterConfig, portsNeeded: opts.ports ?? workers });
   const started = performance.now();
@@ -100,9 +97,7 @@ export async function runOnLocalCluster(opts: ClusterRunOptions): Promise<Cluste
 /** The scheduler's view of a topology module under `overrides`, built as nimbus builds it on submit. */
 export async function schedTopologyOf(module: string, overrides: RawConfig, id: string): Promise<SchedTopology> {
   const modulePath = resolveModulePath(module, PACKAGE_ROOT);
-  const probe = await loadTopology(modulePath, buildConfig([overrides], { allowUserKeys: true }));
-  const config = buildConfig([{ ...probe.def.config, ...overrides }], { allowUserKeys: true });
-  const { def } = await loadTopology(modulePath, config);
+  const { def, config } = await loadConfiguredTopology(modulePath, overrides);
   return toSchedTopology(id, def, config);
 }
 

@@ -1,10 +1,10 @@
 /** `hstorm nimbus`: the master daemon — ZooKeeper store, Nimbus, HTTP API on nimbus.http.port. */
 import type { Command } from 'commander';
 import { join } from 'node:path';
-import { connectZooKeeper } from '../../common/cluster-state/zookeeper-store.js';
+import { connectZooKeeper, zookeeperOptions } from '../../common/cluster-state/zookeeper-store.js';
 import { createLogger } from '../../common/logger.js';
 import { Nimbus, startHttpApi } from '../../nimbus/index.js';
-import { flushLog, untilSignal, zookeeperOptions } from '../daemon-runtime.js';
+import { flushLog, untilSignal } from '../daemon-runtime.js';
 import { addConfigOptions, loadClusterConfig, type ConfigFlags } from './config-options.js';
 
 export function registerNimbus(program: Command): void {

@@ -6,11 +6,11 @@
  */
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { buildConfig, parseOverrides, readConfigFile } from '../../common/config/index.js';
+import { parseOverrides, readConfigFile } from '../../common/config/index.js';
 import { CliUsageError } from '../../common/errors.js';
 import { dryRun, type DryRunResult } from '../../nimbus/dry-run.js';
 import { packageRoot } from '../../supervisor/package-root.js';
-import { loadTopology, resolveModulePath } from '../../worker/load-topology.js';
+import { loadConfiguredTopology, resolveModulePath } from '../../worker/load-topology.js';
 import { addConfigOptions, type ConfigFlags } from './config-options.js';
 
 interface ScheduleFlags extends ConfigFlags {
@@ -71,9 +71,7 @@ export function registerSchedule(program: Command): void {
     const file = readConfigFile(flags.config ?? 'hstorm.yaml', flags.config !== undefined);
     const overrides = parseOverrides(flags.conf);
     const modulePath = resolveModulePath(module, packageRoot());
-    const probe = await loadTopology(modulePath, buildConfig([file, overrides], { allowUserKeys: true }));
-    const config = buildConfig([file, probe.def.config, overrides], { allowUserKeys: true });
-    const { def } = await loadTopology(modulePath, config);
+    const { def, config } = await loadConfiguredTopology(modulePath, overrides, [file]);
     const strategy = flags.strategy ?? (config['nimbus.scheduler'] as string);
     const result = dryRun({
       cluster,

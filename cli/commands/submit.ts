@@ -4,9 +4,8 @@
  * ESM file, and uploads it with its sha256 and the serialized topology.
  */
 import type { Command } from 'commander';
-import { resolve } from 'node:path';
-import { buildConfig } from '../../common/config/index.js';
-import { loadTopology } from '../../worker/load-topology.js';
+import { loadConfiguredTopology, resolveModulePath } from '../../worker/load-topology.js';
+import { packageRoot } from '../../supervisor/package-root.js';
 import { NimbusClient } from '../nimbus-client.js';
 import { bundleTopology } from '../topology-bundle.js';
 import { clientConfig } from './client-config.js';
@@ -26,10 +25,8 @@ export function registerSubmit(program: Command): void {
       .option('--json', 'print the result as JSON'),
   ).action(async (module: string, flags: SubmitFlags) => {
     const { config, topology } = clientConfig(flags);
-    const modulePath = resolve(module);
-    // Build the topology once with the module's config merged in, as the workers will.
-    const probe = await loadTopology(modulePath, buildConfig([topology], { allowUserKeys: true }));
-    const { def } = await loadTopology(modulePath, buildConfig([probe.def.config, topology], { allowUserKeys: true }));
+    const modulePath = resolveModulePath(module, packageRoot());
+    const { def } = await loadConfiguredTopology(modulePath, topology);
     const bundle = await bundleTopology(modulePath);
     const client = NimbusClient.fromConfig(config);
     const result = await client.submit({

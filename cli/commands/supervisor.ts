@@ -1,9 +1,9 @@
 /** `hstorm supervisor`: the node daemon — registers this node's slots and GPUs and runs the workers assigned to it. */
 import type { Command } from 'commander';
-import { connectZooKeeper } from '../../common/cluster-state/zookeeper-store.js';
+import { connectZooKeeper, zookeeperOptions } from '../../common/cluster-state/zookeeper-store.js';
 import { createLogger } from '../../common/logger.js';
 import { Supervisor } from '../../supervisor/index.js';
-import { flushLog, untilSignal, zookeeperOptions } from '../daemon-runtime.js';
+import { flushLog, untilSignal } from '../daemon-runtime.js';
 import { addConfigOptions, loadClusterConfig, type ConfigFlags } from './config-options.js';
 
 export function registerSupervisor(program: Command): void {

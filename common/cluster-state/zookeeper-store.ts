@@ -46,6 +46,16 @@ export interface ZooKeeperOptions {
   operationTimeoutMs?: number;
 }
 
+/** The ZooKeeper options a cluster config names (daemons' config, or the one a worker is launched with). */
+export function zookeeperOptions(config: Readonly<Record<string, unknown>>): ZooKeeperOptions {
+  return {
+    servers: config['hstorm.zookeeper.servers'] as string[],
+    root: config['hstorm.zookeeper.root'] as string,
+    sessionTimeoutMs: config['hstorm.zookeeper.session.timeout.ms'] as number,
+    connectTimeoutMs: config['hstorm.zookeeper.connect.timeout.ms'] as number,
+  };
+}
+
 const MODES = {
   persistent: CreateMode.PERSISTENT,
   ephemeral: CreateMode.EPHEMERAL,

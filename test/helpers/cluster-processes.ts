@@ -44,49 +44,16 @@ export interface ProcessClusterOptions {
   startTimeoutMs?: number;
 }
 
+import { processAlive, sleep, waitFor } from './wait-for.js';
+
+export { waitFor, sleep, processAlive };
+
 export interface CliResult {
   code: number | null;
   stdout: string;
   stderr: string;
 }
 
-export async function waitFor<T>(
-  what: string,
-  fn: () => T | null | undefined | false | Promise<T | null | undefined | false>,
-  timeoutMs = 15_000,
-  intervalMs = 200,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let lastErr: unknown = null;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-      lastErr = null;
-    } catch (err) {
-      lastErr = err;
-    }
-    if (Date.now() > until) {
-      const why = lastErr ? ` (last error: ${(lastErr as Error).message})` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
-    }
-    await sleep(intervalMs);
-  }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but is not ours — still alive.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** True when `pid` is a running hstorm worker process (so a recycled pid is never signalled). */
 export function isWorkerProcess(pid: number): boolean {

@@ -6,6 +6,7 @@
  * lifecycle verbs, and a nimbus restart that loses nothing. Supervisors are
  * simulated by writing their znodes from ZooKeeper sessions of their own.
  */
+import { waitFor } from '../helpers/wait-for.js';
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -53,16 +54,6 @@ function bundle(text = 'export default 42;\n'): { b64: string; sha256: string; g
 
 function supervisorInfo(id: string, ports: number[]): SupervisorInfo {
   return { id, host: '127.0.0.1', ports, memoryMB: 1024, cpus: 2, gpus: [], startedAt: Date.now(), heartbeatAt: Date.now(), version: 1 };
-}
-
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('nimbus HTTP API over ZooKeeper', function () {
@@ -280,7 +271,7 @@ describe('nimbus HTTP API over ZooKeeper', function () {
     const moved = await waitFor('the reassignment', async () => {
       const x = await assignmentOf(onA.topologyId);
       return x.epoch > onA.epoch ? x : null;
-    });
+    }, 10_000, 50);
     assert.ok(Date.now() - t0 < 3000, `moved after ${Date.now() - t0} ms`);
     assert.notEqual(moved.workers[0]?.supervisorId, 'sup-a');
     assert.equal(moved.workers[0]?.executors.length, onA.workers[0]?.executors.length);
@@ -307,7 +298,7 @@ describe('nimbus HTTP API over ZooKeeper', function () {
       const moved = await waitFor('the move', async () => {
         const x = await assignmentOf(res.id);
         return x.epoch > 1 ? x : null;
-      });
+      }, 10_000, 50);
       assert.equal(moved.workers.length, 1);
       assert.notEqual(moved.workers[0]!.port, w.port);
     } finally {
@@ -343,7 +334,7 @@ describe('nimbus HTTP API over ZooKeeper', function () {
     const again = await errorOf(await post('/topologies/life/activate', {}));
     assert.deepEqual([again.status, again.code], [409, 'HSTORM_ERR_NIMBUS_TOPOLOGY_STATE']);
     await assignmentOf(id); // still there during the wait
-    await waitFor('removal', async () => (await fetch(`${base}/topologies/life`)).status === 404, 5000);
+    await waitFor('removal', async () => (await fetch(`${base}/topologies/life`)).status === 404, 5000, 50);
     assert.equal(await nimbusState.exists(ZkPaths.assignment(id)), null);
     assert.equal(await nimbusState.exists(ZkPaths.storm(id)), null);
     await assert.rejects(stat(blob));

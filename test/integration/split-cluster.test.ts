@@ -8,6 +8,7 @@
  * latencies as a time series, and that `describe` (HTTP, --json and human)
  * shows the split.
  */
+import { sleep, waitFor } from '../helpers/wait-for.js';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -26,7 +27,7 @@ import type { SplitMetrics } from '../../common/storm-base.js';
 import { ZkPaths } from '../../common/zk-paths.js';
 import { Nimbus, startHttpApi, type SplitPoint, type TopologyDetail } from '../../nimbus/index.js';
 import { Supervisor } from '../../supervisor/index.js';
-import { loadTopology, resolveModulePath } from '../../worker/load-topology.js';
+import { loadConfiguredTopology, resolveModulePath } from '../../worker/load-topology.js';
 import { freePort } from '../helpers/ports.js';
 import { assertConverged, assertEveryTaskApplied, assertNothingLost, readReports } from '../helpers/split-checks.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
@@ -36,17 +37,6 @@ const NAME = 'hybrid';
 /** From the moment both spout tasks report: ~2 windows a second. */
 const ACTIVE_SEC = 10;
 
-async function waitFor<T>(what: string, fn: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('adaptive split in cluster mode (ZooKeeper, real workers)', function () {
   this.timeout(110_000);
@@ -110,8 +100,7 @@ describe('adaptive split in cluster mode (ZooKeeper, real workers)', function ()
     const out = join(dir, 'reports.jsonl');
     const topologyConfig: RawConfig = { 'hybrid.output': out };
     const modulePath = resolveModulePath(join(PACKAGE_ROOT, 'test/fixtures/hybrid-split-topology'), PACKAGE_ROOT);
-    const probe = await loadTopology(modulePath, buildConfig([topologyConfig], { allowUserKeys: true }));
-    const { def } = await loadTopology(modulePath, buildConfig([probe.def.config, topologyConfig], { allowUserKeys: true }));
+    const { def } = await loadConfiguredTopology(modulePath, topologyConfig);
     const bundle = await bundleTopology(modulePath);
     const client = new NimbusClient('127.0.0.1', httpPort);
     const submitted = await client.submit({ name: NAME, def, config: topologyConfig, bundle: bundle.gz.toString('base64'), sha256: bundle.sha256 });
@@ -120,7 +109,6 @@ describe('adaptive split in cluster mode (ZooKeeper, real workers)', function ()
     // Running once both workers beat with split metrics; from then on the spouts are active for ACTIVE_SEC.
     const reader = await connect();
     await waitFor('both spout tasks reporting split metrics', async () => (await spoutSplits(reader, submitted.id)).length === 2, 60_000);
-    const startedAt = Date.now();
     await sleep(ACTIVE_SEC * 1000);
     const activeUntil = Date.now();
     const live = await client.describe(NAME);

@@ -6,6 +6,7 @@
  * (in-memory store over IPC), then in cluster mode against a real ZooKeeper
  * and nimbus's HTTP API (bundle download, `hstorm` link).
  */
+import { processAlive, waitFor } from '../helpers/wait-for.js';
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { lstat, mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
@@ -33,25 +34,6 @@ const DEF: TopologyDef = {
   ],
   config: {},
 };
-
-async function waitFor<T>(what: string, fn: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('supervisor worker lifecycle (local mode)', function () {
   this.timeout(60_000);

@@ -3,7 +3,8 @@
  * component and for the topology, with latency percentiles merged from the
  * executors' histograms (not averaged).
  */
-import { mergeLatency } from '../common/histogram.js';
+import { rollup } from '../common/metrics-rollup.js';
+import { isGpuBackend } from '../common/gpu-backends.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
 import type { ExecutorMetrics, LatencyStats, WorkerHeartbeat } from '../common/storm-base.js';
 
@@ -37,8 +38,6 @@ export interface RunSummary {
   components: Record<string, ComponentSummary>;
 }
 
-const executeParts = (list: ExecutorMetrics[]) => list.map((e) => ({ stats: e.executeLatencyMs, hist: e.executeHist, sum: e.executeSum }));
-const completeParts = (list: ExecutorMetrics[]) => list.map((e) => ({ stats: e.completeLatencyMs, hist: e.completeHist, sum: e.completeSum }));
 
 export function summarize(topology: string, beats: WorkerHeartbeat[], durationSec: number): RunSummary {
   const byComponent = new Map<string, ExecutorMetrics[]>();
@@ -53,37 +52,30 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
   let emitted = 0;
   const spoutExecs: ExecutorMetrics[] = [];
   for (const [id, list] of byComponent) {
-    const total = (k: 'emitted' | 'transferred' | 'executed' | 'acked' | 'failed') => list.reduce((s, e) => s + e[k], 0);
+    const r = rollup(list);
     const c: ComponentSummary = {
-      executors: list.length,
-      emitted: total('emitted'),
-      transferred: total('transferred'),
-      executed: total('executed'),
-      acked: total('acked'),
-      failed: total('failed'),
-      executeLatencyMs: mergeLatency(executeParts(list)).stats(),
-      capacity: Math.max(0, ...list.map((e) => e.capacity)),
+      executors: r.executors,
+      emitted: r.emitted,
+      transferred: r.transferred,
+      executed: r.executed,
+      acked: r.acked,
+      failed: r.failed,
+      executeLatencyMs: r.execute.stats(),
+      capacity: r.capacity,
     };
-    if (list.some((e) => e.completeLatencyMs)) {
-      c.completeLatencyMs = mergeLatency(completeParts(list)).stats();
+    if (r.tracksComplete) {
+      c.completeLatencyMs = r.complete.stats();
       spoutExecs.push(...list);
     }
-    const gpus = list.flatMap((e) => (e.gpu ? [e.gpu] : []));
-    if (gpus.length > 0) {
-      const backends = [...new Set(gpus.map((g) => g.backend))];
-      c.gpu = {
-        backends,
-        onGpu: backends.some(isGpuBackend),
-        fallback: gpus.some((g) => g.fallback),
-        fallbackReasons: [...new Set(gpus.flatMap((g) => (g.fallbackReason ? [g.fallbackReason] : [])))],
-      };
+    if (r.backends.length > 0) {
+      c.gpu = { backends: r.backends, onGpu: r.backends.some(isGpuBackend), fallback: r.fallback, fallbackReasons: r.fallbackReasons };
     }
     const splits = list.flatMap((e) => (e.split ? [e.split] : []));
     if (splits.length > 0) c.split = splits;
     components[id] = c;
     if (id !== ACKER_COMPONENT) emitted += c.emitted;
   }
-  const complete = mergeLatency(completeParts(spoutExecs));
+  const complete = rollup(spoutExecs).complete;
   const acked = spoutExecs.reduce((s, e) => s + e.acked, 0);
   const failed = spoutExecs.reduce((s, e) => s + e.failed, 0);
   const cs = complete.stats();
@@ -100,11 +92,6 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
     maxWorkerRssMB: Math.max(0, ...beats.map((b) => b.rssMB)),
     components,
   };
-}
-
-/** gpu.js backends that run on a GPU; everything else (webasm, cpu) runs on the CPU. */
-export function isGpuBackend(backend: string): boolean {
-  return backend === 'webgpu' || backend === 'headlessgl' || backend === 'webgl' || backend === 'webgl2';
 }
 
 /** One line for the live progress display. */

@@ -6,7 +6,7 @@
  */
 import { workerKey, type Assignment } from '../common/assignment.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
-import { mergeLatency } from '../common/histogram.js';
+import { rollup } from '../common/metrics-rollup.js';
 import type { ParsedWorkerHeartbeat } from '../common/record-schemas.js';
 import { gpuPerformance, type SupervisorInfo } from '../common/resources.js';
 import type { StormBase } from '../common/storm-base.js';
@@ -42,19 +42,6 @@ type Parts = ExecutorMetrics[];
 
 function addExecutor(s: ComponentStats, parts: Parts, m: ExecutorMetrics): void {
   parts.push(m);
-  s.emitted += m.emitted;
-  s.transferred += m.transferred;
-  s.executed += m.executed;
-  s.acked += m.acked;
-  s.failed += m.failed;
-  s.capacity = Math.max(s.capacity, m.capacity);
-  if (m.gpu) {
-    if (!s.backends.includes(m.gpu.backend)) s.backends.push(m.gpu.backend);
-    // Never let a CPU run pass for a GPU run (DESIGN §7): any executor that fell back marks the component.
-    if (m.gpu.fallback === true) s.fallback = true;
-    const reason = m.gpu.fallbackReason;
-    if (typeof reason === 'string' && reason && !s.fallbackReasons.includes(reason)) s.fallbackReasons.push(reason);
-  }
   // The controller task holds the window's own δ and latencies; the others hold copies from its last signal.
   if (m.split && (!s.split || (m.split.controller === true && s.split.controller !== true))) s.split = { ...m.split };
 }
@@ -142,11 +129,21 @@ export function topologyDetail(
   for (const [id, s] of Object.entries(components)) {
     const parts = sums.get(id);
     if (!parts) continue;
-    const exec = mergeLatency(parts.map((m) => ({ stats: m.executeLatencyMs, hist: m.executeHist, sum: m.executeSum })));
-    if (exec.count > 0) s.executeLatencyMs = exec.stats().mean;
-    const compl = mergeLatency(parts.map((m) => ({ stats: m.completeLatencyMs, hist: m.completeHist, sum: m.completeSum })));
-    if (compl.count > 0) {
-      const c = compl.stats();
+    const r = rollup(parts);
+    Object.assign(s, {
+      emitted: r.emitted,
+      transferred: r.transferred,
+      executed: r.executed,
+      acked: r.acked,
+      failed: r.failed,
+      capacity: r.capacity,
+      backends: r.backends,
+      fallback: r.fallback,
+      fallbackReasons: r.fallbackReasons,
+    });
+    if (r.execute.count > 0) s.executeLatencyMs = r.execute.stats().mean;
+    if (r.complete.count > 0) {
+      const c = r.complete.stats();
       s.completeLatencyMs = c.mean;
       s.completeLatencyP50Ms = c.p50;
       s.completeLatencyP99Ms = c.p99;

@@ -5,14 +5,9 @@
  * kernel on the answer, and reports what the kernel actually ran on.
  */
 
-/** gpu.js modes hstorm runs kernels on: two GPU backends, two CPU backends. */
-export type GpuBackendName = 'webgpu' | 'headlessgl' | 'webasm' | 'cpu';
+import type { GpuBackendName } from '../common/gpu-backends.js';
 
-export const GPU_BACKENDS: readonly GpuBackendName[] = ['webgpu', 'headlessgl'];
-
-export function isGpuBackend(name: string): boolean {
-  return (GPU_BACKENDS as readonly string[]).includes(name);
-}
+export { GPU_BACKENDS, isGpuBackend, type GpuBackendName } from '../common/gpu-backends.js';
 
 export interface GpuBackendHandle {
   /** The backend the worker selected (a kernel may still degrade; GpuBolt reports what ran). */

@@ -2,7 +2,8 @@
  * Human-readable output of `hstorm list` and `hstorm describe`: plain aligned
  * columns, no colours (the output is often piped or pasted into issues).
  */
-import type { TopologyDetail, TopologySummary } from '../nimbus/views.js';
+import type { ResourceVector } from '../common/resources.js';
+import type { QueueView, TopologyDetail, TopologySummary } from '../nimbus/views.js';
 
 export function table(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
@@ -27,12 +28,35 @@ function str(v: unknown): string {
   return v === undefined || v === null ? '-' : String(v);
 }
 
+/** "waiting 12s", "reserved 3s (waiting 75s)", or "-" when it does not wait. */
+function queueCell(q: QueueView | null): string {
+  if (!q) return '-';
+  return q.state === 'reserved' ? `reserved ${q.reservedSecs ?? 0}s (waiting ${q.waitSecs}s)` : `waiting ${q.waitSecs}s`;
+}
+
 export function formatList(rows: TopologySummary[]): string {
   if (rows.length === 0) return 'no topologies running';
-  return table(
-    ['NAME', 'ID', 'STATUS', 'UPTIME', 'WORKERS', 'EXECUTORS', 'UNASSIGNED'],
-    rows.map((t) => [t.name, t.id, t.status, `${t.uptimeSecs}s`, `${t.workers}/${t.workersRequested}`, String(t.executors), String(t.unassigned)]),
+  const out = table(
+    ['NAME', 'ID', 'STATUS', 'UPTIME', 'WORKERS', 'EXECUTORS', 'UNASSIGNED', 'DOM SHARE', 'QUEUE'],
+    rows.map((t) => [
+      t.name,
+      t.id,
+      t.status,
+      `${t.uptimeSecs}s`,
+      `${t.workers}/${t.workersRequested}`,
+      String(t.executors),
+      String(t.unassigned),
+      t.dominantShare.toFixed(2),
+      queueCell(t.queue),
+    ]),
   );
+  const waiting = rows.filter((t) => t.queue);
+  if (!waiting.length) return out;
+  return [out, '', 'HDRF queue:', ...waiting.map((t) => `  ${t.name}: ${t.queue!.reason}`)].join('\n');
+}
+
+function vector(v: ResourceVector): string {
+  return `${Number(v.cpu.toFixed(2))} cores, ${Math.round(v.memoryMB)} MB, ${Math.round(v.gpuMemoryMB)} MB GPU memory`;
 }
 
 export function formatDetail(d: TopologyDetail): string {
@@ -41,6 +65,13 @@ export function formatDetail(d: TopologyDetail): string {
     `topology ${d.name} (${d.id})  status ${d.status}  uptime ${d.uptimeSecs}s  workers ${d.workers.length}/${d.workersRequested}` +
       `  scheduler ${d.scheduler ?? '-'}  epoch ${d.epoch ?? '-'}${d.killWaitSecs !== null ? `  (killed, removed after ${d.killWaitSecs}s)` : ''}`,
   );
+  const r = d.resources;
+  out.push(
+    '',
+    `resources: holds ${vector(r.holds)}; dominant share ${r.dominantShare.toFixed(2)}${r.dominantResource ? ` (${r.dominantResource})` : ''}` +
+      `  [cpu ${r.shares.cpu.toFixed(2)}, memory ${r.shares.memory.toFixed(2)}, GPU memory ${r.shares.gpuMemory.toFixed(2)}]`,
+  );
+  if (d.queue) out.push(`HDRF queue: ${queueCell(d.queue)}: ${d.queue.reason}`);
   out.push('', 'components:');
   out.push(
     table(

@@ -97,6 +97,18 @@ const gpuBindingSchema = z.object({
 
 const executorRefSchema = z.object({ component: z.string().min(1), task: z.number().int().min(1) });
 
+const resourceVectorSchema = z.object({ cpu: count, memoryMB: count, gpuMemoryMB: count });
+
+const queueEntrySchema = z.looseObject({
+  state: z.enum(['waiting', 'reserved']),
+  since: z.number(),
+  reservedSince: z.number().nullable(),
+  dominantShare: count,
+  needs: z.string(),
+  blockedBy: z.object({ topology: z.string(), why: z.enum(['share', 'reservation']), dominantShare: count }).nullable(),
+  detail: z.string(),
+});
+
 export const assignmentSchema = z.looseObject({
   topologyId: z.string().min(1),
   epoch: z.number().int().min(0),
@@ -108,11 +120,13 @@ export const assignmentSchema = z.looseObject({
       gpu: gpuBindingSchema.nullable(),
       executors: z.array(executorRefSchema),
       reason: z.string(),
+      resources: resourceVectorSchema.optional(),
     }),
   ),
   unassigned: z.array(executorRefSchema.extend({ reason: z.string() })),
-  scheduler: z.enum(['even', 'hetero']),
+  scheduler: z.enum(['even', 'hetero', 'hdrf']),
   createdAt: z.number(),
+  queue: queueEntrySchema.nullable().optional(),
 }) satisfies z.ZodType<Assignment>;
 
 const latencySchema = z.object({ count, mean: count, p50: count, p99: count, max: count });

@@ -7,6 +7,7 @@
  *   GET  /api/v1/topologies
  *   GET  /api/v1/topologies/:name                 (name or id)
  *   GET  /api/v1/topologies/:name/timeseries      split γ, δ, latencies over time [?since=<epoch ms>]
+ *   GET  /api/v1/scheduler/queue                  topologies waiting in the HDRF queue, in HDRF order
  *   POST /api/v1/topologies                       { name, def, config, bundle (base64 gzip), sha256 }
  *   GET  /api/v1/topologies/:id/bundle            the gzip bundle (supervisors)
  *   POST /api/v1/topologies/:name/kill            { waitSecs? }
@@ -58,6 +59,7 @@ export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
   app.get(`${API_PREFIX}/cluster/summary`, () => nimbus.clusterSummary());
   app.get(`${API_PREFIX}/supervisors`, async () => ({ supervisors: await nimbus.supervisors() }));
   app.get(`${API_PREFIX}/topologies`, async () => ({ topologies: await nimbus.topologies() }));
+  app.get(`${API_PREFIX}/scheduler/queue`, () => nimbus.queue());
   app.get<{ Params: { name: string } }>(`${API_PREFIX}/topologies/:name`, (req) => nimbus.topologyDetail(req.params.name));
   app.get<{ Params: { name: string }; Querystring: { since?: string } }>(`${API_PREFIX}/topologies/:name/timeseries`, (req) => {
     const raw = req.query.since;

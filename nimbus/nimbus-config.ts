@@ -4,9 +4,13 @@
  * so the casts here only restore the types the schema guarantees.
  */
 import { secsToMs, type Config } from '../common/config/index.js';
+import { fairnessOf } from './scheduler/config-view.js';
+import type { FairnessOptions, SchedulerStrategy } from './scheduler/types.js';
 
 export interface NimbusSettings {
-  scheduler: 'even' | 'hetero';
+  scheduler: SchedulerStrategy;
+  /** HDRF between topologies (nimbus.scheduler=hdrf or nimbus.scheduler.fairness=hdrf), else null. */
+  fairness: FairnessOptions | null;
   gpuFallbackToCpu: boolean;
   taskTimeoutMs: number;
   workerStartTimeoutMs: number;
@@ -17,8 +21,14 @@ export interface NimbusSettings {
 }
 
 export function nimbusSettings(config: Config): NimbusSettings {
+  const scheduler = config['nimbus.scheduler'] as SchedulerStrategy;
   return {
-    scheduler: config['nimbus.scheduler'] as 'even' | 'hetero',
+    scheduler,
+    fairness: fairnessOf({
+      'nimbus.scheduler': scheduler,
+      'nimbus.scheduler.fairness': config['nimbus.scheduler.fairness'] as 'none' | 'hdrf',
+      'nimbus.scheduler.reservation.timeout.secs': config['nimbus.scheduler.reservation.timeout.secs'] as number,
+    }),
     gpuFallbackToCpu: config['nimbus.scheduler.gpu.fallback.cpu'] as boolean,
     taskTimeoutMs: secsToMs(config['nimbus.task.timeout.secs'] as number),
     // Storm's nimbus.task.launch.secs: nimbus gives up on a never-started worker only after its supervisor had a chance to restart it.

@@ -27,12 +27,14 @@ import { HeartbeatTracker } from './heartbeat-tracker.js';
 import { nimbusSettings, type NimbusSettings } from './nimbus-config.js';
 import { NimbusRegistration } from './nimbus-registration.js';
 import { planPlacement } from './placement.js';
+import type { SchedulerStrategy } from './scheduler/types.js';
 import { SplitHistory } from './split-history.js';
 import { ensureNode, putJson, removeNode } from './state-ops.js';
 import { checkTopologyName, mergeTopologyConfig, parseTopologyDef } from './submit-validation.js';
 import { TopologyAdmin } from './topology-admin.js';
+import { holdingsOf, queueOrder, queueView, totalsOf } from './fairness-views.js';
 import { supervisorSummaries, topologyDetail, topologySummary, usedSlotKeys } from './topology-views.js';
-import type { ClusterSummary, SupervisorSummary, TopologyDetail, TopologySummary, TopologyTimeseries } from './views.js';
+import type { ClusterSummary, QueueListing, SupervisorSummary, TopologyDetail, TopologySummary, TopologyTimeseries } from './views.js';
 
 export interface NimbusOptions {
   state: ClusterState;
@@ -101,7 +103,7 @@ export class Nimbus {
     this.registration = options.advertise ? new NimbusRegistration(this.state, options.advertise, this.log) : null;
   }
 
-  get scheduler(): 'even' | 'hetero' {
+  get scheduler(): SchedulerStrategy {
     return this.settings.scheduler;
   }
 
@@ -205,6 +207,14 @@ export class Nimbus {
     }
     let gpuSlotsUsed = 0;
     for (const a of assignments.values()) gpuSlotsUsed += a.workers.filter((w) => w.gpu && supervisors.has(w.supervisorId)).length;
+    const held = { cpu: 0, memoryMB: 0, gpuMemoryMB: 0 };
+    for (const a of assignments.values()) {
+      const h = holdingsOf(storms.get(a.topologyId), a);
+      held.cpu += h.cpu;
+      held.memoryMB += h.memoryMB;
+      held.gpuMemoryMB += h.gpuMemoryMB;
+    }
+    const fairness = this.settings.fairness;
     return {
       nimbus: {
         host: this.options.advertise?.host ?? null,
@@ -213,6 +223,10 @@ export class Nimbus {
         uptimeSecs: Math.round((Date.now() - this.startedAt) / 1000),
       },
       scheduler: this.scheduler,
+      fairness: fairness ? 'hdrf' : 'none',
+      reservationTimeoutSecs: fairness ? fairness.reservationTimeoutMs / 1000 : null,
+      resources: { total: totalsOf(supervisors.values()), held },
+      queued: [...assignments.values()].filter((a) => a.queue).length,
       supervisors: supervisors.size,
       slotsTotal,
       slotsUsed,
@@ -226,22 +240,38 @@ export class Nimbus {
   }
 
   async supervisors(): Promise<SupervisorSummary[]> {
-    return supervisorSummaries(await this.reader.supervisors(), (await this.reader.assignments()).values());
+    return supervisorSummaries(await this.reader.supervisors(), (await this.reader.assignments()).values(), await this.reader.storms());
   }
 
   async topologies(): Promise<TopologySummary[]> {
     const storms = await this.reader.storms();
     const assignments = await this.reader.assignments();
+    const totals = totalsOf((await this.reader.supervisors()).values());
     return [...storms.values()]
       .sort((a, b) => a.launchTime - b.launchTime)
-      .map((s) => topologySummary(s, assignments.get(s.id) ?? null));
+      .map((s) => topologySummary(s, assignments.get(s.id) ?? null, totals));
   }
 
   async topologyDetail(nameOrId: string): Promise<TopologyDetail> {
     const storm = await this.admin.find(nameOrId);
     const assignment = await this.reader.assignment(storm.id);
     const beats = await this.reader.heartbeats(storm.id);
-    return topologyDetail(storm, assignment, beats, (w) => this.tracker.liveness(storm.id, w));
+    const totals = totalsOf((await this.reader.supervisors()).values());
+    return topologyDetail(storm, assignment, beats, (w) => this.tracker.liveness(storm.id, w), totals);
+  }
+
+  /** The HDRF queue: waiting topologies in the order HDRF considers them (the reservation first). */
+  async queue(): Promise<QueueListing> {
+    const storms = await this.reader.storms();
+    const now = Date.now();
+    const waiting = [...(await this.reader.assignments()).values()].filter((a) => a.queue && storms.has(a.topologyId));
+    waiting.sort((a, b) => queueOrder(a.queue!, b.queue!) || (a.topologyId < b.topologyId ? -1 : 1));
+    const fairness = this.settings.fairness;
+    return {
+      fairness: fairness ? 'hdrf' : 'none',
+      reservationTimeoutSecs: fairness ? fairness.reservationTimeoutMs / 1000 : null,
+      queue: waiting.map((a) => ({ id: a.topologyId, name: storms.get(a.topologyId)!.name, ...queueView(a.queue, now)! })),
+    };
   }
 
   /** The split spouts' γ, δ and latencies over time (the last points nimbus sampled), oldest first. */
@@ -352,6 +382,7 @@ export class Nimbus {
       deadWorkers: this.deadWorkers,
       forced,
       strategy: this.scheduler,
+      fairness: this.settings.fairness,
       gpuFallbackToCpu: this.settings.gpuFallbackToCpu,
       now,
     });

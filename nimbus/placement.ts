@@ -5,13 +5,20 @@
  * so nothing reshuffles them. A new assignment identical to the current one is
  * dropped, so repeating a round (monitor ticks, duplicate events) writes
  * nothing and no worker restarts.
+ *
+ * With HDRF (`fairness`), every live worker goes in `occupied` tagged with its
+ * topology (the shares come from them), a waiting topology is reconsidered in
+ * every round, and one that does not fit waits in the queue: a new topology
+ * starts nothing; a running one that lost workers (or asked to rebalance)
+ * keeps the workers it still has — nothing that runs is stopped for want of
+ * room — and its lost executors wait with the queue's reason.
  */
-import { workerKey, type Assignment, type WorkerAssignment } from '../common/assignment.js';
-import type { SupervisorInfo } from '../common/resources.js';
+import { workerKey, type Assignment, type QueueEntry, type WorkerAssignment } from '../common/assignment.js';
+import type { ResourceVector, SupervisorInfo } from '../common/resources.js';
 import type { StormBase } from '../common/storm-base.js';
 import { computeTasks } from '../common/topology-def.js';
 import { schedule } from './scheduler/index.js';
-import type { OccupiedSlot, SchedTopology, SchedulerStrategy } from './scheduler/types.js';
+import type { FairnessOptions, OccupiedSlot, SchedTopology, SchedulerStrategy } from './scheduler/types.js';
 import { schedTopologyFor } from './sched-topology.js';
 
 export interface PlacementInput {
@@ -25,6 +32,8 @@ export interface PlacementInput {
   /** Topologies to reschedule whatever their state (rebalance). */
   forced: ReadonlySet<string>;
   strategy: SchedulerStrategy;
+  /** HDRF between topologies, or null for priority (submission) order. */
+  fairness: FairnessOptions | null;
   /** Place GPU executors without a GPU slot in CPU workers (they run on a CPU backend and say so). */
   gpuFallbackToCpu: boolean;
   now: number;
@@ -50,6 +59,7 @@ export function schedulingReason(storm: StormBase, current: Assignment | undefin
   }
   const dead = input.deadWorkers.get(storm.id);
   if (dead && dead.size > 0) return `worker(s) ${[...dead].join(', ')} stopped heartbeating`;
+  if (input.fairness && current.queue) return 'waiting in the HDRF queue';
   if (freeSlots > 0) {
     if (current.unassigned.length > 0) return `${current.unassigned.length} executor(s) unassigned and ${freeSlots} slot(s) free`;
     const want = Math.min(Number(storm.config['topology.workers'] ?? 1), executorCount(storm));
@@ -67,6 +77,35 @@ function executorCount(storm: StormBase): number {
 function isAlive(w: WorkerAssignment, sups: ReadonlyMap<string, SupervisorInfo>): boolean {
   const sup = sups.get(w.supervisorId);
   return !!sup && sup.ports.includes(w.port);
+}
+
+/** Alive, and its GPU (if any) still offered: a worker that can keep running where it is. */
+function canStay(w: WorkerAssignment, sups: ReadonlyMap<string, SupervisorInfo>): boolean {
+  const sup = sups.get(w.supervisorId);
+  return !!sup && sup.ports.includes(w.port) && (!w.gpu || sup.gpus.some((g) => g.id === w.gpu?.gpuId));
+}
+
+/** What a worker holds: its record's, or (a record written before resources were tracked) its executors' requests. */
+export function workerResources(storm: StormBase | undefined, w: WorkerAssignment, demands?: Map<string, ResourceVector>): ResourceVector {
+  if (w.resources) return w.resources;
+  const total: ResourceVector = { cpu: 0, memoryMB: 0, gpuMemoryMB: 0 };
+  if (!storm) return total;
+  const by = demands ?? demandsOf(storm);
+  for (const e of w.executors) {
+    const d = by.get(e.component);
+    if (!d) continue;
+    total.cpu += d.cpu;
+    total.memoryMB += d.memoryMB;
+    if (w.gpu) total.gpuMemoryMB += d.gpuMemoryMB;
+  }
+  return total;
+}
+
+/** What one executor of each component of a stored topology asks for. */
+export function demandsOf(storm: StormBase): Map<string, ResourceVector> {
+  const out = new Map<string, ResourceVector>();
+  for (const c of schedTopologyFor(storm).components) if (c.resources) out.set(c.id, c.resources);
+  return out;
 }
 
 /** Ports of live supervisors that no assignment holds and no dead worker blocks. */
@@ -94,14 +133,25 @@ export function planPlacement(input: PlacementInput): PlacementChange[] {
   }
   if (todo.length === 0) return [];
 
+  const fair = input.fairness !== null;
   const rescheduled = new Set(todo.map((t) => t.storm.id));
   const occupied: OccupiedSlot[] = [];
   const taken = new Set<string>();
   for (const a of input.assignments.values()) {
-    if (rescheduled.has(a.topologyId)) continue;
+    // Without fairness a rescheduled topology gives its slots back; with it, it holds them until admitted.
+    if (!fair && rescheduled.has(a.topologyId)) continue;
+    const storm = input.storms.get(a.topologyId);
+    const dead = input.deadWorkers.get(a.topologyId);
+    const demands = storm && a.workers.some((w) => !w.resources) ? demandsOf(storm) : undefined;
     for (const w of a.workers) {
-      if (!isAlive(w, input.supervisors)) continue;
-      occupied.push({ supervisorId: w.supervisorId, port: w.port, gpuId: w.gpu?.gpuId ?? null });
+      if (!isAlive(w, input.supervisors) || dead?.has(workerKey(w))) continue;
+      occupied.push({
+        supervisorId: w.supervisorId,
+        port: w.port,
+        gpuId: w.gpu?.gpuId ?? null,
+        topologyId: a.topologyId,
+        resources: workerResources(storm, w, demands),
+      });
       taken.add(workerKey(w));
     }
   }
@@ -111,15 +161,22 @@ export function planPlacement(input: PlacementInput): PlacementChange[] {
     occupied.push({ supervisorId: key.slice(0, i), port: Number(key.slice(i + 1)), gpuId: null });
   }
 
-  const topologies: SchedTopology[] = todo.map((t) => schedTopologyFor(t.storm));
+  const topologies: SchedTopology[] = todo.map((t) => {
+    const current = input.assignments.get(t.storm.id);
+    // Waiting since: as recorded in its queue entry, else its submission (new) or now (it just needs a new placement).
+    const waitingSince = current?.queue?.since ?? (current ? input.now : t.storm.launchTime);
+    return { ...schedTopologyFor(t.storm), waitingSince };
+  });
   const result = schedule(
     {
       cluster: {
-        supervisors: [...input.supervisors.values()].map((s) => ({ id: s.id, host: s.host, ports: s.ports, gpus: s.gpus })),
+        supervisors: [...input.supervisors.values()].map((s) => ({ id: s.id, host: s.host, ports: s.ports, gpus: s.gpus, cpuCores: s.cpus, memoryMB: s.memoryMB })),
       },
       topologies,
       occupied,
       gpuFallbackToCpu: input.gpuFallbackToCpu,
+      fairness: input.fairness,
+      now: input.now,
     },
     input.strategy,
   );
@@ -129,21 +186,47 @@ export function planPlacement(input: PlacementInput): PlacementChange[] {
     const placed = result.assignments.get(storm.id);
     if (!placed) continue;
     const current = input.assignments.get(storm.id);
-    if (current && samePlacement(current, placed.workers, placed.unassigned)) continue;
+    let workers = placed.workers;
+    let unassigned = placed.unassigned;
+    const queue = placed.queue ?? null;
+    if (queue && current) {
+      // Waiting, but running: what still runs keeps running; what it lost waits with the queue's reason.
+      const dead = input.deadWorkers.get(storm.id);
+      workers = current.workers.filter((w) => canStay(w, input.supervisors) && !dead?.has(workerKey(w)));
+      const kept = new Set(workers.flatMap((w) => w.executors.map((e) => e.task)));
+      unassigned = placed.unassigned.filter((u) => !kept.has(u.task));
+    }
+    if (current && samePlacement(current, workers, unassigned) && sameQueue(current.queue ?? null, queue)) continue;
     changes.push({
       topologyId: storm.id,
-      why,
+      why: queue ? `${why}; waits in the HDRF queue (${queue.state})` : why,
       assignment: {
         topologyId: storm.id,
         epoch: (current?.epoch ?? 0) + 1,
-        workers: placed.workers,
-        unassigned: placed.unassigned,
+        workers,
+        unassigned,
         scheduler: input.strategy,
         createdAt: input.now,
+        queue,
       },
     });
   }
   return changes;
+}
+
+/** Same queue state (durations are not stored, so an unchanged queue compares equal round after round). */
+export function sameQueue(a: QueueEntry | null, b: QueueEntry | null): boolean {
+  if (a === null || b === null) return a === b;
+  return (
+    a.state === b.state &&
+    a.since === b.since &&
+    a.reservedSince === b.reservedSince &&
+    a.needs === b.needs &&
+    a.detail === b.detail &&
+    a.dominantShare.toFixed(4) === b.dominantShare.toFixed(4) &&
+    a.blockedBy?.topology === b.blockedBy?.topology &&
+    a.blockedBy?.why === b.blockedBy?.why
+  );
 }
 
 function placementKey(workers: readonly WorkerAssignment[], unassigned: readonly { component: string; task: number }[]): string {

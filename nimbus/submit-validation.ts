@@ -5,7 +5,7 @@
  * client to have run them) and the topology config, merged over the cluster
  * config as Storm does.
  */
-import { buildConfig, CONFIG_KEYS, isKnownKey, type Config, type RawConfig } from '../common/config/index.js';
+import { buildConfig, CONFIG_KEYS, isKnownKey, validateEntries, type Config, type RawConfig } from '../common/config/index.js';
 import { ConfigError, TopologyValidationError } from '../common/errors.js';
 import { topologyDefSchema } from '../common/record-schemas.js';
 import { ACKER_COMPONENT, type TopologyDef } from '../common/topology-def.js';
@@ -39,6 +39,8 @@ export function parseTopologyDef(raw: unknown): TopologyDef {
     }
     if (seen.has(c.id)) throw new TopologyValidationError(`two components have the id "${c.id}"`, c.id);
     seen.add(c.id);
+    // Component config reaches the scheduler (setCPULoad, setMemoryLoad) and the workers: the same checks as topology config.
+    validateEntries(c.config, { allowUserKeys: true, where: `component "${c.id}" config` });
   }
   validateTopology(def);
   return def;

@@ -8,9 +8,12 @@ import { workerKey, type Assignment } from '../common/assignment.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
 import { rollup } from '../common/metrics-rollup.js';
 import type { ParsedWorkerHeartbeat } from '../common/record-schemas.js';
-import { gpuPerformance, type SupervisorInfo } from '../common/resources.js';
+import { gpuPerformance, type ResourceVector, type SupervisorInfo } from '../common/resources.js';
 import type { StormBase } from '../common/storm-base.js';
+import { queueView, resourcesView } from './fairness-views.js';
 import type { WorkerLiveness } from './heartbeat-tracker.js';
+import { demandsOf, workerResources } from './placement.js';
+import { describeQueue } from './scheduler/index.js';
 import type { ComponentStats, SupervisorSummary, TopologyDetail, TopologySummary, WorkerDetail } from './views.js';
 
 type ExecutorMetrics = ParsedWorkerHeartbeat['executors'][number];
@@ -87,6 +90,7 @@ export function topologyDetail(
   assignment: Assignment | null,
   heartbeats: ReadonlyMap<string, ParsedWorkerHeartbeat>,
   liveness: (w: { supervisorId: string; port: number }) => WorkerLiveness,
+  totals: ResourceVector,
   now = Date.now(),
 ): TopologyDetail {
   const components: Record<string, ComponentStats> = {};
@@ -104,6 +108,7 @@ export function topologyDetail(
   }
 
   const workers: WorkerDetail[] = [];
+  const demands = assignment?.workers.some((w) => !w.resources) ? demandsOf(storm) : undefined;
   for (const w of assignment?.workers ?? []) {
     // Only a heartbeat from this very slot counts; a beat left by a worker that moved away does not.
     const hb = heartbeats.get(`${w.supervisorId}-${w.port}`) ?? null;
@@ -122,6 +127,7 @@ export function topologyDetail(
       gpu: w.gpu,
       executors: groupExecutors(w.executors),
       reason: w.reason,
+      resources: workerResources(storm, w, demands),
       liveness: liveness(w),
       metrics: hb ? workerMetrics(hb) : null,
     });
@@ -160,14 +166,24 @@ export function topologyDetail(
     workersRequested: Number(storm.config['topology.workers'] ?? 1),
     code: storm.code,
     killWaitSecs: storm.killWaitSecs ?? null,
+    resources: resourcesView(storm, assignment, totals),
+    queue: queueView(assignment?.queue, now),
     workers,
     components,
-    unassigned: assignment?.unassigned ?? [],
+    unassigned: unassignedNow(assignment, now),
     config: storm.config,
   };
 }
 
-export function topologySummary(storm: StormBase, assignment: Assignment | null, now = Date.now()): TopologySummary {
+/** Unassigned executors; those waiting in the HDRF queue say so with the durations of now, not of when it was written. */
+function unassignedNow(assignment: Assignment | null, now: number): Assignment['unassigned'] {
+  const q = assignment?.queue;
+  if (!assignment || !q) return assignment?.unassigned ?? [];
+  const reason = `HDRF: ${describeQueue(q, now)}`;
+  return assignment.unassigned.map((u) => (u.reason.startsWith('HDRF: ') ? { ...u, reason } : u));
+}
+
+export function topologySummary(storm: StormBase, assignment: Assignment | null, totals: ResourceVector, now = Date.now()): TopologySummary {
   const placed = assignment?.workers.reduce((n, w) => n + w.executors.length, 0) ?? 0;
   return {
     id: storm.id,
@@ -180,17 +196,23 @@ export function topologySummary(storm: StormBase, assignment: Assignment | null,
     unassigned: assignment?.unassigned.length ?? 0,
     epoch: assignment?.epoch ?? null,
     scheduler: assignment?.scheduler ?? null,
+    dominantShare: resourcesView(storm, assignment, totals).dominantShare,
+    queue: queueView(assignment?.queue, now),
   };
 }
 
 export function supervisorSummaries(
   supervisors: ReadonlyMap<string, SupervisorInfo>,
   assignments: Iterable<Assignment>,
+  storms: ReadonlyMap<string, StormBase>,
   now = Date.now(),
 ): SupervisorSummary[] {
   const usedPorts = new Map<string, Set<number>>();
   const usedGpu = new Map<string, number>();
+  const usedGpuMem = new Map<string, number>();
   for (const a of assignments) {
+    const storm = storms.get(a.topologyId);
+    const demands = storm && a.workers.some((w) => !w.resources) ? demandsOf(storm) : undefined;
     for (const w of a.workers) {
       let ports = usedPorts.get(w.supervisorId);
       if (!ports) usedPorts.set(w.supervisorId, (ports = new Set()));
@@ -198,6 +220,7 @@ export function supervisorSummaries(
       if (w.gpu) {
         const k = `${w.supervisorId}|${w.gpu.gpuId}`;
         usedGpu.set(k, (usedGpu.get(k) ?? 0) + 1);
+        usedGpuMem.set(k, (usedGpuMem.get(k) ?? 0) + workerResources(storm, w, demands).gpuMemoryMB);
       }
     }
   }
@@ -222,6 +245,7 @@ export function supervisorSummaries(
           declared: g.source === 'declared',
           slots: g.slots,
           usedSlots: usedGpu.get(`${s.id}|${g.id}`) ?? 0,
+          usedMemoryMB: usedGpuMem.get(`${s.id}|${g.id}`) ?? 0,
           performance: gpuPerformance(g),
           smCount: g.smCount,
           coresPerSm: g.coresPerSm,

@@ -2,8 +2,9 @@
  * The read-only views nimbus serves (HTTP API, `hstorm list/describe`,
  * LocalCluster): plain JSON-able shapes, stable for scripts using `--json`.
  */
-import type { GpuBinding, UnassignedExecutor } from '../common/assignment.js';
-import type { GpuSource } from '../common/resources.js';
+import type { GpuBinding, QueueBlocker, UnassignedExecutor } from '../common/assignment.js';
+import type { GpuSource, ResourceVector } from '../common/resources.js';
+import type { SchedulerStrategy } from './scheduler/types.js';
 import type { TopologyCode, TopologyStatus } from '../common/storm-base.js';
 import type { CorruptNode } from './cluster-reader.js';
 import type { WorkerLiveness } from './heartbeat-tracker.js';
@@ -11,7 +12,15 @@ import type { SplitPoint } from './split-history.js';
 
 export interface ClusterSummary {
   nimbus: { host: string | null; port: number | null; startedAt: number; uptimeSecs: number };
-  scheduler: 'even' | 'hetero';
+  scheduler: SchedulerStrategy;
+  /** Order between topologies: HDRF or submission order. */
+  fairness: 'hdrf' | 'none';
+  /** OT of HDRF in seconds; null without fairness. */
+  reservationTimeoutSecs: number | null;
+  /** Cores, memory and GPU memory the supervisors offer, and what the workers hold. */
+  resources: { total: ResourceVector; held: ResourceVector };
+  /** Topologies waiting in the HDRF queue. */
+  queued: number;
   supervisors: number;
   slotsTotal: number;
   slotsUsed: number;
@@ -32,6 +41,8 @@ export interface GpuSummary {
   declared: boolean;
   slots: number;
   usedSlots: number;
+  /** GPU memory the workers on it declared (MB). */
+  usedMemoryMB: number;
   /** H-Storm formula 8: smCount × coresPerSm × clockMHz. */
   performance: number;
   smCount: number;
@@ -54,6 +65,28 @@ export interface SupervisorSummary {
   gpus: GpuSummary[];
 }
 
+/** A topology waiting in the HDRF queue, at the time of the view. */
+export interface QueueView {
+  state: 'waiting' | 'reserved';
+  waitSecs: number;
+  /** How long it has held its reservation; null without one. */
+  reservedSecs: number | null;
+  dominantShare: number;
+  /** Its whole request, e.g. "3 workers (2 GPU × 4096 MB), 0.6 cores, 768 MB". */
+  needs: string;
+  blockedBy: QueueBlocker | null;
+  /** e.g. "waiting 8 s: dominant share 0.42 > topology b's 0.10, which went first; needs …; short of …". */
+  reason: string;
+}
+
+/** What a topology holds and its dominant share of the cluster (HDRF's s_i). */
+export interface TopologyResources {
+  holds: ResourceVector;
+  dominantShare: number;
+  dominantResource: 'cpu' | 'memory' | 'gpu memory' | null;
+  shares: { cpu: number; memory: number; gpuMemory: number };
+}
+
 export interface TopologySummary {
   id: string;
   name: string;
@@ -64,7 +97,17 @@ export interface TopologySummary {
   executors: number;
   unassigned: number;
   epoch: number | null;
-  scheduler: 'even' | 'hetero' | null;
+  scheduler: SchedulerStrategy | null;
+  dominantShare: number;
+  /** Set while it waits in the HDRF queue. */
+  queue: QueueView | null;
+}
+
+/** `GET /api/v1/scheduler/queue`: the waiting topologies in the order HDRF considers them. */
+export interface QueueListing {
+  fairness: 'hdrf' | 'none';
+  reservationTimeoutSecs: number | null;
+  queue: ({ id: string; name: string } & QueueView)[];
 }
 
 export interface ComponentStats {
@@ -118,6 +161,8 @@ export interface WorkerDetail {
   gpu: GpuBinding | null;
   executors: { component: string; tasks: number[] }[];
   reason: string;
+  /** What the worker holds (cores, memory, GPU memory). */
+  resources: ResourceVector | null;
   liveness: WorkerLiveness;
   metrics: WorkerMetrics | null;
 }
@@ -129,9 +174,13 @@ export interface TopologyDetail {
   launchTime: number;
   uptimeSecs: number;
   epoch: number | null;
-  scheduler: 'even' | 'hetero' | null;
+  scheduler: SchedulerStrategy | null;
   workersRequested: number;
   code: TopologyCode;
+  /** What it holds and its dominant share. */
+  resources: TopologyResources;
+  /** Set while it waits in the HDRF queue. */
+  queue: QueueView | null;
   killWaitSecs: number | null;
   workers: WorkerDetail[];
   components: Record<string, ComponentStats>;

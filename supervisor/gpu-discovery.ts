@@ -23,6 +23,8 @@ export interface GpuDiscoveryConfig {
   'supervisor.gpu.slots': number;
   'supervisor.gpu.mps.max.clients': number | null;
   'supervisor.gpu.sm.counts': Record<string, number>;
+  /** GPU memory assumed for a discovered GPU that reports none; null: unknown. */
+  'supervisor.gpu.memory.mb': number | null;
 }
 
 /**
@@ -36,6 +38,7 @@ export function gpuDiscoveryConfig(c: Config): GpuDiscoveryConfig {
     'supervisor.gpu.slots': c['supervisor.gpu.slots'] as number,
     'supervisor.gpu.mps.max.clients': c['supervisor.gpu.mps.max.clients'] as number | null,
     'supervisor.gpu.sm.counts': c['supervisor.gpu.sm.counts'] as Record<string, number>,
+    'supervisor.gpu.memory.mb': c['supervisor.gpu.memory.mb'] as number | null,
   };
 }
 
@@ -89,6 +92,17 @@ export async function discoverGpus(cfg: GpuDiscoveryConfig, deps: GpuDiscoveryDe
   return { gpus: declared.map((d, i) => fromDeclared(d, i, cfg, notes)), source: 'declared', notes };
 }
 
+/** `supervisor.gpu.memory.mb` for a GPU that reports no memory, else 0 (unknown: shared by slots only). */
+function assumedMemory(cfg: GpuDiscoveryConfig, label: string, notes: string[]): number {
+  const mb = cfg['supervisor.gpu.memory.mb'];
+  notes.push(
+    mb !== null
+      ? `${label}: memory not reported; ${mb} MB from supervisor.gpu.memory.mb`
+      : `${label}: memory not reported (0 = unknown: GPU memory is not checked on it; set supervisor.gpu.memory.mb)`,
+  );
+  return mb ?? 0;
+}
+
 function slotsFor(cc: string, requested: number, cfg: GpuDiscoveryConfig, label: string, notes: string[]): number {
   const lim = gpuSlotLimit(cc, requested, cfg['supervisor.gpu.mps.max.clients']);
   if (lim.limitedBy) notes.push(`${label}: ${lim.slots} slot(s): ${lim.limitedBy}`);
@@ -116,13 +130,14 @@ export function fromNvidiaSmi(r: NvidiaSmiRow, cfg: GpuDiscoveryConfig, notes: s
     notes.push(`${label}: compute capability ${cc === UNKNOWN_CC ? 'unknown' : `${cc} taken from the model table`}`);
   }
   if (r.clockMHz === null) notes.push(`${label}: max SM clock not reported; assuming ${DEFAULT_CLOCK_MHZ} MHz`);
+  const memoryMB = r.memoryMB ?? assumedMemory(cfg, label, notes);
   const gpu: GpuInfo = {
     id: r.uuid,
     name: r.name,
     smCount: smCount(r.name, cfg, label, notes),
     coresPerSm: cores(cc, label, notes),
     clockMHz: r.clockMHz ?? DEFAULT_CLOCK_MHZ,
-    memoryMB: r.memoryMB ?? 0,
+    memoryMB,
     computeCapability: cc,
     slots: slotsFor(cc, cfg['supervisor.gpu.slots'], cfg, label, notes),
     source: 'nvidia-smi',
@@ -140,15 +155,16 @@ export function fromWebGpu(a: WebGpuAdapterInfo, cfg: GpuDiscoveryConfig, notes:
   notes.push(
     `${label}: WebGPU reports no SM count, clock or memory; ` +
       (model ? `SM count and compute capability from the model table, ` : '') +
-      `clock assumed ${DEFAULT_CLOCK_MHZ} MHz, memory unknown (0)`,
+      `clock assumed ${DEFAULT_CLOCK_MHZ} MHz`,
   );
+  const memoryMB = assumedMemory(cfg, label, notes);
   return {
     id: name,
     name,
     smCount: smCount(name, cfg, label, notes),
     coresPerSm: cores(cc, label, notes),
     clockMHz: DEFAULT_CLOCK_MHZ,
-    memoryMB: 0,
+    memoryMB,
     computeCapability: cc,
     slots: slotsFor(cc, cfg['supervisor.gpu.slots'], cfg, label, notes),
     source: 'webgpu',

@@ -19,7 +19,7 @@ export class SupervisorRegistration {
 
   constructor(
     private readonly state: ClusterState,
-    private readonly info: { id: string; host: string; ports: number[]; gpus: GpuInfo[] },
+    private readonly info: { id: string; host: string; ports: number[]; gpus: GpuInfo[]; cpuCores: number | null; memoryMB: number | null },
     private readonly heartbeatMs: number,
     private readonly log: Logger,
   ) {}
@@ -29,8 +29,9 @@ export class SupervisorRegistration {
       id: this.info.id,
       host: this.info.host,
       ports: this.info.ports,
-      memoryMB: Math.round(totalmem() / 2 ** 20),
-      cpus: cpus().length,
+      // What HDRF may hand out here: configured, else the whole machine.
+      memoryMB: this.info.memoryMB ?? Math.round(totalmem() / 2 ** 20),
+      cpus: this.info.cpuCores ?? cpus().length,
       gpus: this.info.gpus,
       startedAt: this.startedAt,
       heartbeatAt: Date.now(),

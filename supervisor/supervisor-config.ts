@@ -12,6 +12,9 @@ export interface SupervisorSettings {
   /** What peers reach this node's workers at (`supervisor.host`, default 127.0.0.1). */
   host: string;
   ports: number[];
+  /** Cores and memory offered to HDRF (`supervisor.cpu.cores`, `supervisor.memory.mb`); null: what the machine has. */
+  cpuCores: number | null;
+  memoryMB: number | null;
   heartbeatMs: number;
   monitorMs: number;
   workerStartTimeoutMs: number;
@@ -31,6 +34,8 @@ export function supervisorSettings(config: Config): SupervisorSettings {
     id,
     host: (config['supervisor.host'] as string | null) ?? '127.0.0.1',
     ports: [...new Set(ports)],
+    cpuCores: config['supervisor.cpu.cores'] as number | null,
+    memoryMB: config['supervisor.memory.mb'] as number | null,
     heartbeatMs: secsToMs(config['supervisor.heartbeat.frequency.secs'] as number),
     monitorMs: secsToMs(config['supervisor.monitor.frequency.secs'] as number),
     workerStartTimeoutMs: secsToMs(config['supervisor.worker.start.timeout.secs'] as number),

@@ -147,7 +147,7 @@ export class Supervisor {
     }
     this.registration = new SupervisorRegistration(
       this.state,
-      { id: this.id, host: this.host, ports: this.ports, gpus: this.gpus },
+      { id: this.id, host: this.host, ports: this.ports, gpus: this.gpus, cpuCores: this.settings.cpuCores, memoryMB: this.settings.memoryMB },
       this.settings.heartbeatMs,
       this.log,
     );

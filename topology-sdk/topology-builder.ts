@@ -5,7 +5,7 @@
  */
 import { DEFAULT_STREAM, type ComponentDef, type GpuRequest, type GroupingDef, type TopologyDef } from '../common/topology-def.js';
 import { TopologyValidationError } from '../common/errors.js';
-import { checkCrossKeys, validateEntries } from '../common/config/config.js';
+import { checkCrossKeys, checkKey, validateEntries } from '../common/config/config.js';
 import { OutputFieldsDeclarer } from './output-declarer.js';
 import { Grouping } from './grouping.js';
 import type { BoltFactory, SpoutFactory } from './components.js';
@@ -29,9 +29,30 @@ abstract class ComponentDeclarer<Self> {
     return this as unknown as Self;
   }
 
-  /** Marks the component as a GPU component: its executors are placed in GPU workers. */
+  /**
+   * Marks the component as a GPU component: its executors are placed in GPU
+   * workers. `memoryMB` is the GPU memory ONE executor needs: GPU workers of
+   * several topologies share a GPU while their declared memory fits, and HDRF
+   * counts it in the topology's share (default: `topology.gpu.memory.mb`).
+   */
   gpu(request: Partial<GpuRequest> = {}): Self {
-    this.comp.gpu = { memoryMB: request.memoryMB ?? 0 };
+    const mb = request.memoryMB ?? 0;
+    if (typeof mb !== 'number' || !Number.isFinite(mb) || mb < 0) {
+      throw new TopologyValidationError(`component "${this.comp.id}": .gpu({ memoryMB }) must be a number of MB ≥ 0, got ${String(mb)}`, this.comp.id);
+    }
+    this.comp.gpu = { memoryMB: mb };
+    return this as unknown as Self;
+  }
+
+  /** CPU one executor needs, in percent of a core (Storm's setCPULoad; default `topology.component.cpu.pcore.percent`). */
+  setCPULoad(percent: number): Self {
+    this.comp.config['topology.component.cpu.pcore.percent'] = checkKey('topology.component.cpu.pcore.percent', percent);
+    return this as unknown as Self;
+  }
+
+  /** Memory one executor needs, in MB (Storm's setMemoryLoad; default `topology.component.resources.onheap.memory.mb`). */
+  setMemoryLoad(mb: number): Self {
+    this.comp.config['topology.component.resources.onheap.memory.mb'] = checkKey('topology.component.resources.onheap.memory.mb', mb);
     return this as unknown as Self;
   }
 }
@@ -111,7 +132,7 @@ export class TopologyBuilder {
     if (this.problems.length > 0) throw new TopologyValidationError(`invalid topology: ${this.problems.join('; ')}`);
     for (const c of this.components) c.streams = declaredStreams(c.id, this.factories.get(c.id)!);
     const def: TopologyDef = {
-      components: this.components.map((c) => structuredClone(c)),
+      components: this.components.map((c) => ({ ...structuredClone(c), config: validateEntries(c.config, { allowUserKeys: true, where: `component "${c.id}" config` }) })),
       config: validateEntries(config, { allowUserKeys: true, where: 'topology config' }),
     };
     checkCrossKeys(def.config);

@@ -1,8 +1,10 @@
 /**
  * `hstorm schedule <module> --cluster cluster.json`: a dry run of the
  * scheduler. Loads the topology as `submit` would, places it on the cluster
- * the JSON file describes with the configured strategy, and prints every
- * worker with the reason for it — nothing is sent anywhere.
+ * the JSON file describes (supervisors, what is in use, running topologies)
+ * with the configured strategy, fairness and GPU fallback, and prints every
+ * worker with the reason for it — or, under HDRF, why it would wait. Nothing
+ * is sent anywhere. The file format is in docs/scheduling.md.
  */
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
@@ -38,6 +40,10 @@ function readClusterFile(path: string): unknown {
 
 export function formatDryRun(name: string, strategy: string, r: DryRunResult): string {
   const lines = [`topology ${name} (${strategy}): ${r.workers.length} workers, ${r.unassigned.length} executors unassigned`];
+  if (r.queue) {
+    lines.push(`HDRF: it would ${r.queue.state === 'reserved' ? 'hold a reservation' : 'wait'}: ${r.queue.reason}`);
+    return lines.join('\n');
+  }
   for (const w of r.workers) {
     const tasks = w.executors.map((x) => `${x.component}#${x.task}`).join(' ');
     lines.push(`  ${w.supervisor}:${w.port}  ${w.gpu ? `GPU ${w.gpu}` : 'CPU'}  ${tasks}`, `      ${w.reason}`);
@@ -55,16 +61,22 @@ export function registerSchedule(program: Command): void {
       .command('schedule [module]')
       .description('dry run: place a topology on a cluster described in a JSON file and show each decision with its reason')
       .option('--topology <module>', 'the topology module (or give it as the argument)')
-      .requiredOption('--cluster <file>', 'cluster JSON: {"supervisors":[{"id","host","ports":[…],"gpus":[{"id","name","smCount","clockMHz","computeCapability",…}]}]}')
+      .requiredOption(
+        '--cluster <file>',
+        'cluster JSON: {"supervisors":[{"id","host","ports":[…],"cpus","memoryMB","usedPorts":[…],"gpus":[{"id","name","smCount","clockMHz","memoryMB","computeCapability","usedSlots","usedMemoryMB",…}]}],"topologies":[{"id","workers":[{"supervisor","port","gpu","resources"}]}]} (docs/scheduling.md)',
+      )
       .option('-n, --name <name>', 'topology id to show', 'dry-run')
-      .option('--strategy <name>', 'even or hetero (default: nimbus.scheduler)')
-      .option('--gpu-fallback', 'run GPU executors in CPU workers (CPU backend) when no GPU slot is free')
+      .option('--strategy <name>', 'even, hetero or hdrf (default: nimbus.scheduler)')
+      .option('--gpu-fallback', 'run GPU executors in CPU workers (CPU backend) when no GPU slot is free (default: nimbus.scheduler.gpu.fallback.cpu)')
+      .option('--no-gpu-fallback', 'leave GPU executors without a GPU slot unassigned, whatever the config says')
       .option('--json', 'print the placement as JSON'),
   ).action(async (positional: string | undefined, flags: ScheduleFlags) => {
     const module = flags.topology ?? positional;
     if (!module) throw new CliUsageError('missing topology module: give --topology <module> (or the module as the argument)');
-    if (flags.strategy !== undefined && flags.strategy !== 'even' && flags.strategy !== 'hetero') {
-      throw new CliUsageError(`invalid --strategy "${flags.strategy}": allowed: even, hetero`);
+    const strategies = ['even', 'hetero', 'hdrf'] as const;
+    const given = flags.strategy;
+    if (given !== undefined && !strategies.includes(given as (typeof strategies)[number])) {
+      throw new CliUsageError(`invalid --strategy "${given}": allowed: ${strategies.join(', ')}`);
     }
     const cluster = readClusterFile(flags.cluster);
     // The config file's keys (cluster and topology defaults), then the module's config, then -c.
@@ -72,14 +84,15 @@ export function registerSchedule(program: Command): void {
     const overrides = parseOverrides(flags.conf);
     const modulePath = resolveModulePath(module, packageRoot());
     const { def, config } = await loadConfiguredTopology(modulePath, overrides, [file]);
-    const strategy = flags.strategy ?? (config['nimbus.scheduler'] as string);
+    const strategy = (given ?? config['nimbus.scheduler']) as (typeof strategies)[number];
     const result = dryRun({
       cluster,
       topology: def,
       config,
       topologyId: flags.name,
-      strategy: strategy === 'even' ? 'even' : 'hetero',
-      gpuFallbackToCpu: flags.gpuFallback === true,
+      strategy,
+      // Only an explicit --gpu-fallback / --no-gpu-fallback overrides nimbus.scheduler.gpu.fallback.cpu.
+      ...(flags.gpuFallback !== undefined && { gpuFallbackToCpu: flags.gpuFallback }),
     });
     process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatDryRun(flags.name, strategy, result)}\n`);
   });

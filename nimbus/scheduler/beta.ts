@@ -4,15 +4,17 @@
  *
  *   score = β × perf_norm + (1 − β) × spare,  spare = (A − U) / A
  *
- * Each pick takes the best-scoring GPU that has a free slot and a free port on
- * its node (ties: node id, GPU id), then U++ changes that GPU's score.
+ * Each pick takes the best-scoring GPU that has a free slot, a free port on
+ * its node and the GPU memory the worker declared (ties: node id, GPU id),
+ * then U++ changes that GPU's score. Memory is a filter, not a term of the
+ * score: the paper's formula stays as it is.
  *
  * GPUs with the same (perf_norm, A, U) always score the same whatever β is, so
  * they share a bucket ordered by (node id, GPU id): a pick compares one top per
  * bucket instead of re-sorting every GPU in the cluster. Real clusters have a
  * handful of GPU models, hence a handful of buckets.
  */
-import type { PoolGpu, SlotPool } from './slot-pool.js';
+import { describeGpuMemory, gpuMemoryFits, type PoolGpu, type SlotPool } from './slot-pool.js';
 
 export interface GpuPick {
   gpu: PoolGpu;
@@ -46,22 +48,39 @@ export class GpuScoreIndex {
     }
   }
 
-  /** Best GPU for one GPU worker under β; takes its slot and a port. Undefined when none is free. */
-  pick(beta: number): GpuPick | undefined {
+  /**
+   * Best GPU for one GPU worker needing `memMB` GPU memory under β; takes its
+   * slot, the memory and a port. Undefined when no GPU can take it.
+   */
+  pick(beta: number, memMB = 0): GpuPick | undefined {
     const tops: { bucket: Bucket; gpu: PoolGpu; score: number }[] = [];
+    // GPUs of a bucket whose memory is too full for this worker, set aside so the bucket's next one is seen; put back below.
+    const skipped: [Bucket, number[]][] = [];
     for (const b of this.list) {
-      const gpu = this.cleanTop(b);
+      let gpu = this.cleanTop(b);
+      let aside: number[] | null = null;
+      while (gpu && !gpuMemoryFits(gpu, memMB)) {
+        (aside ??= []).push(b.heap.pop()!);
+        gpu = this.cleanTop(b);
+      }
+      if (aside) skipped.push([b, aside]);
       if (gpu) tops.push({ bucket: b, gpu, score: gpuScore(beta, b.perfNorm, b.slots, b.used) });
     }
-    if (!tops.length) return undefined;
+    if (!tops.length) {
+      for (const [b, ranks] of skipped) for (const r of ranks) b.heap.push(r);
+      return undefined;
+    }
     tops.sort((x, y) => (Math.abs(x.score - y.score) > TIE ? y.score - x.score : x.gpu.rank - y.gpu.rank));
     const best = tops[0]!;
     best.bucket.heap.pop();
-    const port = this.pool.takeGpuSlot(best.gpu);
+    for (const [b, ranks] of skipped) for (const r of ranks) b.heap.push(r);
+    const memBefore = describeGpuMemory(best.gpu);
+    const port = this.pool.takeGpuSlot(best.gpu, memMB);
     if (best.gpu.used < best.gpu.slots && this.pool.freePorts(this.pool.nodes[best.gpu.node]!) > 0) {
       this.insert(best.gpu);
     }
-    return { gpu: best.gpu, port, reason: this.describe(beta, best, tops) };
+    const memNote = memMB > 0 ? `; needs ${memMB} MB GPU memory (${memBefore} before)` : '';
+    return { gpu: best.gpu, port, reason: this.describe(beta, best, tops) + memNote };
   }
 
   private describe(

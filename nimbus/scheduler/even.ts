@@ -8,10 +8,13 @@
  * numGpuWorkers workers take GPU slots in the same interleaved order (on each
  * node, the first GPU with a free slot), GPU executors are dealt over them and
  * every other executor over the CPU workers (over all workers if there are none).
+ * Declared GPU memory is respected: a GPU worker skips slots whose GPU has too
+ * little memory left, and one that finds none leaves its executors unassigned
+ * (or on the CPU backend with fallback).
  */
 import type { ExecutorRef, UnassignedExecutor, WorkerAssignment } from '../../common/assignment.js';
 import { Interleave } from './interleave.js';
-import { cpuBackendTag, needsGpuReason, noGpuReason, planTopology, unassigned, workerRecord, type TopologyPlan } from './plan.js';
+import { cpuBackendTag, gpuMemoryOf, needsGpuReason, noGpuReason, planTopology, unassigned, workerRecord, type TopologyPlan } from './plan.js';
 import { SlotPool, type PoolGpu } from './slot-pool.js';
 import type { ScheduleInput, ScheduleResult } from './types.js';
 
@@ -57,13 +60,54 @@ export function scheduleEven(input: ScheduleInput): ScheduleResult {
         }
       } else {
         if (geff < plan.g) notes.push(`${geff} GPU workers instead of ${plan.g}: ${eg < plan.g ? `only ${eg} GPU executors` : `only ${geff} GPU slots were free`}`);
-        for (const s of gpuSlots.first(geff)) {
-          const node = pool.nodes[s.node]!;
-          const gpu = pool.firstFreeGpu(node)!;
-          const port = pool.takeGpuSlot(gpu);
-          gpuWorkers.push({ node: s.node, port, gpu, round: s.round, executors: [], cpuBackend: new Set() });
+        // Executors are dealt first (executor i → worker i mod G) so each worker's GPU memory is known when it takes a slot.
+        const dealt: ExecutorRef[][] = Array.from({ length: geff }, () => []);
+        plan.gpuExecutors.forEach((x, i) => dealt[i % geff]!.push(x));
+        const needs = dealt.map((xs) => gpuMemoryOf(plan, xs));
+        const homeless: ExecutorRef[] = [];
+        let largestMissed = 0;
+        if (needs.every((m) => m === 0)) {
+          for (const s of gpuSlots.first(geff)) {
+            const node = pool.nodes[s.node]!;
+            const gpu = pool.firstFreeGpu(node)!;
+            const port = pool.takeGpuSlot(gpu);
+            gpuWorkers.push({ node: s.node, port, gpu, round: s.round, executors: dealt[gpuWorkers.length]!, cpuBackend: new Set() });
+          }
+        } else {
+          // The interleaved order of the slots free now; a node skipped for memory keeps its place for the next worker.
+          const order = gpuSlots.first(pool.gpuCapacity);
+          const used = new Set<number>();
+          for (let w = 0; w < geff; w++) {
+            let placed = false;
+            for (let k = 0; k < order.length; k++) {
+              if (used.has(k)) continue;
+              const s = order[k]!;
+              const node = pool.nodes[s.node]!;
+              if (pool.gpuCap(node) === 0) continue;
+              const gpu = pool.firstFreeGpu(node, needs[w]!);
+              if (!gpu) continue;
+              const port = pool.takeGpuSlot(gpu, needs[w]!);
+              gpuWorkers.push({ node: s.node, port, gpu, round: s.round, executors: dealt[w]!, cpuBackend: new Set() });
+              used.add(k);
+              placed = true;
+              break;
+            }
+            if (!placed) {
+              homeless.push(...dealt[w]!);
+              largestMissed = Math.max(largestMissed, needs[w]!);
+            }
+          }
         }
-        deal(plan.gpuExecutors, gpuWorkers, new Set(), '');
+        if (homeless.length) {
+          const why = `no GPU with a free slot has ${largestMissed} MB of GPU memory free (${gpuWorkers.length} of ${geff} GPU workers placed)`;
+          notes.push(why);
+          if (fallbackToCpu) {
+            fallback = new Set(homeless);
+            tag = cpuBackendTag(why);
+          } else {
+            lost.push(...unassigned(homeless, needsGpuReason(why)));
+          }
+        }
       }
     } else if (plan.g > 0) {
       notes.push(`topology.gpu.workers=${plan.g} not used: the topology has no GPU component`);
@@ -118,6 +162,7 @@ function records(
       : `interleaved free slots (${node.id}'s free slot #${w.round + 1})`;
     const backend = w.cpuBackend.size ? `; ${[...w.cpuBackend].join(', ')} ${tag}` : '';
     return workerRecord(
+      plan,
       node,
       w.port,
       w.gpu,

@@ -19,6 +19,7 @@ import { GpuScoreIndex, type GpuPick } from './beta.js';
 import { Interleave } from './interleave.js';
 import {
   cpuBackendTag,
+  gpuMemoryOf,
   needsGpuReason,
   noGpuReason,
   packComponents,
@@ -89,13 +90,7 @@ function placeGpuExecutors(st: State, pool: SlotPool, gpuIndex: GpuScoreIndex, f
   }
   const geff = Math.min(plan.g, eg, pool.gpuCapacity);
   if (geff === 0) {
-    const why = noGpuReason(plan, pool.gpuCapacity);
-    if (fallbackToCpu) {
-      st.fallback = plan.gpuExecutors;
-      st.fallbackWhy = why;
-    } else {
-      st.unassigned.push(...unassigned(plan.gpuExecutors, needsGpuReason(why)));
-    }
+    noGpuFor(st, plan.gpuExecutors, noGpuReason(plan, pool.gpuCapacity), fallbackToCpu);
     return;
   }
   if (geff < plan.g) {
@@ -106,15 +101,44 @@ function placeGpuExecutors(st: State, pool: SlotPool, gpuIndex: GpuScoreIndex, f
     );
   }
   const packed = packExecutors(packComponents(plan, plan.gpuExecutors), geff, plan.topo.alpha);
-  const workers = nonEmpty(packed.workers, packed.cap, st.notes, 'GPU');
+  const packedWorkers = nonEmpty(packed.workers, packed.cap, st.notes, 'GPU');
+  // Largest GPU memory first (first-fit decreasing): when memory is tight, more workers find a GPU.
+  // With no memory declared every need is 0 and the (stable) order is Algorithm 3's.
+  const needs = packedWorkers.map((w) => gpuMemoryOf(plan, w.executors));
+  const order = packedWorkers.map((_, i) => i).sort((a, b) => needs[b]! - needs[a]!);
+  const workers: PackWorker[] = [];
   const picks: GpuPick[] = [];
-  for (let i = 0; i < workers.length; i++) {
-    // gpuCapacity counted a free slot with a free port on its node for each of the geff workers.
-    const pick = gpuIndex.pick(plan.topo.beta);
-    if (!pick) throw new Error('internal: GPU capacity and the GPU score index disagree');
-    picks.push(pick);
+  const homeless: ExecutorRef[] = [];
+  let largestMissed = 0;
+  for (const i of order) {
+    // gpuCapacity counted a free slot with a free port for each of the geff workers; only memory can refuse one.
+    const pick = gpuIndex.pick(plan.topo.beta, needs[i]!);
+    if (pick) {
+      workers.push(packedWorkers[i]!);
+      picks.push(pick);
+    } else {
+      if (needs[i]! === 0) throw new Error('internal: GPU capacity and the GPU score index disagree');
+      homeless.push(...packedWorkers[i]!.executors);
+      largestMissed = Math.max(largestMissed, needs[i]!);
+    }
   }
+  if (homeless.length) {
+    const why = `no GPU with a free slot has ${largestMissed} MB of GPU memory free (${workers.length} of ${packedWorkers.length} GPU workers placed)`;
+    st.notes.push(why);
+    noGpuFor(st, homeless, why, fallbackToCpu);
+  }
+  if (!workers.length) return;
   st.gpu = { workers, cap: packed.cap, packer: new Packer(workers, packed.cap.n), picks, overflow: null };
+}
+
+/** GPU executors that got no GPU worker: to CPU workers on a CPU backend if allowed, else unassigned with why. */
+function noGpuFor(st: State, xs: readonly ExecutorRef[], why: string, fallbackToCpu: boolean): void {
+  if (fallbackToCpu) {
+    st.fallback.push(...xs);
+    st.fallbackWhy = why;
+  } else {
+    st.unassigned.push(...unassigned(xs, needsGpuReason(why)));
+  }
 }
 
 function placeCpuExecutors(st: State, pool: SlotPool, ports: Interleave): void {
@@ -181,7 +205,7 @@ function records(st: State, pool: SlotPool): WorkerAssignment[] {
         `GPU worker ${i + 1}/${g.workers.length}: Algorithm 2 ${describeCap(g.cap)}` +
         (g.overflow ? ` (${g.overflow})` : '') +
         `; ${pick.reason}; executors: ${w.describe()}${notes}`;
-      out.push(workerRecord(pool.nodes[pick.gpu.node]!, pick.port, pick.gpu, w.executors, reason));
+      out.push(workerRecord(st.plan, pool.nodes[pick.gpu.node]!, pick.port, pick.gpu, w.executors, reason));
     });
   }
   if (st.cpu) {
@@ -192,7 +216,7 @@ function records(st: State, pool: SlotPool): WorkerAssignment[] {
       const reason =
         `CPU worker ${i + 1}/${c.workers.length}: Algorithm 2 ${describeCap(c.cap)}; ` +
         `port from the interleaved free slots (${node.id}'s free slot #${s.round + 1}); executors: ${w.describe()}${notes}`;
-      out.push(workerRecord(node, s.port, null, w.executors, reason));
+      out.push(workerRecord(st.plan, node, s.port, null, w.executors, reason));
     });
   }
   return out;

@@ -6,7 +6,9 @@
  */
 import type { ExecutorRef, GpuBinding, UnassignedExecutor, WorkerAssignment } from '../../common/assignment.js';
 import { SchedulingError } from '../../common/errors.js';
+import type { ResourceVector } from '../../common/resources.js';
 import type { PackComponent } from './alpha.js';
+import { addInto, vec, ZERO } from './resource-math.js';
 import type { PoolGpu, PoolNode } from './slot-pool.js';
 import { topologicalOrder } from './topo-order.js';
 import type { SchedTopology } from './types.js';
@@ -23,6 +25,18 @@ export interface TopologyPlan {
   /** Executors in the order given (task order), split by kind. */
   gpuExecutors: ExecutorRef[];
   cpuExecutors: ExecutorRef[];
+  /** What one executor of each component asks for. */
+  demand: Map<string, ResourceVector>;
+}
+
+function checkResources(t: SchedTopology, c: { id: string; resources?: ResourceVector }): void {
+  const r = c.resources;
+  if (!r) return;
+  for (const [k, v] of Object.entries(r)) {
+    if (!(typeof v === 'number' && Number.isFinite(v) && v >= 0)) {
+      throw new SchedulingError(`topology "${t.id}": component "${c.id}": resources.${k} must be a number ≥ 0, got ${String(v)}`);
+    }
+  }
 }
 
 function checkUnit(t: SchedTopology, name: 'alpha' | 'beta'): void {
@@ -53,6 +67,14 @@ export function planTopology(t: SchedTopology): TopologyPlan {
   const gpuComponents = new Set(t.components.filter((c) => c.gpu).map((c) => c.id));
   const inputsOf = new Map<string, readonly string[]>();
   for (const c of graph) if (!inputsOf.has(c.id)) inputsOf.set(c.id, c.inputs);
+  const demand = new Map<string, ResourceVector>();
+  for (const c of t.components) {
+    checkResources(t, c);
+    if (c.resources && !demand.has(c.id)) {
+      // GPU memory only means something on a GPU worker.
+      demand.set(c.id, vec(c.resources.cpu, c.resources.memoryMB, c.gpu ? c.resources.gpuMemoryMB : 0));
+    }
+  }
   return {
     topo: t,
     w: t.numWorkers,
@@ -62,7 +84,26 @@ export function planTopology(t: SchedTopology): TopologyPlan {
     gpuComponents,
     gpuExecutors: t.executors.filter((x) => gpuComponents.has(x.component)),
     cpuExecutors: t.executors.filter((x) => !gpuComponents.has(x.component)),
+    demand,
   };
+}
+
+/**
+ * What a set of executors asks for. GPU memory is counted only when
+ * `gpuWorker` (a GPU executor falling back to a CPU worker holds no GPU memory).
+ */
+export function sumDemand(plan: TopologyPlan, xs: readonly ExecutorRef[], gpuWorker: boolean): ResourceVector {
+  const total = vec();
+  for (const x of xs) addInto(total, plan.demand.get(x.component) ?? ZERO);
+  if (!gpuWorker) total.gpuMemoryMB = 0;
+  return total;
+}
+
+/** GPU memory one GPU worker holding these executors needs. */
+export function gpuMemoryOf(plan: TopologyPlan, xs: readonly ExecutorRef[]): number {
+  let mb = 0;
+  for (const x of xs) if (plan.gpuComponents.has(x.component)) mb += plan.demand.get(x.component)?.gpuMemoryMB ?? 0;
+  return mb;
 }
 
 /** Executors grouped by component, components in topological order, for Algorithm 2. */
@@ -90,6 +131,7 @@ export function gpuBinding(g: PoolGpu): GpuBinding {
 }
 
 export function workerRecord(
+  plan: TopologyPlan,
   node: PoolNode,
   port: number,
   gpu: PoolGpu | null,
@@ -103,6 +145,7 @@ export function workerRecord(
     gpu: gpu ? gpuBinding(gpu) : null,
     executors: [...executors].sort((a, b) => a.task - b.task).map((x) => ({ component: x.component, task: x.task })),
     reason,
+    resources: sumDemand(plan, executors, gpu !== null),
   };
 }
 

@@ -1,9 +1,11 @@
 /**
  * The free capacity of the cluster during one scheduling call: each node's
- * free ports and each GPU's used slots. Every worker placed by either strategy
- * goes through `takePort` (and `takeGpuSlot` for a GPU worker), so the capacity
- * rules hold by construction: a port is handed out once, a GPU never above its
- * slots, and a node's GPU + CPU workers never above its ports (each takes a port).
+ * free ports and each GPU's used slots and GPU memory. Every worker placed by
+ * either strategy goes through `takePort` (and `takeGpuSlot` for a GPU
+ * worker), so the capacity rules hold by construction: a port is handed out
+ * once, a GPU never above its slots nor its memory (HDRF §2.3: several GPU
+ * workers share a GPU while their declared GPU memory fits), and a node's GPU
+ * + CPU workers never above its ports (each takes a port).
  *
  * Index structures (interleaved free slots, GPU score buckets) subscribe to
  * changes instead of rescanning the cluster per topology: that is what keeps
@@ -24,6 +26,10 @@ export interface PoolGpu {
   slots: number;
   /** U: slots in use (occupied ones included). */
   used: number;
+  /** GPU memory of the board, MB; 0 = unknown: then memory is not checked, only slots. */
+  memTotal: number;
+  /** GPU memory the workers on it declared, MB (occupied ones included). */
+  memUsed: number;
   /** smCount × coresPerSm × clockMHz divided by the cluster's largest. */
   perfNorm: number;
 }
@@ -88,6 +94,7 @@ export class SlotPool {
     }
     const taken = new Map<number, Set<number>>();
     const gpuUse = new Map<number, Map<string, number>>();
+    const gpuMem = new Map<number, Map<string, number>>();
     for (const o of occupied) {
       const n = byId.get(o.supervisorId);
       // A slot on a supervisor that is gone books nothing: there is nothing left to book.
@@ -100,6 +107,12 @@ export class SlotPool {
         let use = gpuUse.get(n);
         if (!use) gpuUse.set(n, (use = new Map()));
         use.set(o.gpuId, (use.get(o.gpuId) ?? 0) + 1);
+        const mb = o.resources?.gpuMemoryMB ?? 0;
+        if (mb > 0) {
+          let mem = gpuMem.get(n);
+          if (!mem) gpuMem.set(n, (mem = new Map()));
+          mem.set(o.gpuId, (mem.get(o.gpuId) ?? 0) + mb);
+        }
       }
     }
 
@@ -112,6 +125,7 @@ export class SlotPool {
       const node: PoolNode = { index: i, id: s.id, host: s.host, ports, head: 0, gpus: [], gpuFree: 0 };
       const gpus = sortedById(s.gpus);
       const use = gpuUse.get(i);
+      const mem = gpuMem.get(i);
       for (let j = 0; j < gpus.length; j++) {
         const info = gpus[j]!;
         if (j > 0 && gpus[j - 1]!.id === info.id) {
@@ -120,7 +134,9 @@ export class SlotPool {
         const slots = Math.max(0, Math.floor(info.slots));
         const used = use?.get(info.id) ?? 0;
         // perfNorm holds the raw performance until the cluster maximum is known (below).
-        const g: PoolGpu = { node: i, rank: this.gpus.length, info, slots, used, perfNorm: gpuPerformance(info) };
+        const memTotal = Number.isFinite(info.memoryMB) && info.memoryMB > 0 ? info.memoryMB : 0;
+        const memUsed = mem?.get(info.id) ?? 0;
+        const g: PoolGpu = { node: i, rank: this.gpus.length, info, slots, used, memTotal, memUsed, perfNorm: gpuPerformance(info) };
         node.gpus.push(g);
         this.gpus.push(g);
         node.gpuFree += Math.max(0, slots - used);
@@ -159,19 +175,31 @@ export class SlotPool {
     return port;
   }
 
-  /** Takes a GPU slot and a port on its node: what one GPU worker holds. */
-  takeGpuSlot(gpu: PoolGpu): number {
+  /** Takes a GPU slot, `memMB` of its memory and a port on its node: what one GPU worker holds. */
+  takeGpuSlot(gpu: PoolGpu, memMB = 0): number {
     const node = this.nodes[gpu.node]!;
     if (gpu.used >= gpu.slots) throw new SchedulingError(`internal: GPU "${gpu.info.id}" has no free slot`);
+    if (!gpuMemoryFits(gpu, memMB)) throw new SchedulingError(`internal: GPU "${gpu.info.id}" has not ${memMB} MB free`);
     const capBefore = this.gpuCap(node);
     gpu.used++;
+    gpu.memUsed += Math.max(0, memMB);
     node.gpuFree--;
     this.gpuCapacity += this.gpuCap(node) - capBefore;
     return this.takePort(node);
   }
 
-  /** The first GPU (by id) on the node with a free slot, or undefined. */
-  firstFreeGpu(node: PoolNode): PoolGpu | undefined {
-    return node.gpus.find((g) => g.used < g.slots);
+  /** The first GPU (by id) on the node with a free slot and `memMB` free memory, or undefined. */
+  firstFreeGpu(node: PoolNode, memMB = 0): PoolGpu | undefined {
+    return node.gpus.find((g) => g.used < g.slots && gpuMemoryFits(g, memMB));
   }
+}
+
+/** Whether `memMB` more fits on the GPU; a GPU of unknown memory takes anything (it is shared by slots only). */
+export function gpuMemoryFits(g: Pick<PoolGpu, 'memTotal' | 'memUsed'>, memMB: number): boolean {
+  return memMB <= 0 || g.memTotal <= 0 || g.memUsed + memMB <= g.memTotal;
+}
+
+/** Free GPU memory of a GPU for reasons: "2048 of 6144 MB free", or "memory unknown". */
+export function describeGpuMemory(g: Pick<PoolGpu, 'memTotal' | 'memUsed'>): string {
+  return g.memTotal > 0 ? `${Math.max(0, g.memTotal - g.memUsed)} of ${g.memTotal} MB free` : 'memory unknown';
 }

@@ -182,8 +182,9 @@ describe('heterogeneous cluster with declared GPUs (real processes)', function (
       }),
     );
     const r = await cluster.cliJson<DryRunResult>(['schedule', GPU_TOPOLOGY, '--cluster', file, '--strategy', 'hetero', '-c', 'topology.workers=3']);
-    assert.deepEqual(Object.keys(r).sort(), ['unassigned', 'workers']);
+    assert.deepEqual(Object.keys(r).sort(), ['queue', 'unassigned', 'workers']);
     assert.deepEqual(r.unassigned, []);
+    assert.equal(r.queue, null, 'no fairness configured: nothing queues');
     assert.equal(r.workers.length, 3);
     for (const w of r.workers) {
       assert.deepEqual(Object.keys(w).sort(), ['executors', 'gpu', 'port', 'reason', 'supervisor']);

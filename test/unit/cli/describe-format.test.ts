@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { formatDetail } from '../../../cli/describe-format.js';
-import type { ComponentStats, TopologyDetail } from '../../../nimbus/views.js';
+import { formatDetail, formatList } from '../../../cli/describe-format.js';
+import type { ComponentStats, QueueView, TopologyDetail, TopologySummary } from '../../../nimbus/views.js';
 
 function stats(kind: ComponentStats['kind'], extra: Partial<ComponentStats> = {}): ComponentStats {
   return {
@@ -25,7 +25,7 @@ function stats(kind: ComponentStats['kind'], extra: Partial<ComponentStats> = {}
   };
 }
 
-function detail(components: Record<string, ComponentStats>): TopologyDetail {
+function detail(components: Record<string, ComponentStats>, queue: QueueView | null = null): TopologyDetail {
   return {
     id: 't-1-1',
     name: 't',
@@ -37,6 +37,8 @@ function detail(components: Record<string, ComponentStats>): TopologyDetail {
     workersRequested: 1,
     code: { kind: 'path', path: '/x.js' },
     killWaitSecs: null,
+    resources: { holds: { cpu: 0.4, memoryMB: 512, gpuMemoryMB: 4096 }, dominantShare: 0.5, dominantResource: 'gpu memory', shares: { cpu: 0.05, memory: 0.02, gpuMemory: 0.5 } },
+    queue,
     workers: [],
     components,
     unassigned: [],
@@ -67,5 +69,30 @@ describe('describe output', () => {
     assert.match(text, /waiting: not reported yet/);
     assert.match(text, /webasm \(fallback\)/);
     assert.doesNotMatch(text, /adaptive split/);
+  });
+
+  it('shows what a topology holds, its dominant share, and why it waits in the HDRF queue', () => {
+    const queue: QueueView = {
+      state: 'reserved',
+      waitSecs: 75,
+      reservedSecs: 15,
+      dominantShare: 0,
+      needs: '2 workers (2 GPU × 4096 MB), 0.3 cores, 384 MB',
+      blockedBy: null,
+      reason: 'reserved since 15 s: needs 2 workers (2 GPU × 4096 MB), 0.3 cores, 384 MB; short of GPU slots (needs 2, 1 free with a port beside them)',
+    };
+    const text = formatDetail(detail({ source: stats('spout') }, queue));
+    assert.match(text, /resources: holds 0\.4 cores, 512 MB, 4096 MB GPU memory; dominant share 0\.50 \(gpu memory\)/);
+    assert.match(text, /HDRF queue: reserved 15s \(waiting 75s\): reserved since 15 s: needs 2 workers \(2 GPU × 4096 MB\)/);
+
+    const row = (name: string, q: QueueView | null, share: number): TopologySummary => ({
+      id: `${name}-1-1`, name, status: 'active', uptimeSecs: 75, workersRequested: 2, workers: q ? 0 : 2, executors: 4,
+      unassigned: q ? 4 : 0, epoch: 1, scheduler: 'hdrf', dominantShare: share, queue: q,
+    });
+    const list = formatList([row('a', null, 0.5), row('b', queue, 0)]);
+    assert.match(list, /DOM SHARE\s+QUEUE/);
+    assert.match(list, /a\s+a-1-1\s+active\s+75s\s+2\/2\s+4\s+0\s+0\.50\s+-\n/);
+    assert.match(list, /b\s+b-1-1\s+active\s+75s\s+0\/2\s+4\s+4\s+0\.00\s+reserved 15s \(waiting 75s\)/);
+    assert.match(list, /HDRF queue:\n {2}b: reserved since 15 s/);
   });
 });

@@ -36,6 +36,7 @@ const cfg = (over: Partial<GpuDiscoveryConfig> = {}): GpuDiscoveryConfig => ({
   'supervisor.gpu.slots': 4,
   'supervisor.gpu.mps.max.clients': null,
   'supervisor.gpu.sm.counts': {},
+  'supervisor.gpu.memory.mb': null,
   ...over,
 });
 
@@ -231,6 +232,13 @@ describe('supervisor: GPU discovery', () => {
       const unknown = fromWebGpu({ vendor: 'amd', architecture: 'rdna3', device: '', description: '' }, cfg(), []);
       assert.equal(unknown.name, 'amd rdna3');
       assert.equal(unknown.computeCapability, 'unknown');
+      // WebGPU gives no memory total: unknown (0, shared by slots only) unless supervisor.gpu.memory.mb says it.
+      assert.equal(d.gpus[0]!.memoryMB, 0);
+      assert.ok(d.notes.some((n) => /memory not reported \(0 = unknown/.test(n)));
+      const notes: string[] = [];
+      const told = fromWebGpu({ vendor: 'nvidia', architecture: 'hopper', device: '', description: 'NVIDIA H200' }, cfg({ 'supervisor.gpu.memory.mb': 141312 }), notes);
+      assert.equal(told.memoryMB, 141312);
+      assert.ok(notes.some((n) => /141312 MB from supervisor.gpu.memory.mb/.test(n)));
     });
   });
 

@@ -47,6 +47,7 @@ export function scheduleEven(input: ScheduleInput): ScheduleResult {
     const eg = plan.gpuExecutors.length;
     let fallback = new Set<ExecutorRef>();
     let tag = '';
+    let fallbackWhy = '';
 
     if (eg > 0) {
       const geff = Math.min(plan.g, eg, pool.gpuCapacity);
@@ -55,6 +56,7 @@ export function scheduleEven(input: ScheduleInput): ScheduleResult {
         if (fallbackToCpu) {
           fallback = new Set(plan.gpuExecutors);
           tag = cpuBackendTag(why);
+          fallbackWhy = why;
         } else {
           lost.push(...unassigned(plan.gpuExecutors, needsGpuReason(why)));
         }
@@ -104,6 +106,7 @@ export function scheduleEven(input: ScheduleInput): ScheduleResult {
           if (fallbackToCpu) {
             fallback = new Set(homeless);
             tag = cpuBackendTag(why);
+            fallbackWhy = why;
           } else {
             lost.push(...unassigned(homeless, needsGpuReason(why)));
           }
@@ -126,8 +129,15 @@ export function scheduleEven(input: ScheduleInput): ScheduleResult {
       }
       const target = cpuWorkers.length ? cpuWorkers : gpuWorkers;
       if (target.length) {
-        if (!cpuWorkers.length) notes.push('no CPU worker (no free slot or none asked for): other executors dealt over the GPU workers');
-        deal(cpuExecs, target, fallback, tag);
+        let xs = cpuExecs;
+        if (!cpuWorkers.length) {
+          notes.push('no CPU worker (no free slot or none asked for): other executors dealt over the GPU workers');
+          // A GPU executor without a GPU slot (or memory) must not land in a GPU worker: it would run on that GPU.
+          xs = cpuExecs.filter((x) => !fallback.has(x));
+          const stranded = cpuExecs.filter((x) => fallback.has(x));
+          if (stranded.length) lost.push(...unassigned(stranded, `${needsGpuReason(fallbackWhy)}; and no CPU worker is left to run it on a CPU backend`));
+        }
+        deal(xs, target, fallback, tag);
       } else {
         lost.push(...unassigned(cpuExecs, `no worker for this executor: no free slot is left in the cluster (topology asked for ${plan.w} workers)`));
       }

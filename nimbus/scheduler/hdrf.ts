@@ -65,14 +65,9 @@ export function scheduleHdrf(input: ScheduleInput, placement: PlacementStrategy)
   };
 
   const totals = clusterTotals(input.cluster.supervisors);
-  let current = liveOccupied(input);
-  const used = vec();
-  const useOf = new Map<string, ResourceVector>();
-  for (const o of current) {
-    addInto(used, o.resources);
-    const id = o.topologyId ?? '';
-    addInto(useOf.get(id) ?? useOf.set(id, vec()).get(id)!, o.resources);
-  }
+  // Every claim is kept (the SlotPool of a trial resolves them); what counts as held is each port's first claim.
+  let current: OccupiedSlot[] = [...input.occupied];
+  let { used, useOf } = usage(input, current);
 
   const pending: Pending[] = input.topologies.map((topo) => {
     planTopology(topo); // checks the topology before anything is tried
@@ -111,15 +106,10 @@ export function scheduleHdrf(input: ScheduleInput, placement: PlacementStrategy)
     remaining.delete(p);
     admitted.push(p);
     current = current.filter((o) => o.topologyId !== p.topo.id);
-    const old = useOf.get(p.topo.id) ?? vec();
-    addInto(used, old, -1);
-    const holds = vec();
     for (const w of s.workers) {
       current.push({ supervisorId: w.supervisorId, port: w.port, gpuId: w.gpu?.gpuId ?? null, topologyId: p.topo.id, ...(w.resources && { resources: w.resources }) });
-      addInto(holds, w.resources);
     }
-    addInto(used, holds);
-    useOf.set(p.topo.id, holds);
+    ({ used, useOf } = usage(input, current));
     const workers = s.workers.map((w) => ({ ...w, reason: `${why}; ${w.reason}` }));
     results.set(p.topo.id, { workers, unassigned: s.unassigned, queue: null });
   };
@@ -183,18 +173,26 @@ function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Occupied slots that hold something: on a known supervisor, first claim of a port wins (as in the SlotPool). */
-function liveOccupied(input: ScheduleInput): OccupiedSlot[] {
+/**
+ * What is held, in all and per topology ('' for untagged slots): each port's
+ * first claim on a known supervisor, as the SlotPool counts them.
+ */
+function usage(input: ScheduleInput, occupied: readonly OccupiedSlot[]): { used: ResourceVector; useOf: Map<string, ResourceVector> } {
   const known = new Set(input.cluster.supervisors.map((s) => s.id));
   const seen = new Set<string>();
-  const out: OccupiedSlot[] = [];
-  for (const o of input.occupied) {
+  const used = vec();
+  const useOf = new Map<string, ResourceVector>();
+  for (const o of occupied) {
     const key = `${o.supervisorId}:${o.port}`;
     if (!known.has(o.supervisorId) || seen.has(key)) continue;
     seen.add(key);
-    out.push(o);
+    addInto(used, o.resources);
+    const id = o.topologyId ?? '';
+    let u = useOf.get(id);
+    if (!u) useOf.set(id, (u = vec()));
+    addInto(u, o.resources);
   }
-  return out;
+  return { used, useOf };
 }
 
 function gpuWorkers(s: TopologySchedule): number {
@@ -224,15 +222,20 @@ function shortfall(input: ScheduleInput, others: readonly OccupiedSlot[], p: Pen
   const want: WorkerAssignment[] = p.target.workers;
   const gpuMbs = want.filter((w) => w.gpu).map((w) => w.resources?.gpuMemoryMB ?? 0);
   let largest = 0;
+  let freeMem = 0;
   for (const g of pool.gpus) {
     if (g.used >= g.slots || pool.freePorts(pool.nodes[g.node]!) === 0) continue;
-    largest = Math.max(largest, g.memTotal > 0 ? g.memTotal - g.memUsed : Infinity);
+    const free = g.memTotal > 0 ? g.memTotal - g.memUsed : Infinity;
+    largest = Math.max(largest, free);
+    freeMem += free;
   }
   const items: string[] = [];
   if (pool.freePortCount < want.length) items.push(`ports (needs ${want.length}, ${pool.freePortCount} free)`);
   if (pool.gpuCapacity < gpuMbs.length) items.push(`GPU slots (needs ${gpuMbs.length}, ${pool.gpuCapacity} free with a port beside them)`);
   const most = Math.max(0, ...gpuMbs);
+  const all = gpuMbs.reduce((a, b) => a + b, 0);
   if (pool.gpuCapacity > 0 && most > largest) items.push(`GPU memory (a GPU worker needs ${most} MB, the most free on a GPU with a free slot is ${largest} MB)`);
+  else if (pool.gpuCapacity > 0 && all > freeMem) items.push(`GPU memory (needs ${all} MB in all, ${freeMem} MB free on GPUs with a free slot)`);
   const totals = clusterTotals(input.cluster.supervisors);
   if (totals.cpu > 0 && p.request.cpu > free.cpu + EPS) items.push(`cores (needs ${round2(p.request.cpu)}, ${round2(Math.max(0, free.cpu))} free)`);
   if (totals.memoryMB > 0 && p.request.memoryMB > free.memoryMB + EPS) items.push(`memory (needs ${Math.round(p.request.memoryMB)} MB, ${Math.round(Math.max(0, free.memoryMB))} MB free)`);

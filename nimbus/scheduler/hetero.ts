@@ -147,10 +147,13 @@ function placeCpuExecutors(st: State, pool: SlotPool, ports: Interleave): void {
   const fallback = new Set(st.fallback);
   const cpuExecs = fallback.size ? plan.topo.executors.filter((x) => fallback.has(x) || !plan.gpuComponents.has(x.component)) : plan.cpuExecutors;
   const tagFor = (c: string): string | null => (plan.gpuComponents.has(c) ? tag : null);
+  // A GPU executor that found no GPU slot (or memory) must not land in a GPU worker: it would run on that GPU.
+  const intoGpuWorkers = (xs: ExecutorRef[], gpu: GpuPart, why: string): ExecutorRef[] => [
+    ...gpu.packer.place(packComponents(plan, xs.filter((x) => !fallback.has(x)), () => why)),
+    ...xs.filter((x) => fallback.has(x)),
+  ];
   let left: ExecutorRef[] = cpuExecs;
-  if (st.gpu && left.length) {
-    left = st.gpu.packer.place(packComponents(plan, left, () => 'CPU executor in room left under N'));
-  }
+  if (st.gpu && left.length) left = intoGpuWorkers(left, st.gpu, 'CPU executor in room left under N');
   if (!left.length) return;
 
   // Workers not used as GPU workers (no GPU component, too few GPU executors or GPU slots) run as CPU workers.
@@ -175,10 +178,13 @@ function placeCpuExecutors(st: State, pool: SlotPool, ports: Interleave): void {
     const cap = workerCap(inGpu + left.length, st.gpu.workers.length, plan.topo.alpha);
     st.gpu.packer.cap = cap.n;
     st.gpu.overflow = `${why}: CPU executors share the GPU workers, cap raised to ${describeCap(cap)}`;
-    left = st.gpu.packer.place(packComponents(plan, left, () => 'CPU executor over the GPU-phase N'));
+    left = intoGpuWorkers(left, st.gpu, 'CPU executor over the GPU-phase N');
   }
-  if (left.length) {
-    st.unassigned.push(...unassigned(left, `no worker for this executor: ${why} (topology asked for ${plan.w} workers)`));
+  for (const x of left) {
+    const reason = fallback.has(x)
+      ? `${needsGpuReason(st.fallbackWhy)}; and no CPU worker is left to run it on a CPU backend: ${why}`
+      : `no worker for this executor: ${why} (topology asked for ${plan.w} workers)`;
+    st.unassigned.push({ component: x.component, task: x.task, reason });
   }
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { schedule, type ScheduleInput, type SchedulerStrategy } from '../../../nimbus/scheduler/index.js';
-import { GTX_1060, GTX_970, checkInvariants, gpu, topo } from './fixtures.js';
+import { GTX_1060, GTX_970, checkInvariants, gpu, res, topo } from './fixtures.js';
 
 const H200 = { name: 'NVIDIA H200', smCount: 132, coresPerSm: 128, clockMHz: 1980, computeCapability: '9.0' };
 const MODELS = [GTX_1060, GTX_970, H200];
@@ -21,7 +21,13 @@ const topologyArb = (i: number) =>
   fc
     .record({
       comps: fc.array(
-        fc.record({ par: fc.integer({ min: 1, max: 5 }), gpu: fc.boolean(), inputs: fc.array(fc.nat(), { maxLength: 2 }) }),
+        fc.record({
+          par: fc.integer({ min: 1, max: 5 }),
+          gpu: fc.boolean(),
+          inputs: fc.array(fc.nat(), { maxLength: 2 }),
+          // GPU memory one executor declares: GPUs of 6144 MB fill up by memory before slots.
+          gpuMem: fc.constantFrom(0, 0, 1500, 4000),
+        }),
         { minLength: 1, maxLength: 5 },
       ),
       ackers: fc.integer({ min: 0, max: 2 }),
@@ -33,7 +39,7 @@ const topologyArb = (i: number) =>
     .map((t) =>
       topo(
         `t${i}`,
-        t.comps.map((c, j) => [`c${j}`, c.par, c.gpu, c.inputs.map((k) => `c${k % t.comps.length}`)]),
+        t.comps.map((c, j) => [`c${j}`, c.par, c.gpu, c.inputs.map((k) => `c${k % t.comps.length}`), res(0.1, 64, c.gpuMem)]),
         { numWorkers: t.workers, numGpuWorkers: Math.floor(t.gpuShare * t.workers), alpha: t.alpha, beta: t.beta, ackers: t.ackers },
       ),
     );
@@ -49,6 +55,7 @@ const inputArb: fc.Arbitrary<ScheduleInput> = fc
           sup: fc.integer({ min: 0, max: ns }),
           port: fc.integer({ min: 6700, max: 6706 }),
           gpu: fc.option(fc.integer({ min: 0, max: 2 }), { nil: null }),
+          gpuMem: fc.constantFrom(0, 3000),
         }),
         { maxLength: 8 },
       ),
@@ -58,7 +65,12 @@ const inputArb: fc.Arbitrary<ScheduleInput> = fc
   .map((r) => ({
     cluster: { supervisors: [...r.supervisors] },
     topologies: [...r.topologies],
-    occupied: r.occupied.map((o) => ({ supervisorId: `n${o.sup}`, port: o.port, gpuId: o.gpu === null ? null : `n${o.sup}-g${o.gpu}` })),
+    occupied: r.occupied.map((o) => ({
+      supervisorId: `n${o.sup}`,
+      port: o.port,
+      gpuId: o.gpu === null ? null : `n${o.sup}-g${o.gpu}`,
+      ...(o.gpu !== null && { resources: res(0, 0, o.gpuMem) }),
+    })),
     gpuFallbackToCpu: r.fallback,
   }));
 

@@ -199,7 +199,7 @@ export function planPlacement(input: PlacementInput): PlacementChange[] {
     if (current && samePlacement(current, workers, unassigned) && sameQueue(current.queue ?? null, queue)) continue;
     changes.push({
       topologyId: storm.id,
-      why: queue ? `${why}; waits in the HDRF queue (${queue.state})` : why,
+      why: queue && !current?.queue ? `${why}; waits in the HDRF queue (${queue.state})` : why,
       assignment: {
         topologyId: storm.id,
         epoch: (current?.epoch ?? 0) + 1,

@@ -95,4 +95,70 @@ describe('scheduler: dry run (hstorm schedule)', () => {
     const noAck = toSchedTopology('mm', MATMUL, config({ 'topology.acker.executors': 0 }));
     assert.ok(!noAck.components.some((c) => c.id === '__acker'));
   });
+
+  describe('tells the truth about a live cluster', () => {
+    const TWIN = (id: string) => ({ id, name: 'GeForce GTX 1060', smCount: 10, clockMHz: 1708, memoryMB: 8000, computeCapability: '6.1', slots: 4 });
+    const ONE_GPU: TopologyDef = { components: [comp('spout', 1, []), comp('kernel', 1, ['spout'], true)], config: {} };
+
+    it('honours nimbus.scheduler.gpu.fallback.cpu from the config, unless told otherwise', () => {
+      const noGpu = { supervisors: [{ id: 'cpu', ports: [1, 2, 3] }] };
+      const cfg = config({ 'topology.workers': 2, 'topology.gpu.workers': 1, 'nimbus.scheduler.gpu.fallback.cpu': true });
+      const r = dryRun({ cluster: noGpu, topology: ONE_GPU, config: cfg });
+      assert.deepEqual(r.unassigned, []);
+      assert.ok(r.workers.some((w) => w.executors.some((x) => x.component === 'kernel') && /runs on the CPU backend/.test(w.reason)));
+      const strict = dryRun({ cluster: noGpu, topology: ONE_GPU, config: cfg, gpuFallbackToCpu: false });
+      assert.deepEqual(strict.unassigned.map((u) => u.component), ['kernel']);
+    });
+
+    it('counts used GPU slots: β then prefers the idle twin (spare 1.0 over 0.25)', () => {
+      const cfg = config({ 'topology.workers': 2, 'topology.gpu.workers': 1 });
+      const idle = { supervisors: [{ id: 'n', ports: [1, 2, 3, 4, 5, 6], gpus: [TWIN('a'), TWIN('b')] }] };
+      assert.equal(dryRun({ cluster: idle, topology: ONE_GPU, config: cfg }).workers.find((w) => w.gpu)!.gpu, 'a', 'a tie goes to the first id');
+      const busy = { supervisors: [{ id: 'n', ports: [1, 2, 3, 4, 5, 6], usedGpuSlots: { a: 3 }, gpus: [TWIN('a'), TWIN('b')] }] };
+      const w = dryRun({ cluster: busy, topology: ONE_GPU, config: cfg }).workers.find((x) => x.gpu)!;
+      assert.equal(w.gpu, 'b');
+      assert.match(w.reason, /a@n 0\.475/, 'a is scored with U=3: 0.3 × 1 + 0.7 × 0.25');
+      // Its ports were taken by those three GPU workers (the highest first): the new workers get 1 and 2.
+      assert.deepEqual(dryRun({ cluster: busy, topology: ONE_GPU, config: cfg }).workers.map((x) => x.port).sort(), [1, 2]);
+    });
+
+    it('reads a dump of GET /supervisors and running topologies, and previews an HDRF decision', () => {
+      const dump = {
+        supervisors: [
+          {
+            id: 'n', host: '10.0.0.5', ports: [1, 2, 3, 4], usedPorts: [1, 2], slotsTotal: 4, slotsUsed: 2, memoryMB: 16000, cpus: 8, uptimeSecs: 30,
+            gpus: [{ ...TWIN('a'), slots: 2, usedSlots: 1, usedMemoryMB: 6000, source: 'declared' as const, declared: true, performance: 2186240, coresPerSm: 128 }],
+          },
+        ],
+        topologies: [{ id: 'x', workers: [{ supervisor: 'n', port: 1, gpu: { gpuId: 'a' }, resources: { cpu: 0.2, memoryMB: 256, gpuMemoryMB: 6000 } }, { supervisor: 'n', port: 2, gpu: null, resources: { cpu: 0.2, memoryMB: 256 } }] }],
+      };
+      const big: TopologyDef = { components: [comp('spout', 1, []), { ...comp('kernel', 1, ['spout'], true), gpu: { memoryMB: 3072 } }], config: {} };
+      const cfg = (s: string) => config({ 'topology.workers': 2, 'topology.gpu.workers': 1, 'nimbus.scheduler': s });
+      // 8000 − 6000 = 2000 MB left on a; the topology needs 3072. Request: spout, kernel and 2 ackers (one per worker) × (0.1 core, 128 MB).
+      const hdrf = dryRun({ cluster: dump, topology: big, config: cfg('hdrf'), topologyId: 'big', now: 0 });
+      assert.deepEqual(hdrf.workers, []);
+      assert.equal(hdrf.queue!.state, 'waiting');
+      assert.equal(
+        hdrf.queue!.reason,
+        'waiting 0 s: needs 2 workers (1 GPU × 3072 MB), 0.4 cores, 512 MB; short of GPU memory (a GPU worker needs 3072 MB, the most free on a GPU with a free slot is 2000 MB)',
+      );
+      const hetero = dryRun({ cluster: dump, topology: big, config: cfg('hetero'), topologyId: 'big' });
+      assert.equal(hetero.queue, null);
+      assert.deepEqual(hetero.unassigned.map((u) => u.component), ['kernel']);
+      assert.match(hetero.unassigned[0]!.reason, /no GPU with a free slot has 3072 MB of GPU memory free/);
+      // Without x's workers the same cluster has room: the decision follows what runs.
+      const fits = dryRun({ cluster: { supervisors: [{ ...dump.supervisors[0]!, usedPorts: [], gpus: [{ ...dump.supervisors[0]!.gpus[0]!, usedSlots: 0, usedMemoryMB: 0 }] }] }, topology: big, config: cfg('hdrf'), now: 0 });
+      assert.equal(fits.queue, null);
+      assert.match(fits.workers[0]!.reason, /^HDRF: admitted/);
+    });
+
+    it('names a running worker that does not match the supervisors', () => {
+      const base = { supervisors: [{ id: 'n', ports: [1, 2], gpus: [TWIN('a')] }] };
+      const bad = (w: Record<string, unknown>) => () => parseClusterFile({ ...base, topologies: [{ id: 'x', workers: [w] }] }, config());
+      assert.throws(bad({ supervisor: 'm', port: 1 }), /topologies\[0\]\.workers\[0\]: supervisor "m" is not among the supervisors/);
+      assert.throws(bad({ supervisor: 'n', port: 9 }), /port 9 is not one of n's ports/);
+      assert.throws(bad({ supervisor: 'n', port: 1, gpu: 'zz' }), /GPU "zz" is not on n/);
+      assert.throws(() => dryRun({ cluster: { ...base, topologies: [{ id: 'dry-run', workers: [] }] }, topology: ONE_GPU, config: config() }), /already has the id "dry-run"/);
+    });
+  });
 });

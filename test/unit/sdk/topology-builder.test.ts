@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { BasicBolt, Bolt, Spout, TopologyBuilder, TopologyValidationError, ConfigError } from '../../../topology-sdk/index.js';
 import type { OutputFieldsDeclarer, Tuple } from '../../../topology-sdk/index.js';
+import { buildConfig } from '../../../common/config/index.js';
+import { toSchedTopology } from '../../../nimbus/sched-topology.js';
 
 class WordSpout extends Spout {
   nextTuple(): void {}
@@ -240,6 +242,35 @@ describe('topology-sdk/topology-builder', () => {
       const t = b.createTopology();
       decl.allGrouping('words', 'lines');
       assert.equal(t.def.components.find((c) => c.id === 'sink')!.inputs.length, 1);
+    });
+  });
+
+  describe('declares resources (HDRF)', () => {
+    it('setCPULoad / setMemoryLoad / .gpu({ memoryMB }) land in the definition; toSchedTopology reads them per executor', () => {
+      const b = withSpout();
+      b.setBolt('heavy', () => new SinkBolt(), 2).shuffleGrouping('words').setCPULoad(150).setMemoryLoad(1024);
+      b.setBolt('kernel', () => new SinkBolt(), 1).shuffleGrouping('words').gpu({ memoryMB: 4096 });
+      b.setBolt('kernel2', () => new SinkBolt(), 1).shuffleGrouping('words').gpu();
+      const t = b.createTopology({ 'topology.gpu.memory.mb': 1000, 'topology.acker.executors': 1 });
+      const heavy = t.def.components.find((c) => c.id === 'heavy')!;
+      assert.deepEqual(heavy.config, { 'topology.component.cpu.pcore.percent': 150, 'topology.component.resources.onheap.memory.mb': 1024 });
+      const cfg = buildConfig([t.def.config], { allowUserKeys: true });
+      const sched = toSchedTopology('t', t.def, cfg);
+      const r = Object.fromEntries(sched.components.map((c) => [c.id, c.resources]));
+      assert.deepEqual(r['heavy'], { cpu: 1.5, memoryMB: 1024, gpuMemoryMB: 0 });
+      assert.deepEqual(r['kernel'], { cpu: 0.1, memoryMB: 128, gpuMemoryMB: 4096 });
+      assert.deepEqual(r['kernel2'], { cpu: 0.1, memoryMB: 128, gpuMemoryMB: 1000 }, 'topology.gpu.memory.mb when .gpu() declares none');
+      assert.deepEqual(r['__acker'], { cpu: 0.1, memoryMB: 128, gpuMemoryMB: 0 });
+    });
+
+    it('refuses a bad amount with the key or the component named', () => {
+      const b = withSpout();
+      const decl = b.setBolt('x', () => new SinkBolt()).shuffleGrouping('words');
+      assert.throws(() => decl.setCPULoad(-5), (e: unknown) => e instanceof ConfigError && e.key === 'topology.component.cpu.pcore.percent');
+      assert.throws(() => decl.setMemoryLoad(Number.NaN), (e: unknown) => e instanceof ConfigError && e.key === 'topology.component.resources.onheap.memory.mb');
+      assert.throws(() => decl.gpu({ memoryMB: -1 }), invalid(['.gpu({ memoryMB }) must be a number of MB ≥ 0'], 'x'));
+      decl.addConfiguration('topology.component.cpu.pcore.percent', 'lots');
+      assert.throws(() => b.createTopology(), (e: unknown) => e instanceof ConfigError && /component "x" config|topology.component.cpu.pcore.percent/.test(e.message));
     });
   });
 });

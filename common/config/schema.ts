@@ -51,7 +51,7 @@ export const CONFIG_KEYS = {
   'nimbus.monitor.freq.secs': key(posNum, 1, 'cluster', 'how often nimbus checks heartbeats'),
   'nimbus.scheduler': key(z.enum(['even', 'hetero', 'hdrf']), 'hetero', 'cluster', 'scheduling strategy: even (Storm), hetero (H-Storm α/β), hdrf (hetero placement with HDRF fair sharing between topologies)'),
   'nimbus.scheduler.fairness': key(z.enum(['none', 'hdrf']), 'none', 'cluster', 'order between topologies: none (submission order, partial placement as Storm) or hdrf (smallest dominant share first, all-or-nothing admission, reservations after OT); nimbus.scheduler=hdrf implies hdrf'),
-  'nimbus.scheduler.reservation.timeout.secs': key(posNum, 60, 'cluster', 'OT of HDRF: a topology that waited longer gets a reservation (resources freed from then on are held for it)'),
+  'nimbus.scheduler.reservation.timeout.secs': key(posNum, 300, 'cluster', 'OT of HDRF: a topology that waited longer gets a reservation (resources freed from then on are held for it)'),
   'nimbus.scheduler.gpu.fallback.cpu': key(z.boolean(), false, 'cluster', 'GPU executors that find no GPU slot run in CPU workers on a CPU backend (reported as a fallback) instead of waiting unassigned; hstorm local turns it on'),
   'supervisor.id': key(z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, . _ -').nullable(), null, 'cluster', 'supervisor id (default: host name + first port)'),
   'supervisor.host': key(z.string().min(1).nullable(), null, 'cluster', 'host name peers reach this node at (default: 127.0.0.1)'),

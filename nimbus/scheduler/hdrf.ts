@@ -6,7 +6,14 @@
  *   s_i = max(cpu_i / A_cpu, mem_i / A_mem, gpuMem_i / A_gpuMem)    (dominant share)
  *   S7: a waiting topology whose wait passed OT holds a reservation (the
  *       longest-waiting one first): it is admitted as soon as it fits, and
- *       until then nothing else is admitted — free resources are held for it;
+ *       until then what it is short of is held for it. GPUs are held one by
+ *       one — as many as it needs GPU workers, those with the most free
+ *       memory, each with a port beside it — so no one else adds a worker to
+ *       them while they drain; of the other resources (ports, cores, memory)
+ *       no one else may take a kind it is short of. Others may still be
+ *       admitted with the rest (backfilling) if that leaves it short of
+ *       nothing more. When what it lacks cannot be named (free resources
+ *       spread too thin), nothing else is admitted, as in Algorithm 1;
  *   S8–S9: otherwise waiting topologies go by smallest s_i (ties: longest
  *       wait, then id); each is admitted if its whole request fits what is
  *       free, else it waits with the reason, and the next one is tried.
@@ -30,9 +37,9 @@ import type { ResourceVector } from '../../common/resources.js';
 import { scheduleEven } from './even.js';
 import { scheduleHetero } from './hetero.js';
 import { planTopology } from './plan.js';
-import { describeQueue, describeRequest, secsSince } from './queue-text.js';
+import { describeGpuWorkers, describeQueue, describeRequest, secsSince } from './queue-text.js';
 import { addInto, clusterTotals, dominantShare, fmtShare, sub, vec } from './resource-math.js';
-import { SlotPool } from './slot-pool.js';
+import { SlotPool, type PoolGpu } from './slot-pool.js';
 import type { OccupiedSlot, PlacementStrategy, ScheduleInput, ScheduleResult, SchedTopology, TopologySchedule } from './types.js';
 
 /** Resource comparisons tolerate binary rounding (0.1 + 0.2 cores). */
@@ -88,9 +95,16 @@ export function scheduleHdrf(input: ScheduleInput, placement: PlacementStrategy)
   const remaining = new Set(pending);
   const admitted: Pending[] = [];
 
-  /** Its whole placement on what is free now (its own workers count as free for it), or why not. */
-  const trial = (p: Pending): { ok: true; schedule: TopologySchedule } | { ok: false; detail: string } => {
-    const others = current.filter((o) => o.topologyId !== p.topo.id);
+  /** What `p` lacks on the occupied slots `occ` (its own count as free for it). */
+  const lacks = (p: Pending, occ: readonly OccupiedSlot[]): Shortfall => {
+    const u = usage(input, occ);
+    const free = addInto(sub(totals, u.used), u.useOf.get(p.topo.id) ?? vec());
+    return shortfall(input, occ.filter((o) => o.topologyId !== p.topo.id), p, free, totals);
+  };
+
+  /** Its whole placement on what is free now (its own workers count as free for it; `held` does not), or what it lacks. */
+  const trial = (p: Pending, held: readonly OccupiedSlot[] = []): { ok: true; schedule: TopologySchedule } | { ok: false; short: Shortfall } => {
+    const others = [...current.filter((o) => o.topologyId !== p.topo.id), ...held];
     const own = useOf.get(p.topo.id) ?? vec();
     const free = addInto(sub(totals, used), own);
     const cpuOk = totals.cpu <= 0 || p.request.cpu <= free.cpu + EPS;
@@ -99,16 +113,19 @@ export function scheduleHdrf(input: ScheduleInput, placement: PlacementStrategy)
       const s = place(p.topo, others);
       if (asWhole(s, p.target)) return { ok: true, schedule: s };
     }
-    return { ok: false, detail: shortfall(input, others, p, free) };
+    return { ok: false, short: shortfall(input, others, p, free, totals) };
   };
+
+  /** The occupied slots once `p` holds placement `s` instead of what it holds now. */
+  const withPlacement = (p: Pending, s: TopologySchedule): OccupiedSlot[] => [
+    ...current.filter((o) => o.topologyId !== p.topo.id),
+    ...s.workers.map((w) => ({ supervisorId: w.supervisorId, port: w.port, gpuId: w.gpu?.gpuId ?? null, topologyId: p.topo.id, ...(w.resources && { resources: w.resources }) })),
+  ];
 
   const admit = (p: Pending, s: TopologySchedule, why: string): void => {
     remaining.delete(p);
     admitted.push(p);
-    current = current.filter((o) => o.topologyId !== p.topo.id);
-    for (const w of s.workers) {
-      current.push({ supervisorId: w.supervisorId, port: w.port, gpuId: w.gpu?.gpuId ?? null, topologyId: p.topo.id, ...(w.resources && { resources: w.resources }) });
-    }
+    current = withPlacement(p, s);
     ({ used, useOf } = usage(input, current));
     const workers = s.workers.map((w) => ({ ...w, reason: `${why}; ${w.reason}` }));
     results.set(p.topo.id, { workers, unassigned: s.unassigned, queue: null });
@@ -122,46 +139,72 @@ export function scheduleHdrf(input: ScheduleInput, placement: PlacementStrategy)
     results.set(p.topo.id, { workers: [], unassigned: lost, queue: entry });
   };
 
-  // S7: reservations, longest wait first; the first one that does not fit holds everything free.
-  let barrier: Pending | null = null;
+  // S7: reservations, longest wait first; the first one that does not fit holds what it is short of.
+  let holder: { p: Pending; short: Shortfall; hold: GpuHold } | null = null;
   for (;;) {
-    const holder = [...remaining]
+    const next = [...remaining]
       .filter((p) => p.never === null && now - p.since >= ot)
       .sort((a, b) => a.since - b.since || cmp(a.topo.id, b.topo.id))[0];
-    if (!holder) break;
-    const r = trial(holder);
+    if (!next) break;
+    const r = trial(next);
     if (r.ok) {
-      admit(holder, r.schedule, `HDRF: admitted on its reservation (waited ${secsSince(holder.since, now)} s, OT ${Math.round(ot / 1000)} s)`);
+      admit(next, r.schedule, `HDRF: admitted on its reservation (waited ${secsSince(next.since, now)} s, OT ${Math.round(ot / 1000)} s)`);
       continue;
     }
-    barrier = holder;
-    wait(holder, { state: 'reserved', reservedSince: holder.since + ot, blockedBy: null, detail: r.detail });
+    const hold = holdGpus(input, current.filter((o) => o.topologyId !== next.topo.id), gpuWorkers(next.target));
+    holder = { p: next, short: r.short, hold };
+    const detail = hold.names.length ? `${r.short.text}; holding ${hold.names.join(', ')} for it` : r.short.text;
+    wait(next, { state: 'reserved', reservedSince: next.since + ot, blockedBy: null, detail });
     break;
   }
+  /** What the reservation holds by kind: GPU kinds are held GPU by GPU instead when it holds GPUs. */
+  const heldKinds = (h: NonNullable<typeof holder>, kinds: Set<Kind>): Kind[] =>
+    [...kinds].filter((k) => h.short.kinds.has(k) && !(h.hold.names.length && (k === 'GPU slots' || k === 'GPU memory')));
 
-  if (barrier) {
-    const blockedBy: QueueBlocker = { topology: barrier.topo.id, why: 'reservation', dominantShare: barrier.share };
-    for (const p of [...remaining]) {
-      if (p.never !== null) wait(p, { state: 'waiting', reservedSince: null, blockedBy: null, detail: p.never });
-      else wait(p, { state: 'waiting', reservedSince: null, blockedBy, detail: 'not tried while the reservation holds' });
+  // S8–S9: smallest dominant share first; one pass is exact, since admitting one only ever takes resources away.
+  const order = [...remaining].sort((a, b) => a.share - b.share || a.since - b.since || cmp(a.topo.id, b.topo.id));
+  for (const p of order) {
+    if (p.never !== null) {
+      wait(p, { state: 'waiting', reservedSince: null, blockedBy: null, detail: p.never });
+      continue;
     }
-  } else {
-    // S8–S9: smallest dominant share first; one pass is exact, since admitting one only ever takes resources away.
-    const order = [...remaining].sort((a, b) => a.share - b.share || a.since - b.since || cmp(a.topo.id, b.topo.id));
-    for (const p of order) {
-      const ahead = admitted.filter((x) => x.share <= p.share);
-      const blockedBy: QueueBlocker | null = ahead.length ? { topology: ahead[ahead.length - 1]!.topo.id, why: 'share', dominantShare: ahead[ahead.length - 1]!.share } : null;
-      if (p.never !== null) {
-        wait(p, { state: 'waiting', reservedSince: null, blockedBy: null, detail: p.never });
-        continue;
-      }
-      const r = trial(p);
-      if (r.ok) {
-        admit(p, r.schedule, `HDRF: admitted: dominant share ${fmtShare(p.share)} is the smallest whose request fits (${pending.length} waiting; waited ${secsSince(p.since, now)} s)`);
+    const ahead = admitted.filter((x) => x.share <= p.share);
+    const last = ahead[ahead.length - 1];
+    const byShare: QueueBlocker | null = last ? { topology: last.topo.id, why: 'share', dominantShare: last.share } : null;
+    if (holder?.short.kinds.has('spread')) {
+      const blockedBy: QueueBlocker = { topology: holder.p.topo.id, why: 'reservation', dominantShare: holder.p.share };
+      wait(p, { state: 'waiting', reservedSince: null, blockedBy, detail: 'not tried: what the reservation lacks cannot be told apart, so it holds everything free' });
+      continue;
+    }
+    const r = trial(p, holder?.hold.guard);
+    if (!r.ok) {
+      // Kept off the held GPUs, it does not fit; if it would fit on them, it is the reservation that keeps it waiting.
+      const h = holder;
+      if (h?.hold.guard.length && trial(p).ok) {
+        const blockedBy: QueueBlocker = { topology: h.p.topo.id, why: 'reservation', dominantShare: h.p.share };
+        wait(p, { state: 'waiting', reservedSince: null, blockedBy, detail: `the GPUs it would need are held for the reservation (${h.hold.names.join(', ')})` });
       } else {
-        wait(p, { state: 'waiting', reservedSince: null, blockedBy, detail: r.detail });
+        wait(p, { state: 'waiting', reservedSince: null, blockedBy: byShare, detail: r.short.text });
       }
+      continue;
     }
+    if (!holder) {
+      admit(p, r.schedule, `HDRF: admitted: dominant share ${fmtShare(p.share)} is the smallest whose request fits (${pending.length} waiting; waited ${secsSince(p.since, now)} s)`);
+      continue;
+    }
+    // Backfill beside the reservation: only with what it is not short of, and leaving it short of nothing more.
+    const h = holder;
+    const clash = heldKinds(h, kindsTaken(r.schedule, totals));
+    const after = clash.length ? null : lacks(h.p, withPlacement(p, r.schedule));
+    const worse = after ? [...after.kinds].filter((k) => !h.short.kinds.has(k) && !(h.hold.names.length && (k === 'GPU slots' || k === 'GPU memory'))) : [];
+    if (clash.length || worse.length) {
+      const blockedBy: QueueBlocker = { topology: h.p.topo.id, why: 'reservation', dominantShare: h.p.share };
+      const held = clash.length ? `it would take ${clash.join(', ')}, which the reservation holds` : `it would leave the reservation short of ${worse.join(', ')} too`;
+      wait(p, { state: 'waiting', reservedSince: null, blockedBy, detail: held });
+      continue;
+    }
+    const spared = [...h.hold.names, ...heldKinds(h, h.short.kinds)];
+    admit(p, r.schedule, `HDRF: admitted beside topology ${h.p.topo.id}'s reservation, taking none of what it holds (${spared.join(', ')}): dominant share ${fmtShare(p.share)} (waited ${secsSince(p.since, now)} s)`);
   }
 
   const assignments = new Map<string, TopologySchedule>();
@@ -216,29 +259,106 @@ function round2(x: number): number {
   return Number(x.toFixed(2));
 }
 
+/** GPUs a reservation holds: slot-filling and port-taking claims others' trials see as occupied. */
+interface GpuHold {
+  guard: OccupiedSlot[];
+  /** e.g. "GPU g1@s2 (6144 MB free)". */
+  names: string[];
+}
+
+/**
+ * The `k` GPUs a reservation needing k GPU workers holds: those with a free
+ * slot and port first, then most free memory (unknown memory counts as most),
+ * then (node id, GPU id). Held GPUs get claims on every slot left (on no real
+ * port) and one real port beside each, so no one else places a worker there.
+ */
+function holdGpus(input: ScheduleInput, others: readonly OccupiedSlot[], k: number): GpuHold {
+  if (k === 0) return { guard: [], names: [] };
+  const pool = new SlotPool(input.cluster, others);
+  const free = (g: PoolGpu): number => (g.memTotal > 0 ? g.memTotal - g.memUsed : Number.MAX_SAFE_INTEGER);
+  const usable = (g: PoolGpu): number => (g.used < g.slots && pool.freePorts(pool.nodes[g.node]!) > 0 ? 1 : 0);
+  const held = [...pool.gpus].sort((a, b) => usable(b) - usable(a) || free(b) - free(a) || a.rank - b.rank).slice(0, k);
+  const guard: OccupiedSlot[] = [];
+  const portsTaken = new Map<number, number>();
+  for (const g of held) {
+    const node = pool.nodes[g.node]!;
+    // Claims on ports no node offers (negative) fill the slots without taking a real port.
+    for (let i = g.used; i < g.slots; i++) guard.push({ supervisorId: node.id, port: -1 - guard.length, gpuId: g.info.id });
+    const n = portsTaken.get(g.node) ?? 0;
+    const port = node.ports[node.ports.length - 1 - n];
+    if (port !== undefined && node.ports.length - 1 - n >= node.head) {
+      guard.push({ supervisorId: node.id, port, gpuId: null });
+      portsTaken.set(g.node, n + 1);
+    }
+  }
+  const names = held.map((g) => `GPU ${g.info.id}@${pool.nodes[g.node]!.id} (${g.memTotal > 0 ? `${free(g)} MB free` : 'memory unknown'})`);
+  return { guard, names };
+}
+
+/** A resource a topology can be short of; `spread` when none is short in itself but the whole does not fit. */
+type Kind = 'ports' | 'GPU slots' | 'GPU memory' | 'cores' | 'memory' | 'spread';
+
+interface Shortfall {
+  text: string;
+  kinds: Set<Kind>;
+}
+
+/** The kinds of resources a placement takes (cores and memory only where the cluster counts them). */
+function kindsTaken(s: TopologySchedule, totals: ResourceVector): Set<Kind> {
+  const k = new Set<Kind>();
+  for (const w of s.workers) {
+    k.add('ports');
+    if (w.gpu) k.add('GPU slots');
+    if (w.gpu && (w.resources?.gpuMemoryMB ?? 0) > 0) k.add('GPU memory');
+    if (totals.cpu > 0 && (w.resources?.cpu ?? 0) > 0) k.add('cores');
+    if (totals.memoryMB > 0 && (w.resources?.memoryMB ?? 0) > 0) k.add('memory');
+  }
+  return k;
+}
+
 /** What a waiting topology lacks on the free resources (`others` hold the rest). */
-function shortfall(input: ScheduleInput, others: readonly OccupiedSlot[], p: Pending, free: ResourceVector): string {
+function shortfall(input: ScheduleInput, others: readonly OccupiedSlot[], p: Pending, free: ResourceVector, totals: ResourceVector): Shortfall {
   const pool = new SlotPool(input.cluster, others);
   const want: WorkerAssignment[] = p.target.workers;
   const gpuMbs = want.filter((w) => w.gpu).map((w) => w.resources?.gpuMemoryMB ?? 0);
   let largest = 0;
   let freeMem = 0;
+  // GPUs a worker could go to now: free memory and free slots (bounded by the ports beside them).
+  const open: { mem: number; slots: number }[] = [];
   for (const g of pool.gpus) {
-    if (g.used >= g.slots || pool.freePorts(pool.nodes[g.node]!) === 0) continue;
+    const ports = pool.freePorts(pool.nodes[g.node]!);
+    if (g.used >= g.slots || ports === 0) continue;
     const free = g.memTotal > 0 ? g.memTotal - g.memUsed : Infinity;
     largest = Math.max(largest, free);
     freeMem += free;
+    open.push({ mem: free, slots: Math.min(g.slots - g.used, ports) });
+  }
+  // First-fit decreasing, as the placement goes: the largest worker to the GPU with the most free memory.
+  let packs = true;
+  for (const need of [...gpuMbs].sort((a, b) => b - a)) {
+    const best = open.filter((o) => o.slots > 0).sort((a, b) => b.mem - a.mem)[0];
+    if (!best || best.mem < need) {
+      packs = false;
+      break;
+    }
+    best.mem -= need;
+    best.slots--;
   }
   const items: string[] = [];
-  if (pool.freePortCount < want.length) items.push(`ports (needs ${want.length}, ${pool.freePortCount} free)`);
-  if (pool.gpuCapacity < gpuMbs.length) items.push(`GPU slots (needs ${gpuMbs.length}, ${pool.gpuCapacity} free with a port beside them)`);
+  const kinds = new Set<Kind>();
+  const add = (k: Kind, text: string): void => {
+    kinds.add(k);
+    items.push(text);
+  };
+  if (pool.freePortCount < want.length) add('ports', `ports (needs ${want.length}, ${pool.freePortCount} free)`);
+  if (pool.gpuCapacity < gpuMbs.length) add('GPU slots', `GPU slots (needs ${gpuMbs.length}, ${pool.gpuCapacity} free with a port beside them)`);
   const most = Math.max(0, ...gpuMbs);
   const all = gpuMbs.reduce((a, b) => a + b, 0);
-  if (pool.gpuCapacity > 0 && most > largest) items.push(`GPU memory (a GPU worker needs ${most} MB, the most free on a GPU with a free slot is ${largest} MB)`);
-  else if (pool.gpuCapacity > 0 && all > freeMem) items.push(`GPU memory (needs ${all} MB in all, ${freeMem} MB free on GPUs with a free slot)`);
-  const totals = clusterTotals(input.cluster.supervisors);
-  if (totals.cpu > 0 && p.request.cpu > free.cpu + EPS) items.push(`cores (needs ${round2(p.request.cpu)}, ${round2(Math.max(0, free.cpu))} free)`);
-  if (totals.memoryMB > 0 && p.request.memoryMB > free.memoryMB + EPS) items.push(`memory (needs ${Math.round(p.request.memoryMB)} MB, ${Math.round(Math.max(0, free.memoryMB))} MB free)`);
-  if (!items.length) return 'the free ports, GPU slots and GPU memory are spread so that it cannot be placed whole';
-  return `short of ${items.join('; ')}`;
+  if (pool.gpuCapacity > 0 && most > largest) add('GPU memory', `GPU memory (a GPU worker needs ${most} MB, the most free on a GPU with a free slot is ${largest} MB)`);
+  else if (pool.gpuCapacity > 0 && all > freeMem) add('GPU memory', `GPU memory (needs ${all} MB in all, ${freeMem} MB free on GPUs with a free slot)`);
+  else if (pool.gpuCapacity >= gpuMbs.length && !packs) add('GPU memory', `GPU memory (${describeGpuWorkers(gpuMbs)} do not fit the GPUs' free memory, largest first)`);
+  if (totals.cpu > 0 && p.request.cpu > free.cpu + EPS) add('cores', `cores (needs ${round2(p.request.cpu)}, ${round2(Math.max(0, free.cpu))} free)`);
+  if (totals.memoryMB > 0 && p.request.memoryMB > free.memoryMB + EPS) add('memory', `memory (needs ${Math.round(p.request.memoryMB)} MB, ${Math.round(Math.max(0, free.memoryMB))} MB free)`);
+  if (!items.length) return { text: 'the free ports, GPU slots and GPU memory are spread so that it cannot be placed whole', kinds: new Set(['spread']) };
+  return { text: `short of ${items.join('; ')}`, kinds };
 }

@@ -7,7 +7,7 @@
  * - the smallest-dominant-share topology whose request fits is never skipped:
  *   replaying the queue in HDRF order, each topology left waiting did not fit
  *   (checked independently, with the placement strategy alone) on what was
- *   free when its turn came — unless a reservation held the cluster;
+ *   free when its turn came; beside a reservation, only on what it does not hold;
  * - a reservation only after OT; deterministic.
  */
 import assert from 'node:assert/strict';
@@ -179,6 +179,7 @@ describe('scheduler properties: hdrf', () => {
   it('never skips the smallest-dominant-share topology whose request fits', () => {
     let waitedWithoutBarrier = 0;
     let admittedOverSmaller = 0;
+    let backfilled = 0;
     fc.assert(
       fc.property(inputArb, (input) => {
         const result = schedule(input, 'hdrf');
@@ -197,6 +198,16 @@ describe('scheduler properties: hdrf', () => {
         if (reserved) {
           // The reserved topology did not fit on what was free after the earlier reservations.
           assert.ok(!fitsWhole(input, reserved, state), `${reserved.id} holds a reservation but fits`);
+          // Whoever else got in went beside it, and on none of the GPUs it holds.
+          const detail = result.assignments.get(reserved.id)!.queue!.detail;
+          const held = new Set([...detail.matchAll(/GPU (\S+)@(\S+) \(/g)].map((m) => `${m[1]}@${m[2]}`));
+          for (const t of input.topologies) {
+            const s = result.assignments.get(t.id)!;
+            if (s.queue || viaReservation(t)) continue;
+            assert.ok(s.workers.every((w) => w.reason.startsWith(`HDRF: admitted beside topology ${reserved.id}'s reservation`)), `${t.id} admitted past the reservation`);
+            for (const w of s.workers) if (w.gpu) assert.ok(!held.has(`${w.gpu.gpuId}@${w.supervisorId}`), `${t.id} took held GPU ${w.gpu.gpuId}`);
+            backfilled++;
+          }
           return;
         }
         const order = key.filter((k) => !viaReservation(k.t)).sort((a, b) => a.share - b.share || a.since - b.since || (a.t.id < b.t.id ? -1 : 1));
@@ -213,11 +224,12 @@ describe('scheduler properties: hdrf', () => {
           }
         }
       }),
-      { seed: 4242, numRuns: 300 },
+      { seed: 4242, numRuns: 1000 },
     );
     // The generator must exercise the property: topologies that wait, some of them after others were admitted.
     assert.ok(waitedWithoutBarrier > 20, `only ${waitedWithoutBarrier} waiting topologies were checked`);
     assert.ok(admittedOverSmaller > 5, `only ${admittedOverSmaller} waited while another went first`);
+    assert.ok(backfilled >= 3, `only ${backfilled} topologies were admitted beside a reservation`);
   });
 
   it('is deterministic', () => {

@@ -133,14 +133,31 @@ describe('scheduler: HDRF between topologies', () => {
       const r = run({ cluster, topologies: [big, small], occupied: r0, fairness: fair(60), now: 72_000 });
       const rb = r.assignments.get('big')!;
       assert.deepEqual([rb.queue!.state, rb.queue!.reservedSince], ['reserved', 60_000]);
+      // It holds both GPUs (it needs two GPU workers): nobody adds a worker to them while r's drain.
       assert.equal(
         rb.unassigned[0]!.reason,
-        'HDRF: reserved since 12 s: needs 2 workers (2 GPU × 4096 MB), 0.2 cores, 256 MB; short of GPU memory (a GPU worker needs 4096 MB, the most free on a GPU with a free slot is 2048 MB)',
+        'HDRF: reserved since 12 s: needs 2 workers (2 GPU × 4096 MB), 0.2 cores, 256 MB; short of GPU memory (a GPU worker needs 4096 MB, the most free on a GPU with a free slot is 2048 MB); holding GPU g0@n1 (2048 MB free), GPU g1@n1 (2048 MB free) for it',
       );
       const rs = r.assignments.get('small')!;
       assert.deepEqual(rs.workers, []);
       assert.deepEqual(rs.queue!.blockedBy, { topology: 'big', why: 'reservation', dominantShare: 0 });
-      assert.match(rs.unassigned[0]!.reason, /^HDRF: waiting 42 s: free resources are held for topology big's reservation; needs 1 worker \(1 GPU × 1024 MB\)/);
+      assert.equal(
+        rs.unassigned[0]!.reason,
+        "HDRF: waiting 42 s: free resources are held for topology big's reservation; needs 1 worker (1 GPU × 1024 MB), 0.1 cores, 128 MB; the GPUs it would need are held for the reservation (GPU g0@n1 (2048 MB free), GPU g1@n1 (2048 MB free))",
+      );
+    });
+
+    it('others backfill with what the reservation does not hold: a GPU it does not hold, and ports and cores it is not short of', () => {
+      // A third GPU, idle: big holds the two with most free memory (g2 4096, then g0 2048 by id), small fits on g1.
+      const three = { supervisors: [sup('n1', ports(8), [gpu('g0', GTX_1060, 2, 4096), gpu('g1', GTX_970, 2, 4096), gpu('g2', GTX_970, 2, 4096)], { cores: 8, memoryMB: 8000 })] };
+      const cpuOnly = topo('cpu', [['spout', 2, false, [], res(0.5, 256)]], { numWorkers: 2, waitingSince: 40_000 });
+      const r = run({ cluster: three, topologies: [big, small, cpuOnly], occupied: r0, fairness: fair(60), now: 72_000 });
+      assert.match(r.assignments.get('big')!.queue!.detail, /holding GPU g2@n1 \(4096 MB free\), GPU g0@n1 \(2048 MB free\) for it$/);
+      const rs = r.assignments.get('small')!;
+      assert.equal(rs.queue, null);
+      assert.deepEqual(rs.workers.map((w) => w.gpu?.gpuId), ['g1']);
+      assert.match(rs.workers[0]!.reason, /^HDRF: admitted beside topology big's reservation, taking none of what it holds \(GPU g2@n1 \(4096 MB free\), GPU g0@n1 \(2048 MB free\)\)/);
+      assert.equal(r.assignments.get('cpu')!.queue, null);
     });
 
     it('when r frees its GPUs, big is admitted on its reservation first, and small waits for what big left', () => {

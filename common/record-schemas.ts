@@ -92,6 +92,7 @@ const gpuBindingSchema = z.object({
   gpuId: z.string().min(1),
   name: z.string(),
   index: z.number().int().min(0).nullable(),
+  pciBusId: z.string().optional(),
   source: z.enum(['nvidia-smi', 'webgpu', 'declared']),
 });
 
@@ -117,6 +118,40 @@ export const assignmentSchema = z.looseObject({
 
 const latencySchema = z.object({ count, mean: count, p50: count, p99: count, max: count });
 
+const sparseHistSchema = z.array(z.tuple([z.number().int(), count]));
+
+/** The GPU section, as far as nimbus folds it (metrics-rollup.ts); the rest is shown as reported. */
+const gpuMetricsSchema = z.looseObject({
+  backend: z.string().nullable(),
+  fallback: z.boolean().optional(),
+  fallbackReason: z.string().nullable().optional(),
+  adapter: z
+    .looseObject({
+      vendor: z.string(),
+      architecture: z.string(),
+      device: z.string(),
+      description: z.string(),
+      software: z.boolean(),
+      identity: z.string(),
+      identityVerified: z.boolean(),
+    })
+    .nullable()
+    .optional(),
+  deviceStats: z
+    .looseObject({ devices: count, lost: count, lastLost: z.string().nullable(), errors: count, lastError: z.string().nullable() })
+    .nullable()
+    .optional(),
+  launches: count.optional(),
+  failedLaunches: count.optional(),
+  kernelMs: latencySchema.optional(),
+  kernelHist: sparseHistSchema.optional(),
+  kernelSum: count.optional(),
+  inFlightMs: latencySchema.optional(),
+  inFlightHist: sparseHistSchema.optional(),
+  inFlightSum: count.optional(),
+  busyMs: count.optional(),
+});
+
 const executorMetricsSchema = z.looseObject({
   component: z.string(),
   task: z.number().int(),
@@ -129,13 +164,15 @@ const executorMetricsSchema = z.looseObject({
   completeLatencyMs: latencySchema.nullable(),
   queueDepth: count,
   capacity: count,
-  // GPU and split metrics are shown as reported; their inner shape belongs to the worker.
-  gpu: z.looseObject({ backend: z.string() }).optional(),
+  busyMs: count.optional(),
+  uptimeMs: count.optional(),
+  gpu: gpuMetricsSchema.optional(),
+  // Split metrics are shown as reported; their inner shape belongs to the worker.
   split: z.looseObject({ gamma: z.number() }).optional(),
   // Sparse latency histograms, so percentiles can be merged across executors (common/histogram.ts).
-  executeHist: z.array(z.tuple([z.number().int(), count])).optional(),
+  executeHist: sparseHistSchema.optional(),
   executeSum: count.optional(),
-  completeHist: z.array(z.tuple([z.number().int(), count])).nullable().optional(),
+  completeHist: sparseHistSchema.nullable().optional(),
   completeSum: count.optional(),
 });
 

@@ -3,6 +3,7 @@
  * itself (StormBase) and worker heartbeats (with the metrics they carry).
  */
 import type { TopologyDef } from './topology-def.js';
+import type { GpuAdapterReport } from './webgpu-adapter.js';
 
 export type TopologyStatus = 'active' | 'inactive' | 'killed' | 'rebalancing';
 
@@ -46,8 +47,11 @@ export interface ExecutorMetrics {
   executeLatencyMs: LatencyStats;
   completeLatencyMs: LatencyStats | null;
   queueDepth: number;
-  /** Share of the last report period spent executing (Storm's capacity). */
+  /** Share of the last report period spent executing (Storm's capacity); GPU bolts: or with a kernel in flight, where larger. */
   capacity: number;
+  /** Cumulative busy ms and ms since the executor started: capacity over any span (the local summary's, over the run). */
+  busyMs?: number;
+  uptimeMs?: number;
   /** GPU bolts: the backend that actually ran, and launch stats. */
   gpu?: GpuMetrics;
   /** Split spouts: γ, δ and latencies. */
@@ -60,22 +64,49 @@ export interface ExecutorMetrics {
 }
 
 export interface GpuMetrics {
-  /** The gpu.js backend that actually ran the kernel (read from the kernel, not assumed). */
-  backend: string;
+  /** The gpu.js backend that actually ran the kernel (read from the kernel, not assumed); null before the first launch. */
+  backend: string | null;
+  /** What the worker selected for this task after probing (what will run, barring a fallback at launch). */
+  selectedBackend: string;
   requestedBackend: string;
   fallback: boolean;
   fallbackReason: string | null;
   /** Adapter / GPU the kernels ran on; null on a CPU backend. */
   device: string | null;
+  /** WebGPU: the adapter (software or a GPU, and which board); null on other backends. */
+  adapter: GpuAdapterReport | null;
+  /** WebGPU: errors caught in launches and devices lost; null on other backends. */
+  deviceStats: GpuDeviceStats | null;
   launches: number;
+  /** Failed launches (their tuples failed, to be replayed by their spouts). */
+  failedLaunches: number;
   /** Device time per launch (queueing behind the previous launch and the compiling first launch excluded). */
   kernelMs: LatencyStats;
+  kernelHist?: [number, number][];
+  kernelSum?: number;
+  /** Per tuple, from entering the bolt (execute) to its ack: batching wait + queueing behind launches + kernel. */
+  inFlightMs: LatencyStats;
+  inFlightHist?: [number, number][];
+  inFlightSum?: number;
+  /** Cumulative ms with at least one launch in flight: the kernel's busy time, which capacity counts. */
+  busyMs: number;
   /** Mean share of the padded batch filled with real tuples (0..1). */
   batchFill: number;
   batchSize: number;
   /** Tuples through the kernel, cumulative, and their rate over the last second or so. */
   tuples: number;
   tuplesPerSec: number;
+}
+
+/** What a worker learnt about its WebGPU device while kernels ran. */
+export interface GpuDeviceStats {
+  /** Devices gpu.js created (a lost device is replaced by a new one). */
+  devices: number;
+  lost: number;
+  lastLost: string | null;
+  /** Validation, out-of-memory and internal errors caught in launches. */
+  errors: number;
+  lastError: string | null;
 }
 
 export interface SplitMetrics {

@@ -54,7 +54,7 @@ export interface TopologyContext {
   /** Port of the worker process this task runs in. */
   readonly workerPort: number;
   /** The GPU this worker is bound to, or null on a CPU slot. */
-  readonly gpu: { gpuId: string; name: string; source: string } | null;
+  readonly gpu: { gpuId: string; name: string; source: string; pciBusId?: string | null } | null;
   readonly log: ComponentLogger;
   /**
    * Publishes a signal to every task of `component` that registered a handler
@@ -68,6 +68,12 @@ export interface TopologyContext {
    * (acked, failed or timed out), with its stream and complete latency.
    */
   onTupleComplete(listener: TupleCompleteListener): void;
+  /**
+   * For components whose work runs off the executor's thread (GPU kernels):
+   * `supplier` returns the cumulative ms this task was busy there, and the
+   * task's capacity counts it (the larger of that share and execute's).
+   */
+  reportBusyTime(supplier: () => number): void;
   /** Adds a section (`gpu`, `split`) to this task's heartbeat metrics; `supplier` is called at each heartbeat. */
   reportMetrics<K extends keyof ComponentMetricSections>(section: K, supplier: () => ComponentMetricSections[K]): void;
   /** Load of any component of the topology, from the latest worker heartbeats in the cluster state. */

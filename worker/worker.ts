@@ -245,7 +245,7 @@ export class Worker implements ExecutorHost {
   contextFor(component: string, task: number): TopologyContext {
     const tasks = this.tasksOf(component);
     const mine = this.myAssignment(this.assignment);
-    const gpu = mine?.gpu ? { gpuId: mine.gpu.gpuId, name: mine.gpu.name, source: mine.gpu.source } : null;
+    const gpu = mine?.gpu ? { gpuId: mine.gpu.gpuId, name: mine.gpu.name, source: mine.gpu.source, pciBusId: mine.gpu.pciBusId ?? null } : null;
     return {
       topologyId: this.topologyId,
       topologyName: this.base.name,
@@ -269,6 +269,9 @@ export class Worker implements ExecutorHost {
             listener(stream, latencyMs, acked);
           },
         };
+      },
+      reportBusyTime: (supplier) => {
+        this.executors.get(task)?.metrics.countOffThreadBusy(supplier);
       },
       reportMetrics: (section, supplier) => {
         this.executors.get(task)?.metricSections.set(section, supplier);

@@ -44,6 +44,7 @@ export interface FakeContextOptions {
 
 export interface FakeContext extends TopologyContext {
   completeListeners: TupleCompleteListener[];
+  busyTime: (() => number) | null;
   sections: Map<string, () => unknown>;
   logged: { level: string; obj: unknown; msg?: string | undefined }[];
 }
@@ -71,6 +72,10 @@ export function fakeContext(opts: FakeContextOptions = {}): FakeContext {
     sendSignal: (target, name, value) => bus.send(target, name, value, { component, task: taskId }),
     onSignal: (name, handler) => bus.on(component, name, handler as (s: Signal) => void),
     completeListeners: [],
+    busyTime: null,
+    reportBusyTime(supplier) {
+      this.busyTime = supplier;
+    },
     sections: new Map(),
     logged,
     onTupleComplete(listener) {

@@ -18,7 +18,7 @@ const noGpu: Partial<GpuBackendProbes> = {
 };
 
 function handle(backend: GpuBackendName, requested: GpuBackendName = backend): GpuBackendHandle {
-  return { backend, requested, fallback: backend !== requested, fallbackReason: null, device: backend === 'webgpu' ? 'test adapter' : null, cpuBackend: 'webasm', cpuThreads: () => 2 };
+  return { backend, requested, fallback: backend !== requested, fallbackReason: null, device: backend === 'webgpu' ? 'test adapter' : null, adapter: null, monitor: null, cpuBackend: 'webasm', cpuThreads: () => 2 };
 }
 
 function assertClose(actual: Float32Array, expected: Float32Array, what: string): void {

@@ -33,6 +33,7 @@ export interface ExecutorSample {
 /** The fields of GpuMetrics the fold reads. */
 export interface GpuSample {
   backend: string | null;
+  backendsRan?: string[] | undefined;
   fallback?: unknown;
   fallbackReason?: unknown;
   adapter?: GpuAdapterReport | null | undefined;
@@ -111,12 +112,18 @@ export function rollup(list: readonly ExecutorSample[]): ComponentRollup {
     if (e.busyMs !== undefined && e.uptimeMs) r.capacityOverLife = Math.max(r.capacityOverLife ?? 0, Math.min(1, e.busyMs / e.uptimeMs));
     if (!e.gpu) continue;
     // Only what ran: a task that has not launched yet reports no backend.
-    if (e.gpu.backend !== null && !r.backends.includes(e.gpu.backend)) r.backends.push(e.gpu.backend);
+    for (const b of ranOn(e.gpu)) if (!r.backends.includes(b)) r.backends.push(b);
     if (e.gpu.fallback === true) r.fallback = true;
     const reason = e.gpu.fallbackReason;
     if (typeof reason === 'string' && reason && !r.fallbackReasons.includes(reason)) r.fallbackReasons.push(reason);
   }
   return r;
+}
+
+/** The backends a task ran launches on: all of them where reported, else the current one. */
+function ranOn(g: GpuSample): string[] {
+  if (g.backendsRan?.length) return g.backendsRan;
+  return g.backend === null ? [] : [g.backend];
 }
 
 function gpuRollup(list: readonly ExecutorSample[]): GpuRollup | null {
@@ -125,9 +132,10 @@ function gpuRollup(list: readonly ExecutorSample[]): GpuRollup | null {
   const ran: string[] = [];
   const adapters: GpuAdapterReport[] = [];
   for (const g of gpus) {
-    if (g.backend === null) continue;
-    const label = g.backend === 'webgpu' ? webgpuLabel(g.adapter ?? null) : g.backend;
-    if (!ran.includes(label)) ran.push(label);
+    for (const b of ranOn(g)) {
+      const label = b === 'webgpu' ? webgpuLabel(g.adapter ?? null) : b;
+      if (!ran.includes(label)) ran.push(label);
+    }
     if (g.adapter && !adapters.some((a) => a.identity === g.adapter!.identity)) adapters.push(g.adapter);
   }
   // The tasks of a worker process share its device and each reports the same counts: take the worst report, not the sum.

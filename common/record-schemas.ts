@@ -123,6 +123,7 @@ const sparseHistSchema = z.array(z.tuple([z.number().int(), count]));
 /** The GPU section, as far as nimbus folds it (metrics-rollup.ts); the rest is shown as reported. */
 const gpuMetricsSchema = z.looseObject({
   backend: z.string().nullable(),
+  backendsRan: z.array(z.string()).optional(),
   fallback: z.boolean().optional(),
   fallbackReason: z.string().nullable().optional(),
   adapter: z

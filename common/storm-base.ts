@@ -66,6 +66,8 @@ export interface ExecutorMetrics {
 export interface GpuMetrics {
   /** The gpu.js backend that actually ran the kernel (read from the kernel, not assumed); null before the first launch. */
   backend: string | null;
+  /** Every backend that ran a launch, in order (after a GPU failure a task runs on its CPU backend too). */
+  backendsRan: string[];
   /** What the worker selected for this task after probing (what will run, barring a fallback at launch). */
   selectedBackend: string;
   requestedBackend: string;

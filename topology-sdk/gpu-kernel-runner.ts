@@ -23,8 +23,9 @@ import { isGpuBackend, type GpuBackendHandle, type GpuBackendName } from './gpu-
 import { BatchInputs, BatchResult, launchShape, type ItemShape } from './gpu-batch.js';
 import { loadGpuJs, type GpuJsModule } from './gpu-js.js';
 
-/** Rebuilds on a fresh device after device losses, before giving up on WebGPU for this task. */
+/** Rebuilds on a fresh device after device losses within REBUILD_WINDOW_MS, before giving up on WebGPU for this task. */
 const MAX_DEVICE_REBUILDS = 3;
+const REBUILD_WINDOW_MS = 60_000;
 
 /** Constants a kernel reads as `this.constants.<name>`. */
 export type KernelConstants = Record<string, number>;
@@ -51,6 +52,8 @@ export class GpuKernelRunner {
   private generation = 0;
   private mode: GpuBackendName;
   private ran: string | null = null;
+  /** Every backend that ran a launch, in order (a task rebuilt on the CPU after a GPU failure ran on both). */
+  private readonly ranBackends: string[] = [];
   private fallbackReason: string | null;
   private readonly kernelMs = new Histogram();
   private readonly inFlightMs = new Histogram();
@@ -67,7 +70,8 @@ export class GpuKernelRunner {
   private busySince = 0;
   private busyTotal = 0;
   private lostSeen = 0;
-  private deviceRebuilds = 0;
+  /** When the kernel was rebuilt after a lost device (within the last REBUILD_WINDOW_MS). */
+  private rebuilds: number[] = [];
 
   private constructor(
     private readonly gpujs: GpuJsModule,
@@ -153,7 +157,6 @@ export class GpuKernelRunner {
     const ran = this.ran;
     const effective = ran ?? this.mode;
     const fallback = effective !== this.handle.requested;
-    const onWebGpu = ran === 'webgpu';
     return {
       backend: ran,
       selectedBackend: this.mode,
@@ -161,8 +164,10 @@ export class GpuKernelRunner {
       fallback,
       fallbackReason: fallback ? (this.fallbackReason ?? `gpu.js ran the kernel on ${effective}`) : null,
       device: ran !== null && isGpuBackend(ran) ? this.handle.device : null,
-      adapter: onWebGpu ? this.handle.adapter : null,
-      deviceStats: onWebGpu || (ran === null && this.mode === 'webgpu') ? (this.handle.monitor?.stats() ?? null) : null,
+      adapter: this.ranBackends.includes('webgpu') ? this.handle.adapter : null,
+      // Device trouble stays visible after a fallback: it is why the task left the GPU.
+      deviceStats: this.handle.monitor?.stats() ?? null,
+      backendsRan: [...this.ranBackends],
       launches: this.launches,
       failedLaunches: this.failedLaunches,
       kernelMs: this.kernelMs.stats(),
@@ -223,17 +228,24 @@ export class GpuKernelRunner {
     return this.building;
   }
 
-  /** After a GPU failure: a fresh device if the old one was lost (a few times at most), else the CPU backend. */
+  /**
+   * After a GPU failure: a fresh device if the old one was lost (a driver
+   * reset, say) — unless that keeps happening, then the CPU backend, as for
+   * any other GPU failure.
+   */
   private recover(err: unknown): void {
     const lost = this.mode === 'webgpu' ? (this.handle.monitor?.stats().lost ?? 0) : 0;
-    if (lost > this.lostSeen && this.deviceRebuilds < MAX_DEVICE_REBUILDS) {
+    const now = performance.now();
+    this.rebuilds = this.rebuilds.filter((t) => now - t < REBUILD_WINDOW_MS);
+    if (lost > this.lostSeen && this.rebuilds.length < MAX_DEVICE_REBUILDS) {
       this.lostSeen = lost;
-      this.deviceRebuilds++;
-      this.log?.warn({ err, rebuild: this.deviceRebuilds, of: MAX_DEVICE_REBUILDS }, 'WebGPU device lost; rebuilding the kernel on a new device');
+      this.rebuilds.push(now);
+      this.log?.warn({ err, rebuildsInLastMinute: this.rebuilds.length, of: MAX_DEVICE_REBUILDS }, 'WebGPU device lost; rebuilding the kernel on a new device');
     } else {
       const from = this.mode;
       this.mode = this.handle.cpuBackend;
-      this.fallbackReason = `the ${from} kernel failed (${err instanceof Error ? err.message : String(err)}); rebuilt on ${this.mode}`;
+      const why = lost > this.lostSeen ? `its device was lost ${MAX_DEVICE_REBUILDS + 1} times within ${REBUILD_WINDOW_MS / 1000} s` : `${err instanceof Error ? err.message : String(err)}`;
+      this.fallbackReason = `the ${from} kernel failed (${why}); rebuilt on ${this.mode}`;
       this.log?.warn({ err, from, to: this.mode }, 'GPU kernel failed; falling back to the CPU backend');
     }
     this.destroy();
@@ -245,6 +257,7 @@ export class GpuKernelRunner {
     const mode = backendOfMode(inner.constructor.mode) ?? this.mode;
     if (mode === this.ran) return;
     this.ran = mode;
+    if (!this.ranBackends.includes(mode)) this.ranBackends.push(mode);
     if (mode !== this.mode && inner.fallbackReason) this.fallbackReason = `gpu.js ran the kernel on ${mode}: ${inner.fallbackReason}`;
     const fell = mode !== this.handle.requested;
     this.log?.[fell ? 'warn' : 'info']({ backend: mode, requested: this.handle.requested, fallbackReason: fell ? this.fallbackReason : null }, fell ? 'GPU bolt kernel runs on a fallback backend' : 'GPU bolt kernel backend');

@@ -57,6 +57,9 @@ export interface DawnDevice {
 
 export type OpenResult = { ok: true; webgpu: WebGpuDevices } | { ok: false; reason: string };
 
+/** How long a failed launch waits for its device's `lost` promise before its failure is handed on. */
+const LOSS_SETTLE_MS = 500;
+
 /** An adapter name no board has: Dawn then rejects with the list of the adapters it sees. */
 const NO_SUCH_ADAPTER = '\u0001hstorm-list-adapters';
 
@@ -194,13 +197,16 @@ export class WebGpuDevices implements GpuDeviceMonitor {
     const scopes = [d.popErrorScope(), d.popErrorScope(), d.popErrorScope()].map((p) => p.catch(() => null));
     const [outcome, ...errors] = await Promise.allSettled([result, ...scopes]);
     const first = errors.map((e) => (e.status === 'fulfilled' ? e.value : null)).find((e) => e !== null);
+    if (!first && outcome.status === 'fulfilled') return outcome.value;
+    // A launch on a device being lost fails (AbortError) before Dawn settles `lost`: wait for it briefly,
+    // so that whoever handles this failure sees the loss counted and can rebuild on a fresh device.
+    await Promise.race([d.lost, new Promise((r) => setTimeout(r, LOSS_SETTLE_MS).unref())]);
     if (first) {
       this.counters.errors++;
       this.counters.lastError = firstLine(first.message);
       throw new Error(`WebGPU error during the launch: ${this.counters.lastError}`);
     }
-    if (outcome.status === 'rejected') throw outcome.reason;
-    return outcome.value;
+    throw (outcome as PromiseRejectedResult).reason;
   }
 
   stats(): GpuDeviceStats {

@@ -21,7 +21,7 @@ import { AssignmentWatcher } from './assignment-watcher.js';
 import { CodeFetcher } from './code-fetcher.js';
 import { discoverGpus, gpuDiscoveryConfig } from './gpu-discovery.js';
 import { NodeCollector, osSources, type NodeSources } from './node-collector.js';
-import { defaultWorkerEntry } from './package-root.js';
+import { defaultWorkerEntry } from '../common/package-root.js';
 import { SupervisorRegistration } from './registration.js';
 import { supervisorSettings, type SupervisorSettings } from './supervisor-config.js';
 import { WorkerLauncher, type IpcServe, type LaunchedWorker } from './worker-launcher.js';

@@ -207,3 +207,8 @@ export function topologySummary(c: ClusterInput) {
 function round(x: number): number {
   return Math.round(x * 10) / 10;
 }
+
+export type ClusterSummaryView = ReturnType<typeof clusterSummary>;
+export type NimbusSummaryView = ReturnType<typeof nimbusSummary>;
+export type SupervisorSummaryView = ReturnType<typeof supervisorSummary>;
+export type TopologySummaryView = ReturnType<typeof topologySummary>;

@@ -360,3 +360,4 @@ export function topologyMetrics(t: TopologyInput) {
 
 export type TopologyPageView = ReturnType<typeof topologyPage>;
 export type ComponentPageView = ReturnType<typeof componentPage>;
+export type TopologyMetricsView = ReturnType<typeof topologyMetrics>;

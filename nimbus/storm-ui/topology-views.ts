@@ -312,7 +312,7 @@ export function componentPage(t: TopologyInput, component: string) {
 
 /** One entry per component: hstorm counts per component, so a stream id is given only when the component has just one. */
 function streamValue(streams: readonly string[], value: number | string | null) {
-  return [{ stream_id: streams.length === 1 ? streams[0]! : ':all', value }];
+  return streams.length === 0 ? [] : [{ stream_id: streams.length === 1 ? streams[0]! : ':all', value }];
 }
 
 function inputValue(def: ComponentDef | null, value: number | string | null) {

@@ -47,7 +47,7 @@ const spec: TopLevelSpec = {
       data: { name: 'share' },
       mark: { type: 'line', point: true },
       encoding: {
-        x: { field: 'time', type: 'temporal', title: null },
+        x: { field: 'time', type: 'temporal', title: null, axis: { format: '%H:%M:%S', labelOverlap: true } },
         y: { field: 'value', type: 'quantitative', scale: { domain: [0, 1] }, title: 'γ, δ' },
         color: { field: 'series', type: 'nominal', title: null },
         detail: { field: 'task', type: 'nominal' },
@@ -60,7 +60,7 @@ const spec: TopLevelSpec = {
       data: { name: 'latency' },
       mark: { type: 'line', point: true },
       encoding: {
-        x: { field: 'time', type: 'temporal', title: null },
+        x: { field: 'time', type: 'temporal', title: null, axis: { format: '%H:%M:%S', labelOverlap: true } },
         y: { field: 'value', type: 'quantitative', title: 'latency (ms)' },
         color: { field: 'series', type: 'nominal', title: null },
         detail: { field: 'task', type: 'nominal' },
@@ -69,6 +69,7 @@ const spec: TopLevelSpec = {
     },
   ],
   resolve: { scale: { color: 'independent' } },
+  config: { legend: { orient: 'bottom', direction: 'horizontal' } },
 };
 
 export function SplitChart({ points }: { points: readonly SplitPoint[] }) {

@@ -39,6 +39,11 @@ function GpuCell({ gpu }: { gpu: Spout['hstorm']['gpu'] }) {
   );
 }
 
+/** Tables show an error's first line; the whole one is in the tooltip and in the errors table. */
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? '';
+}
+
 function componentLink(topology: string, id: string) {
   return <a href={`#/topology/${encodeURIComponent(topology)}/component/${encodeURIComponent(id)}`}>{id}</a>;
 }
@@ -128,7 +133,9 @@ function SpoutRow({ topology, s }: { topology: string; s: Spout }) {
       <td>
         <UserMetricsCell m={s.hstorm.userMetrics} />
       </td>
-      <td class="error">{s.lastError}</td>
+      <td class="error" title={s.lastError}>
+        {firstLine(s.lastError)}
+      </td>
     </tr>
   );
 }
@@ -152,7 +159,9 @@ function BoltRow({ topology, b }: { topology: string; b: Bolt }) {
       <td>
         <UserMetricsCell m={b.hstorm.userMetrics} />
       </td>
-      <td class="error">{b.lastError}</td>
+      <td class="error" title={b.lastError}>
+        {firstLine(b.lastError)}
+      </td>
     </tr>
   );
 }

@@ -80,6 +80,7 @@ export class BoltExecutor extends Executor {
         emitDirect: (task, values, options) => {
           this.emit(values, { stream: options?.stream, anchors: tuple }, task);
         },
+        reportError: (err) => this.reportError(err, 'bolt reported an error'),
       };
       this.invoke(() => (this.bolt as BasicBolt).execute(tuple, basic), done);
     } else {

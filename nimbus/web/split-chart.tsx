@@ -102,5 +102,6 @@ export function SplitChart({ points }: { points: readonly SplitPoint[] }) {
 
 async function update(r: Result, points: readonly SplitPoint[]): Promise<void> {
   const { share, latency } = rowsOf(points);
-  await r.view.data('share', share).data('latency', latency).runAsync();
+  // resize(): the legends and axes appear with the first data, and the SVG must grow to hold them.
+  await r.view.data('share', share).data('latency', latency).resize().runAsync();
 }

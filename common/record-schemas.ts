@@ -29,6 +29,27 @@ export const gpuInfoSchema = z.looseObject({
   pciBusId: z.string().optional(),
 });
 
+const nullableCount = count.nullable();
+
+export const nodeStatsSchema = z.looseObject({
+  time: z.number(),
+  collectMs: count,
+  cpu: z.object({ cores: count, utilisation: nullableCount, load1: count }),
+  memory: z.object({ totalMB: count, usedMB: count, availableMB: count }),
+  gpus: z.array(
+    z.object({
+      id: z.string(),
+      source: z.enum(['nvidia-smi', 'webgpu', 'declared']),
+      utilisation: nullableCount,
+      memoryUsedMB: nullableCount,
+      memoryTotalMB: nullableCount,
+      why: z.string().nullable(),
+    }),
+  ),
+  workers: z.array(z.object({ port, topologyId: z.string(), pid: z.number().int(), rssMB: nullableCount, cpu: nullableCount })),
+  notes: z.array(z.string()),
+});
+
 export const supervisorInfoSchema = z.looseObject({
   id: z.string().min(1),
   host: z.string().min(1),
@@ -39,6 +60,8 @@ export const supervisorInfoSchema = z.looseObject({
   usedGpuSlots: z.record(z.string(), z.number()).optional(),
   startedAt: z.number(),
   heartbeatAt: z.number(),
+  // A malformed collector round is left out; the supervisor itself stays valid.
+  node: nodeStatsSchema.optional().catch(undefined),
   version: z.literal(1),
 }) satisfies z.ZodType<SupervisorInfo>;
 
@@ -153,6 +176,16 @@ const gpuMetricsSchema = z.looseObject({
   busyMs: count.optional(),
 });
 
+/** Metrics v2 values as a task reports them; a malformed section is dropped (`.catch`), not the whole heartbeat. */
+const userMetricsSchema = z.object({
+  counters: z.record(z.string(), z.number()),
+  gauges: z.record(z.string(), z.number().nullable()),
+  histograms: z.record(z.string(), z.object({ count, mean: z.number(), p50: z.number(), p99: z.number(), max: z.number(), hist: sparseHistSchema, sum: z.number() })),
+  meters: z.record(z.string(), z.object({ count, meanRate: count, m1Rate: count })),
+});
+
+const componentErrorSchema = z.object({ time: z.number(), error: z.string() });
+
 const executorMetricsSchema = z.looseObject({
   component: z.string(),
   task: z.number().int(),
@@ -167,7 +200,7 @@ const executorMetricsSchema = z.looseObject({
   capacity: count,
   busyMs: count.optional(),
   uptimeMs: count.optional(),
-  gpu: gpuMetricsSchema.optional(),
+  gpu: gpuMetricsSchema.optional().catch(undefined),
   // Split metrics are shown as reported; their inner shape belongs to the worker.
   split: z.looseObject({ gamma: z.number() }).optional(),
   // Sparse latency histograms, so percentiles can be merged across executors (common/histogram.ts).
@@ -175,6 +208,8 @@ const executorMetricsSchema = z.looseObject({
   executeSum: count.optional(),
   completeHist: sparseHistSchema.nullable().optional(),
   completeSum: count.optional(),
+  user: userMetricsSchema.optional().catch(undefined),
+  errors: z.array(componentErrorSchema).optional().catch(undefined),
 });
 
 export const workerHeartbeatSchema = z.looseObject({

@@ -56,11 +56,51 @@ export interface ExecutorMetrics {
   gpu?: GpuMetrics;
   /** Split spouts: γ, δ and latencies. */
   split?: SplitMetrics;
+  /** Metrics the component registered itself (Storm metrics v2: counters, gauges, histograms, meters). */
+  user?: UserMetricsSnapshot;
+  /** The task's latest errors (reportError, a throwing execute or nextTuple), oldest first, at most MAX_REPORTED_ERRORS. */
+  errors?: ComponentError[];
   /** Sparse histograms (see common/histogram.ts) so percentiles can be merged across tasks. */
   executeHist?: [number, number][];
   executeSum?: number;
   completeHist?: [number, number][] | null;
   completeSum?: number;
+}
+
+/** How many of its latest errors a task reports (Storm keeps 10 per component). */
+export const MAX_REPORTED_ERRORS = 10;
+
+export interface ComponentError {
+  /** Epoch ms at the worker. */
+  time: number;
+  /** The message and the first lines of the stack. */
+  error: string;
+}
+
+/**
+ * A task's user metrics at one heartbeat. Counters and meter counts are
+ * cumulative since the task started; gauges are the value read at the beat;
+ * histograms carry their sparse buckets (common/histogram.ts) so nimbus can
+ * merge the tasks of a component.
+ */
+export interface UserMetricsSnapshot {
+  counters: Record<string, number>;
+  gauges: Record<string, number | null>;
+  histograms: Record<string, UserHistogramSnapshot>;
+  meters: Record<string, UserMeterSnapshot>;
+}
+
+export interface UserHistogramSnapshot extends LatencyStats {
+  hist: [number, number][];
+  sum: number;
+}
+
+export interface UserMeterSnapshot {
+  count: number;
+  /** Events per second since the meter was registered. */
+  meanRate: number;
+  /** Exponentially weighted events per second over about the last minute (Dropwizard's m1). */
+  m1Rate: number;
 }
 
 export interface GpuMetrics {

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# `npm test`: build, make sure a ZooKeeper is installed for the integration
-# suite (Debian's `zookeeper` package; installed here when missing and we are
-# root), prepare the WebGPU runtime (scripts/webgpu-runtime.sh: Dawn and a
-# software Vulkan adapter, so the WebGPU path runs on every commit), then run
-# every mocha suite. Needs no GPU.
+# `npm test`: build, make sure a ZooKeeper and a chromium are installed for the
+# integration suite (Debian's `zookeeper` and `chromium` packages; installed
+# here when missing and we are root), prepare the WebGPU runtime
+# (scripts/webgpu-runtime.sh: Dawn and a software Vulkan adapter, so the
+# WebGPU path runs on every commit), then run every mocha suite. Needs no GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +14,18 @@ if [ ! -d /usr/share/zookeeper ] && [ -z "${ZOOKEEPER_HOME:-}" ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zookeeper >/dev/null
   else
     echo "ZooKeeper is missing: run 'sudo apt-get install zookeeper' (or set ZOOKEEPER_HOME)" >&2
+    exit 1
+  fi
+fi
+
+# The web UI test drives Debian's chromium (playwright-core, no browser download).
+if ! command -v chromium >/dev/null && [ -z "${HSTORM_CHROMIUM:-}" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing chromium (Debian package 'chromium') for the web UI test..."
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "chromium is missing: run 'sudo apt-get install chromium' (or set HSTORM_CHROMIUM to a chromium binary)" >&2
     exit 1
   fi
 fi

@@ -4,6 +4,7 @@
  */
 import type { GpuMetrics, SplitMetrics } from '../common/storm-base.js';
 import type { GpuBackendHandle } from './gpu-backend-handle.js';
+import type { Counter, Gauge, Meter, UserHistogram } from './user-metrics.js';
 
 /** The subset of a pino logger a component uses (kept structural so the SDK does not load pino). */
 export interface ComponentLogger {
@@ -84,4 +85,16 @@ export interface TopologyContext {
    * with the fallback and its reason reported).
    */
   acquireGpuBackend(): Promise<GpuBackendHandle>;
+  /**
+   * Storm metrics v2: a counter of this task, reported with every heartbeat
+   * and summed per component by nimbus. The same name again returns the same
+   * counter; a name already used by another kind throws (HSTORM_ERR_SDK_METRIC).
+   */
+  registerCounter(name: string): Counter;
+  /** A gauge read at every heartbeat (an object with getValue(), or a function); numbers only, anything else reads null. */
+  registerGauge<T>(name: string, gauge: Gauge<T> | (() => T)): Gauge<T>;
+  /** A histogram of values (update(v)); percentiles are merged across the component's tasks. */
+  registerHistogram(name: string): UserHistogram;
+  /** A meter of events (mark(n)): its count, mean rate and one-minute rate. */
+  registerMeter(name: string): Meter;
 }

@@ -31,6 +31,7 @@ import { SignalHub } from './signal-hub.js';
 import { readJsonNode, writeJsonNode } from './state-json.js';
 import { WorkerGpuBackends, type ForcedBackend } from './gpu-backend.js';
 import { readComponentLoad } from './component-load.js';
+import { userMetricsOf } from './user-metrics-api.js';
 
 /** Longest a single executor runs before the loop moves on (keeps timers, I/O and heartbeats fed). */
 const SLICE_MS = 2;
@@ -277,6 +278,7 @@ export class Worker implements ExecutorHost {
         this.executors.get(task)?.metricSections.set(section, supplier);
       },
       componentLoad: (c: string) => readComponentLoad(this.store, this.topologyId, c),
+      ...userMetricsOf(() => this.executors.get(task), component, task),
       acquireGpuBackend: () => {
         this.gpuBackends ??= new WorkerGpuBackends(gpu, this.base.config['topology.gpu.cpu.threads'] as number | null, this.log.child({ gpu: gpu?.gpuId ?? null }));
         return this.gpuBackends.acquire((this.configOf(component)['topology.gpu.backend'] as ForcedBackend | undefined) ?? 'auto');

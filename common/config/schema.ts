@@ -62,6 +62,7 @@ export const CONFIG_KEYS = {
   'supervisor.gpu.slots': key(posInt, 4, 'cluster', 'default slots (MPS clients) per discovered GPU'),
   'supervisor.gpu.mps.max.clients': key(posInt.nullable(), null, 'cluster', 'MPS client limit (default: 16 before Volta, 48 from Volta on)'),
   'supervisor.gpu.sm.counts': key(z.record(z.string(), posInt), {}, 'cluster', 'SM count per GPU name, overriding the built-in table'),
+  'supervisor.collector.period.secs': key(z.number().min(0), 5, 'cluster', 'node collector period: CPU and memory use, per-GPU utilisation and memory (nvidia-smi), worker RSS and CPU, published with the supervisor heartbeat; 0 turns collection off'),
   'worker.heartbeat.frequency.secs': key(posNum, 1, 'cluster', 'worker heartbeat period'),
   'worker.childopts': key(z.array(z.string()), [], 'cluster', 'extra node flags for worker processes'),
   // ── topology ─────────────────────────────────────────────────────────────

@@ -25,7 +25,7 @@ export default defineConfig(
     ignores: ['dist/', 'node_modules/', 'scratch/', 'coverage/', '**/*.d.ts'],
   },
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parser: tseslint.parser,
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
@@ -98,6 +98,17 @@ export default defineConfig(
         allowTypeImports: true,
         message:
           'nimbus/scheduler/ imports only types, plus values from itself and the pure helpers of common/ (errors, topology-def, resources, assignment, histogram) (DESIGN.md §2)',
+      }),
+    },
+  },
+  {
+    // The web UI runs in a browser: it reads nimbus's views as types only, and loads no daemon code.
+    files: ['nimbus/web/**/*.ts', 'nimbus/web/**/*.tsx'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict(noCli, {
+        regex: '^(\\.\\./)+',
+        allowTypeImports: true,
+        message: 'nimbus/web/ is browser code: it may import the views of nimbus only as types',
       }),
     },
   },

@@ -4,13 +4,17 @@
  * an adapter answers, webasm (SIMD + threads), cpu — beside the CPU bolt's
  * plain-JS product, for n = 64, 256, 512, 1024. Prints, per size and backend,
  * the backend that actually ran, kernel time per launch, tuples/s, and the
- * ratios GPU/CPU (vs the best CPU backend) and vs the CPU bolt. When WebGPU
- * cannot run it says so and why.
+ * ratios WebGPU/CPU (vs the best CPU backend) and vs the CPU bolt. The WebGPU
+ * row names its adapter; a software adapter (lavapipe) is labelled as such —
+ * its ratio says what the WebGPU path costs on a CPU, not what a GPU gives.
+ * When WebGPU cannot run it says so, why, and how to include it.
  */
 import { availableParallelism } from 'node:os';
 import { GpuKernelRunner } from '../topology-sdk/gpu-kernel-runner.js';
-import type { GpuBackendHandle, GpuBackendName } from '../topology-sdk/gpu-backend-handle.js';
-import { releaseWebGpu, selectGpuBackend, type GpuBackendSelection } from '../worker/gpu-backend.js';
+import { releaseWebGpu } from '../worker/gpu-backend.js';
+import { benchBackends } from './support/gpu-backends.js';
+import { machineDescription, writeReport, type ExperimentReport } from './support/results.js';
+import { loadavg, round } from './support/topology-runs.js';
 import { matmulKernel } from '../examples/matmul/gpu-multiply-bolt.js';
 import { multiply, randomMatrix, seededRandom } from '../examples/matmul/matrix.js';
 import type { BenchArgs } from './main.js';
@@ -24,20 +28,16 @@ interface Row {
   tuplesPerSec: number;
   /** Throughput ÷ the CPU bolt's (plain JS). */
   vsCpuBolt: number | null;
-  /** GPU rows: throughput ÷ the best CPU backend's at the same n. */
+  /** WebGPU rows: throughput ÷ the best CPU backend's at the same n. */
   gpuOverCpu: number | null;
+  /** A real GPU ran it (not a CPU backend, not a software adapter). */
+  hardwareGpu: boolean;
   maxAbsError: number | null;
 }
-
-const silent = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 /** Items per launch: small matrices batch along z, large ones fill a launch alone. */
 function batchFor(n: number): number {
   return n <= 64 ? 16 : n <= 256 ? 4 : 1;
-}
-
-function handleOf(sel: GpuBackendSelection, threads: number): GpuBackendHandle {
-  return { ...sel, cpuThreads: () => threads };
 }
 
 export async function run(args: Pick<BenchArgs, 'quick' | 'json'>): Promise<void> {
@@ -48,12 +48,9 @@ export async function run(args: Pick<BenchArgs, 'quick' | 'json'>): Promise<void
     if (!args.json) process.stdout.write(`${line}\n`);
   };
 
-  const webgpu = await selectGpuBackend({ gpu: null, forced: 'webgpu', log: silent, probeTimeoutMs: 5000 });
-  const backends: { name: GpuBackendName; handle: GpuBackendHandle }[] = [];
-  if (webgpu.backend === 'webgpu') backends.push({ name: 'webgpu', handle: handleOf(webgpu, threads) });
-  else out(`webgpu unavailable: ${webgpu.fallbackReason ?? 'no adapter'}`);
-  backends.push({ name: 'webasm', handle: handleOf(await selectGpuBackend({ gpu: null, forced: 'webasm', log: silent }), threads) });
-  backends.push({ name: 'cpu', handle: handleOf(await selectGpuBackend({ gpu: null, forced: 'cpu', log: silent }), threads) });
+  const probed = await benchBackends({ cpu: true, threads });
+  const backends = probed.list;
+  if (probed.webgpuUnavailable) out(`webgpu unavailable: ${probed.webgpuUnavailable}`);
   out(`gpu-bolt matmul: ${threads} CPU threads, ≥ ${minMs} ms per case${args.quick ? ' (quick)' : ''}`);
 
   const rows: Row[] = [];
@@ -67,7 +64,7 @@ export async function run(args: Pick<BenchArgs, 'quick' | 'json'>): Promise<void
 
       const js = measure(minMs, () => multiply(as[0]!, bs[0]!, n));
       const jsRate = 1000 / js.msPerCall;
-      rows.push({ n, backend: 'js (CPU bolt)', batch: 1, launches: js.calls, kernelMsPerLaunch: js.msPerCall, tuplesPerSec: jsRate, vsCpuBolt: 1, gpuOverCpu: null, maxAbsError: 0 });
+      rows.push({ n, backend: 'js (CPU bolt)', batch: 1, launches: js.calls, kernelMsPerLaunch: js.msPerCall, tuplesPerSec: jsRate, vsCpuBolt: 1, gpuOverCpu: null, hardwareGpu: false, maxAbsError: 0 });
 
       for (const b of backends) {
         // The plain cpu backend at 1024² takes seconds per launch and shows nothing new in a quick run.
@@ -84,9 +81,11 @@ export async function run(args: Pick<BenchArgs, 'quick' | 'json'>): Promise<void
           const r = await measureAsync(minMs, async () => {
             await runner.run(inputs(), batch);
           });
+          const ran = runner.backend ?? b.name;
           rows.push({
             n,
-            backend: runner.backend ?? b.name,
+            backend: ran === b.name ? b.label : `${ran} (fell back from ${b.label})`,
+            hardwareGpu: ran === b.name && b.hardwareGpu,
             batch,
             launches: r.calls,
             kernelMsPerLaunch: r.msPerCall,
@@ -101,26 +100,58 @@ export async function run(args: Pick<BenchArgs, 'quick' | 'json'>): Promise<void
       }
       const here = rows.filter((r) => r.n === n);
       const bestCpu = Math.max(...here.filter((r) => r.backend === 'webasm' || r.backend === 'cpu' || r.backend.startsWith('js')).map((r) => r.tuplesPerSec));
-      for (const r of here) if (r.backend === 'webgpu' || r.backend === 'headlessgl') r.gpuOverCpu = r.tuplesPerSec / bestCpu;
+      for (const r of here) if (r.backend.startsWith('webgpu')) r.gpuOverCpu = r.tuplesPerSec / bestCpu;
       for (const r of here) out(format(r));
     }
   } finally {
     await releaseWebGpu();
   }
-  if (!backends.some((b) => b.name === 'webgpu')) out('GPU/CPU ratio: n/a (no GPU backend ran)');
-  if (args.json) process.stdout.write(`${JSON.stringify({ bench: 'gpu-bolt', threads, webgpu: webgpu.backend === 'webgpu' ? webgpu.device : null, webgpuUnavailable: webgpu.backend === 'webgpu' ? null : webgpu.fallbackReason, rows })}\n`);
+  if (!probed.webgpu) out('WebGPU/CPU ratio: n/a (no WebGPU adapter)');
+  else if (!probed.webgpu.hardwareGpu) out(`WebGPU ran on a software adapter (${probed.webgpu.label}): a CPU behind the WebGPU API, so WebGPU/CPU says what the WebGPU path costs here, not what a GPU gives`);
+  const ratios: Record<string, string | number> = {};
+  for (const r of rows) if (r.gpuOverCpu !== null) ratios[`${r.n}²: ${r.backend} ÷ best CPU backend (tuples/s)`] = round(r.gpuOverCpu, 2);
+  for (const r of rows) if (r.backend !== 'js (CPU bolt)') ratios[`${r.n}²: ${r.backend} ÷ CPU bolt (tuples/s)`] = round(r.vsCpuBolt ?? 0, 2);
+  const dir = await writeReport({
+    experiment: 'gpu-bolt',
+    title: `GpuBolt matmul kernel per backend (${probed.webgpu ? probed.webgpu.label : 'no WebGPU adapter'}, webasm, cpu) vs the plain-JS CPU bolt`,
+    command: `npm run bench -- gpu-bolt${args.quick ? ' --quick' : ''}`,
+    rows: rows.map((r) => ({ ...r, kernelMsPerLaunch: round(r.kernelMsPerLaunch, 4), tuplesPerSec: round(r.tuplesPerSec, 1), vsCpuBolt: r.vsCpuBolt === null ? null : round(r.vsCpuBolt, 3), gpuOverCpu: r.gpuOverCpu === null ? null : round(r.gpuOverCpu, 3) })),
+    plot: {
+      width: 420,
+      height: 260,
+      title: `GpuBolt matmul throughput per backend, ${threads} CPU threads${probed.webgpu ? `, ${probed.webgpu.label}` : ', no WebGPU adapter'}`,
+      mark: { type: 'line', point: true },
+      encoding: {
+        x: { field: 'n', type: 'quantitative', scale: { type: 'log', base: 2 }, title: 'matrix dimension n (n×n)' },
+        y: { field: 'tuplesPerSec', type: 'quantitative', scale: { type: 'log' }, title: 'products per second (tuples/s)' },
+        color: { field: 'backend', type: 'nominal', title: 'backend', legend: { labelLimit: 400 } },
+      },
+    } as ExperimentReport['plot'],
+    backends: { webgpu: probed.webgpu ? probed.webgpu.label + (probed.webgpu.hardwareGpu ? ' — GPU' : ' — a CPU behind WebGPU, not a GPU') : `not run: ${probed.webgpuUnavailable}` },
+    ratios,
+    notes: [
+      `machine: ${machineDescription()}; load average at end ${loadavg()}.`,
+      'Kernel run directly (no topology): per launch of a batch of B items; the first launch (compilation) is not timed; every product is compared with the plain-JS one (maxAbsError).',
+    ],
+    quick: args.quick,
+  });
+  out(`report: ${dir}/summary.md`);
+  if (args.json) {
+    const adapter = probed.webgpu?.handle.adapter ?? null;
+    process.stdout.write(`${JSON.stringify({ bench: 'gpu-bolt', threads, webgpu: adapter, webgpuUnavailable: probed.webgpuUnavailable, rows, ratios, dir })}\n`);
+  }
 }
 
 function format(r: Row): string {
   const f = (x: number, d = 2) => x.toFixed(d);
   return [
     `n=${String(r.n).padStart(4)}`,
-    r.backend.padEnd(14),
+    r.backend.padEnd(24),
     `B=${String(r.batch).padStart(2)}`,
     `${f(r.kernelMsPerLaunch, 3).padStart(10)} ms/launch`,
     `${f(r.tuplesPerSec, 1).padStart(10)} tuples/s`,
     `×${f(r.vsCpuBolt ?? 0)} vs CPU bolt`,
-    r.gpuOverCpu === null ? '' : `GPU/CPU ×${f(r.gpuOverCpu)}`,
+    r.gpuOverCpu === null ? '' : `WebGPU/CPU ×${f(r.gpuOverCpu)}${r.hardwareGpu ? '' : ' (not a GPU)'}`,
     r.maxAbsError === null ? '' : `max err ${r.maxAbsError.toExponential(1)}`,
   ]
     .filter(Boolean)

@@ -11,7 +11,10 @@
  * - hybrid: examples/hybrid-matmul — one reader splitting between both
  *   dealers (θ = 0.9), each with the parallelism it has alone.
  * The dealers are one class, so the hybrid's sides are exactly the single
- * topologies' dealers. The paper ran 5 dealer tasks per side; a small machine
+ * topologies' dealers. Where the only WebGPU adapter is a software one
+ * (lavapipe), which a GPU slot never uses on its own, GPU-only and the
+ * latency hybrid run once more with the GPU dealer forced onto it
+ * (`topology.gpu.backend=webgpu`), labelled as software. The paper ran 5 dealer tasks per side; a small machine
  * runs fewer (2 per side when it has < 8 cores), and the summary says so.
  */
 import { availableParallelism } from 'node:os';
@@ -20,6 +23,8 @@ import type { BenchArgs } from './main.js';
 import { BenchProgress } from './support/progress.js';
 import { machineDescription, writeReport, type ExperimentReport, type Row } from './support/results.js';
 import { EXAMPLES, backendLabel, backendShort, loadavg, matrixFile, round, runTopology } from './support/topology-runs.js';
+import { benchBackends } from './support/gpu-backends.js';
+import { releaseWebGpu } from '../worker/gpu-backend.js';
 
 const PAPER_PARALLELISM = 5;
 const TARGET = 0.9;
@@ -30,11 +35,20 @@ export async function run(args: BenchArgs): Promise<void> {
   const dims = [32, 128];
   const seconds = args.quick ? 6 : 20;
   const rawDir = join('bench-results', 'hybrid-vs-single', 'raw');
-  const cases = [
+  const probed = await benchBackends({ cpu: false });
+  await releaseWebGpu();
+  const softwareWebGpu = probed.webgpu && !probed.webgpu.hardwareGpu ? probed.webgpu.label : null;
+  const cases: { label: string; module: string; conf: Record<string, unknown> }[] = [
     { label: 'CPU-only', module: EXAMPLES.cpu, conf: { 'matmul.dealer': 'kernel' } },
     { label: 'GPU-only', module: EXAMPLES.gpu, conf: {} },
     { label: 'hybrid (latency)', module: EXAMPLES.hybrid, conf: { 'hstorm.split.policy': 'latency' } },
     { label: 'hybrid (capacity)', module: EXAMPLES.hybrid, conf: { 'hstorm.split.policy': 'capacity' } },
+    ...(softwareWebGpu
+      ? [
+          { label: 'GPU-only (webgpu-sw)', module: EXAMPLES.gpu, conf: { 'topology.gpu.backend': 'webgpu' } },
+          { label: 'hybrid (latency, webgpu-sw)', module: EXAMPLES.hybrid, conf: { 'hstorm.split.policy': 'latency', 'hybrid.gpu.backend': 'webgpu' } },
+        ]
+      : []),
   ];
   const bar = new BenchProgress('hybrid-vs-single', dims.length * cases.length, !args.json);
 
@@ -78,6 +92,7 @@ export async function run(args: BenchArgs): Promise<void> {
       };
       rows.push(row);
       if (c.label === 'GPU-only') backends['GPU dealer (GPU-only, hybrid)'] = backendLabel(r.summary, 'dealer');
+      if (c.label === 'GPU-only (webgpu-sw)') backends['GPU dealer (GPU-only, hybrid: webgpu-sw cases)'] = backendLabel(r.summary, 'dealer');
       if (cpuOnly) backends['CPU dealer (CPU-only, hybrid)'] = backendLabel(r.summary, 'dealer');
     }
     const sum = (t['CPU-only'] ?? 0) + (t['GPU-only'] ?? 0);
@@ -86,6 +101,11 @@ export async function run(args: BenchArgs): Promise<void> {
       const h = t[`hybrid (${policy})`] ?? 0;
       ratios[`${n}² ${policy}: hybrid ÷ (CPU-only + GPU-only)`] = sum ? round(h / sum, 3) : 'n/a';
       ratios[`${n}² ${policy}: hybrid ÷ best single`] = best ? round(h / best, 3) : 'n/a';
+    }
+    if (softwareWebGpu) {
+      const sw = (t['CPU-only'] ?? 0) + (t['GPU-only (webgpu-sw)'] ?? 0);
+      const h = t['hybrid (latency, webgpu-sw)'] ?? 0;
+      ratios[`${n}² latency, GPU side on webgpu-sw: hybrid ÷ (CPU-only + GPU-only)`] = sw ? round(h / sw, 3) : 'n/a';
     }
   }
   bar.stop();
@@ -114,6 +134,11 @@ export async function run(args: BenchArgs): Promise<void> {
     notes: [
       `machine: ${machineDescription()}; load average at start ${load}, at end ${loadavg()} (the machine is shared with other jobs).`,
       p === PAPER_PARALLELISM ? `${p} dealer tasks per side, as in the paper.` : `${p} dealer tasks per side (the paper: ${PAPER_PARALLELISM}): this machine has ${cores} cores.`,
+      softwareWebGpu
+        ? `The webgpu-sw cases force the GPU dealer onto ${softwareWebGpu}: Mesa's software Vulkan driver, a CPU behind the WebGPU API, sharing the cores with the CPU dealer — they measure the WebGPU path end to end, not a GPU.`
+        : probed.webgpu
+          ? `WebGPU adapter: ${probed.webgpu.label}.`
+          : `No WebGPU adapter: ${probed.webgpuUnavailable}.`,
       onGpu
         ? 'The GPU dealer ran on a GPU backend.'
         : 'No GPU here: the "GPU" dealer runs the same kernel on the same CPU backend as the CPU dealer, in a worker holding a GPU declared in config with no device. CPU-only and GPU-only therefore each use the same cores, and a hybrid cannot add their throughputs: the ≥ 0.9 target assumes the two sides are different hardware. Here hybrid ÷ best single is the meaningful check (≈ 1: the split costs nothing), not hybrid ÷ sum (≈ 0.5 expected).',

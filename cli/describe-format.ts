@@ -123,11 +123,32 @@ export function formatDetail(d: TopologyDetail): string {
   }
   const gpus = Object.entries(d.components).filter(([, c]) => c.gpu || c.backends.length > 0);
   if (gpus.length) {
-    out.push('', 'GPU bolts (backend that actually ran):');
+    out.push('', 'GPU bolts (what actually ran; kernel ms per launch, in-flight ms per tuple from execute to ack):');
+    out.push(
+      table(
+        ['ID', 'RAN ON', 'LAUNCHES', 'FAILED', 'KERNEL P50', 'KERNEL P99', 'IN FLIGHT P50', 'IN FLIGHT P99', 'DEVICE LOST/ERRORS'],
+        gpus.map(([id, c]) => {
+          const k = c.gpuKernels;
+          const ran = k?.ran.length ? k.ran.join(', ') : c.backends.length ? c.backends.join(', ') : 'no launch yet';
+          return [
+            id,
+            ran,
+            k ? String(k.launches) : '-',
+            k ? String(k.failedLaunches) : '-',
+            k ? ms(k.kernelMs.p50) : '-',
+            k ? ms(k.kernelMs.p99) : '-',
+            k ? ms(k.inFlightMs.p50) : '-',
+            k ? ms(k.inFlightMs.p99) : '-',
+            k ? `${k.devicesLost}/${k.deviceErrors}` : '-',
+          ];
+        }),
+      ),
+    );
     for (const [id, c] of gpus) {
-      const ran = c.backends.length ? c.backends.join(', ') : 'not reported yet';
       const why = c.fallbackReasons.length ? `: ${c.fallbackReasons.join('; ')}` : '';
-      out.push(`  ${id}: ${ran}${c.fallback ? `  FELL BACK to a CPU backend${why}` : ''}`);
+      if (c.fallback) out.push(`  ${id}: FELL BACK to a CPU backend${why}`);
+      else if (c.gpuKernels?.onGpu && !c.gpuKernels.onHardwareGpu) out.push(`  ${id}: runs on a software WebGPU adapter (a CPU), as topology.gpu.backend=webgpu asked`);
+      for (const a of c.gpuKernels?.adapters ?? []) if (!a.identityVerified) out.push(`  ${id}: GPU identity not verified: ${a.identity}`);
     }
   }
   out.push('', 'workers:');

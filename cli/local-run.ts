@@ -4,7 +4,7 @@
  * command adds flags and printing.
  */
 import { loadConfiguredTopology, resolveModulePath } from '../worker/load-topology.js';
-import { packageRoot } from '../supervisor/package-root.js';
+import { packageRoot } from '../common/package-root.js';
 import type { RawConfig } from '../common/config/index.js';
 import { silentLogger, type Logger } from '../common/logger.js';
 import type { WorkerHeartbeat } from '../common/storm-base.js';

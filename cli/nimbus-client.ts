@@ -7,7 +7,7 @@
 import type { Config } from '../common/config/index.js';
 import { HstormError, NimbusUnreachableError, reviveError } from '../common/errors.js';
 import type { SubmitRequest, SubmitResult, TopologyStatusView, TopologyTimeseries } from '../nimbus/index.js';
-import type { ClusterSummary, SupervisorSummary, TopologyDetail, TopologySummary } from '../nimbus/views.js';
+import type { ClusterSummaryView, SupervisorSummary, TopologyDetail, TopologySummary } from '../nimbus/index.js';
 
 export class NimbusClient {
   constructor(
@@ -50,7 +50,8 @@ export class NimbusClient {
     return json as T;
   }
 
-  summary(): Promise<ClusterSummary> {
+  /** Storm UI's cluster summary (hstorm's own figures under `hstorm`). */
+  summary(): Promise<ClusterSummaryView> {
     return this.request('GET', '/cluster/summary');
   }
 

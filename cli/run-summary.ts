@@ -3,7 +3,7 @@
  * component and for the topology, with latency percentiles merged from the
  * executors' histograms (not averaged).
  */
-import { rollup } from '../common/metrics-rollup.js';
+import { gpuSummary, rollup, type ComponentGpuSummary } from '../common/metrics-rollup.js';
 import { isGpuBackend } from '../common/gpu-backends.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
 import type { ExecutorMetrics, LatencyStats, WorkerHeartbeat } from '../common/storm-base.js';
@@ -17,9 +17,10 @@ export interface ComponentSummary {
   failed: number;
   executeLatencyMs: LatencyStats;
   completeLatencyMs?: LatencyStats;
+  /** Busy share over the run (the busiest executor's; GPU bolts: kernel busy time). */
   capacity: number;
-  /** GPU bolts: the backends that actually ran; `onGpu` is false when every one of them is a CPU backend. */
-  gpu?: { backends: string[]; onGpu: boolean; fallback: boolean; fallbackReasons: string[] };
+  /** GPU bolts: what actually ran; `onGpu` is false when every backend was a CPU one, `onHardwareGpu` also when the GPU was a software adapter. */
+  gpu?: ComponentGpuSummary;
   split?: ExecutorMetrics['split'][];
 }
 
@@ -61,15 +62,15 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
       acked: r.acked,
       failed: r.failed,
       executeLatencyMs: r.execute.stats(),
-      capacity: r.capacity,
+      // The last report period is usually the idle drain at the end: over the run says how busy the component was.
+      capacity: Math.round((r.capacityOverLife ?? r.capacity) * 1000) / 1000,
     };
     if (r.tracksComplete) {
       c.completeLatencyMs = r.complete.stats();
       spoutExecs.push(...list);
     }
-    if (r.backends.length > 0) {
-      c.gpu = { backends: r.backends, onGpu: r.backends.some(isGpuBackend), fallback: r.fallback, fallbackReasons: r.fallbackReasons };
-    }
+    const gpu = gpuSummary(r);
+    if (gpu) c.gpu = gpu;
     const splits = list.flatMap((e) => (e.split ? [e.split] : []));
     if (splits.length > 0) c.split = splits;
     components[id] = c;
@@ -110,11 +111,23 @@ export function formatSummary(s: RunSummary): string {
     lines.push(
       `  ${id.padEnd(16)}${String(c.executors).padStart(10)}${String(c.emitted).padStart(12)}${String(c.executed).padStart(12)}${String(c.acked).padStart(12)}${String(c.failed).padStart(9)}${String(c.executeLatencyMs.p50).padStart(13)}${String(c.executeLatencyMs.p99).padStart(13)}${c.capacity.toFixed(2).padStart(10)}`,
     );
-    if (c.gpu) {
-      const kinds = c.gpu.backends.map((b) => `${b} (${isGpuBackend(b) ? 'GPU' : 'CPU'} backend)`).join(', ');
-      lines.push(`    backend: ${kinds}${c.gpu.fallback ? ` — fell back from a GPU slot: ${c.gpu.fallbackReasons.join('; ')}` : ''}`);
-    }
+    if (c.gpu) lines.push(...formatGpu(c.gpu));
   }
   if (s.droppedFrames > 0) lines.push(`  dropped frames/tuples: ${s.droppedFrames}`);
   return lines.join('\n');
+}
+
+/** The GPU lines under a component: what ran (a software adapter and a CPU backend named as such), kernel cost, trouble. */
+function formatGpu(g: ComponentGpuSummary): string[] {
+  const kinds = g.ran.length ? g.ran.map((b) => (b.startsWith('webgpu (software') ? `${b}, not a GPU` : `${b} (${isGpuBackend(b.split(' ')[0]!) ? 'GPU' : 'CPU'} backend)`)).join(', ') : 'no launch yet';
+  const lines = [`    backend: ${kinds}${g.fallback ? ` — fell back: ${g.fallbackReasons.join('; ')}` : ''}`];
+  if (g.launches > 0) {
+    lines.push(
+      `    kernel per launch p50 ${g.kernelMs.p50} ms, p99 ${g.kernelMs.p99} ms; per tuple in flight p50 ${g.inFlightMs.p50} ms, p99 ${g.inFlightMs.p99} ms; ${g.launches} launches` +
+        (g.failedLaunches ? `, ${g.failedLaunches} failed` : ''),
+    );
+  }
+  for (const a of g.adapters) if (!a.identityVerified) lines.push(`    GPU identity not verified: ${a.identity}`);
+  if (g.devicesLost || g.deviceErrors) lines.push(`    WebGPU trouble: ${g.devicesLost} device(s) lost, ${g.deviceErrors} error(s) caught in launches`);
+  return lines;
 }

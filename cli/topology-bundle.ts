@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
 import { TopologyLoadError } from '../common/errors.js';
-import { packageRoot } from '../supervisor/package-root.js';
+import { packageRoot } from '../common/package-root.js';
 
 export interface TopologyBundle {
   gz: Buffer;

@@ -16,6 +16,8 @@ export interface GpuBinding {
   name: string;
   /** Device index for backends that select by position. */
   index: number | null;
+  /** PCI bus id (nvidia-smi), the board's stable identity beside its uuid; absent for other sources. */
+  pciBusId?: string;
   source: 'nvidia-smi' | 'webgpu' | 'declared';
 }
 

@@ -77,6 +77,11 @@ export class Histogram {
   }
 }
 
+/** The upper edge (ms) of a bucket of the sparse form: everything counted in bucket `b` is below it. */
+export function bucketUpperMs(b: number): number {
+  return MIN_MS * GROWTH ** (b + 1);
+}
+
 /** One executor's latency as a heartbeat carries it: the stats, and the sparse histogram behind them. */
 export interface LatencyPart {
   stats: LatencyStats | null;

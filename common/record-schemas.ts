@@ -29,6 +29,27 @@ export const gpuInfoSchema = z.looseObject({
   pciBusId: z.string().optional(),
 });
 
+const nullableCount = count.nullable();
+
+export const nodeStatsSchema = z.looseObject({
+  time: z.number(),
+  collectMs: count,
+  cpu: z.object({ cores: count, utilisation: nullableCount, load1: count }),
+  memory: z.object({ totalMB: count, usedMB: count, availableMB: count }),
+  gpus: z.array(
+    z.object({
+      id: z.string(),
+      source: z.enum(['nvidia-smi', 'webgpu', 'declared']),
+      utilisation: nullableCount,
+      memoryUsedMB: nullableCount,
+      memoryTotalMB: nullableCount,
+      why: z.string().nullable(),
+    }),
+  ),
+  workers: z.array(z.object({ port, topologyId: z.string(), pid: z.number().int(), rssMB: nullableCount, cpu: nullableCount })),
+  notes: z.array(z.string()),
+});
+
 export const supervisorInfoSchema = z.looseObject({
   id: z.string().min(1),
   host: z.string().min(1),
@@ -39,6 +60,8 @@ export const supervisorInfoSchema = z.looseObject({
   usedGpuSlots: z.record(z.string(), z.number()).optional(),
   startedAt: z.number(),
   heartbeatAt: z.number(),
+  // A malformed collector round is left out; the supervisor itself stays valid.
+  node: nodeStatsSchema.optional().catch(undefined),
   version: z.literal(1),
 }) satisfies z.ZodType<SupervisorInfo>;
 
@@ -92,6 +115,7 @@ const gpuBindingSchema = z.object({
   gpuId: z.string().min(1),
   name: z.string(),
   index: z.number().int().min(0).nullable(),
+  pciBusId: z.string().optional(),
   source: z.enum(['nvidia-smi', 'webgpu', 'declared']),
 });
 
@@ -131,6 +155,51 @@ export const assignmentSchema = z.looseObject({
 
 const latencySchema = z.object({ count, mean: count, p50: count, p99: count, max: count });
 
+const sparseHistSchema = z.array(z.tuple([z.number().int(), count]));
+
+/** The GPU section, as far as nimbus folds it (metrics-rollup.ts); the rest is shown as reported. */
+const gpuMetricsSchema = z.looseObject({
+  backend: z.string().nullable(),
+  backendsRan: z.array(z.string()).optional(),
+  fallback: z.boolean().optional(),
+  fallbackReason: z.string().nullable().optional(),
+  adapter: z
+    .looseObject({
+      vendor: z.string(),
+      architecture: z.string(),
+      device: z.string(),
+      description: z.string(),
+      software: z.boolean(),
+      identity: z.string(),
+      identityVerified: z.boolean(),
+    })
+    .nullable()
+    .optional(),
+  deviceStats: z
+    .looseObject({ devices: count, lost: count, lastLost: z.string().nullable(), errors: count, lastError: z.string().nullable() })
+    .nullable()
+    .optional(),
+  launches: count.optional(),
+  failedLaunches: count.optional(),
+  kernelMs: latencySchema.optional(),
+  kernelHist: sparseHistSchema.optional(),
+  kernelSum: count.optional(),
+  inFlightMs: latencySchema.optional(),
+  inFlightHist: sparseHistSchema.optional(),
+  inFlightSum: count.optional(),
+  busyMs: count.optional(),
+});
+
+/** Metrics v2 values as a task reports them; a malformed section is dropped (`.catch`), not the whole heartbeat. */
+const userMetricsSchema = z.object({
+  counters: z.record(z.string(), z.number()),
+  gauges: z.record(z.string(), z.number().nullable()),
+  histograms: z.record(z.string(), z.object({ count, mean: z.number(), p50: z.number(), p99: z.number(), max: z.number(), hist: sparseHistSchema, sum: z.number() })),
+  meters: z.record(z.string(), z.object({ count, meanRate: count, m1Rate: count })),
+});
+
+const componentErrorSchema = z.object({ time: z.number(), error: z.string() });
+
 const executorMetricsSchema = z.looseObject({
   component: z.string(),
   task: z.number().int(),
@@ -143,14 +212,18 @@ const executorMetricsSchema = z.looseObject({
   completeLatencyMs: latencySchema.nullable(),
   queueDepth: count,
   capacity: count,
-  // GPU and split metrics are shown as reported; their inner shape belongs to the worker.
-  gpu: z.looseObject({ backend: z.string() }).optional(),
+  busyMs: count.optional(),
+  uptimeMs: count.optional(),
+  gpu: gpuMetricsSchema.optional().catch(undefined),
+  // Split metrics are shown as reported; their inner shape belongs to the worker.
   split: z.looseObject({ gamma: z.number() }).optional(),
   // Sparse latency histograms, so percentiles can be merged across executors (common/histogram.ts).
-  executeHist: z.array(z.tuple([z.number().int(), count])).optional(),
+  executeHist: sparseHistSchema.optional(),
   executeSum: count.optional(),
-  completeHist: z.array(z.tuple([z.number().int(), count])).nullable().optional(),
+  completeHist: sparseHistSchema.nullable().optional(),
   completeSum: count.optional(),
+  user: userMetricsSchema.optional().catch(undefined),
+  errors: z.array(componentErrorSchema).optional().catch(undefined),
 });
 
 export const workerHeartbeatSchema = z.looseObject({

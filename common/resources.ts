@@ -47,7 +47,52 @@ export interface SupervisorInfo {
   usedGpuSlots?: Record<string, number>;
   startedAt: number;
   heartbeatAt: number;
+  /** The node collector's latest round (seed 003); absent until the first one, or when collection is off. */
+  node?: NodeStats;
   version: 1;
+}
+
+/**
+ * One round of a supervisor's node collector: what the node itself uses, as
+ * opposed to the slots the scheduler hands out. Every figure the node cannot
+ * give is null, with the reason in `notes` or the GPU's `why`.
+ */
+export interface NodeStats {
+  /** Epoch ms of the round (the supervisor's clock). */
+  time: number;
+  /** Wall time the round took: the collector's own cost. */
+  collectMs: number;
+  cpu: {
+    cores: number;
+    /** Busy share of all cores since the previous round, 0..1; null on the first round. */
+    utilisation: number | null;
+    load1: number;
+  };
+  memory: { totalMB: number; usedMB: number; availableMB: number };
+  gpus: NodeGpuStats[];
+  workers: NodeWorkerStats[];
+  notes: string[];
+}
+
+export interface NodeGpuStats {
+  /** GpuInfo.id: the uuid for nvidia-smi GPUs. */
+  id: string;
+  source: GpuSource;
+  /** Busy share of the last sample period, 0..1 (nvidia-smi utilization.gpu). */
+  utilisation: number | null;
+  memoryUsedMB: number | null;
+  memoryTotalMB: number | null;
+  /** Why a figure is null (a WebGPU adapter or a declared GPU reports none; the driver says [N/A]). */
+  why: string | null;
+}
+
+export interface NodeWorkerStats {
+  port: number;
+  topologyId: string;
+  pid: number;
+  rssMB: number | null;
+  /** CPU time per wall time since the previous round: 1 = one core busy. */
+  cpu: number | null;
 }
 
 /** Formula 8 of H-Storm: smCount × coresPerSm × clockMHz. */

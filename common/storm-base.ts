@@ -3,6 +3,7 @@
  * itself (StormBase) and worker heartbeats (with the metrics they carry).
  */
 import type { TopologyDef } from './topology-def.js';
+import type { GpuAdapterReport } from './webgpu-adapter.js';
 
 export type TopologyStatus = 'active' | 'inactive' | 'killed' | 'rebalancing';
 
@@ -46,12 +47,19 @@ export interface ExecutorMetrics {
   executeLatencyMs: LatencyStats;
   completeLatencyMs: LatencyStats | null;
   queueDepth: number;
-  /** Share of the last report period spent executing (Storm's capacity). */
+  /** Share of the last report period spent executing (Storm's capacity); GPU bolts: or with a kernel in flight, where larger. */
   capacity: number;
+  /** Cumulative busy ms and ms since the executor started: capacity over any span (the local summary's, over the run). */
+  busyMs?: number;
+  uptimeMs?: number;
   /** GPU bolts: the backend that actually ran, and launch stats. */
   gpu?: GpuMetrics;
   /** Split spouts: γ, δ and latencies. */
   split?: SplitMetrics;
+  /** Metrics the component registered itself (Storm metrics v2: counters, gauges, histograms, meters). */
+  user?: UserMetricsSnapshot;
+  /** The task's latest errors (reportError, a throwing execute or nextTuple), oldest first, at most MAX_REPORTED_ERRORS. */
+  errors?: ComponentError[];
   /** Sparse histograms (see common/histogram.ts) so percentiles can be merged across tasks. */
   executeHist?: [number, number][];
   executeSum?: number;
@@ -59,23 +67,88 @@ export interface ExecutorMetrics {
   completeSum?: number;
 }
 
+/** How many of its latest errors a task reports (Storm keeps 10 per component). */
+export const MAX_REPORTED_ERRORS = 10;
+
+export interface ComponentError {
+  /** Epoch ms at the worker. */
+  time: number;
+  /** The message and the first lines of the stack. */
+  error: string;
+}
+
+/**
+ * A task's user metrics at one heartbeat. Counters and meter counts are
+ * cumulative since the task started; gauges are the value read at the beat;
+ * histograms carry their sparse buckets (common/histogram.ts) so nimbus can
+ * merge the tasks of a component.
+ */
+export interface UserMetricsSnapshot {
+  counters: Record<string, number>;
+  gauges: Record<string, number | null>;
+  histograms: Record<string, UserHistogramSnapshot>;
+  meters: Record<string, UserMeterSnapshot>;
+}
+
+export interface UserHistogramSnapshot extends LatencyStats {
+  hist: [number, number][];
+  sum: number;
+}
+
+export interface UserMeterSnapshot {
+  count: number;
+  /** Events per second since the meter was registered. */
+  meanRate: number;
+  /** Exponentially weighted events per second over about the last minute (Dropwizard's m1). */
+  m1Rate: number;
+}
+
 export interface GpuMetrics {
-  /** The gpu.js backend that actually ran the kernel (read from the kernel, not assumed). */
-  backend: string;
+  /** The gpu.js backend that actually ran the kernel (read from the kernel, not assumed); null before the first launch. */
+  backend: string | null;
+  /** Every backend that ran a launch, in order (after a GPU failure a task runs on its CPU backend too). */
+  backendsRan: string[];
+  /** What the worker selected for this task after probing (what will run, barring a fallback at launch). */
+  selectedBackend: string;
   requestedBackend: string;
   fallback: boolean;
   fallbackReason: string | null;
   /** Adapter / GPU the kernels ran on; null on a CPU backend. */
   device: string | null;
+  /** WebGPU: the adapter (software or a GPU, and which board); null on other backends. */
+  adapter: GpuAdapterReport | null;
+  /** WebGPU: errors caught in launches and devices lost; null on other backends. */
+  deviceStats: GpuDeviceStats | null;
   launches: number;
+  /** Failed launches (their tuples failed, to be replayed by their spouts). */
+  failedLaunches: number;
   /** Device time per launch (queueing behind the previous launch and the compiling first launch excluded). */
   kernelMs: LatencyStats;
+  kernelHist?: [number, number][];
+  kernelSum?: number;
+  /** Per tuple, from entering the bolt (execute) to its ack: batching wait + queueing behind launches + kernel. */
+  inFlightMs: LatencyStats;
+  inFlightHist?: [number, number][];
+  inFlightSum?: number;
+  /** Cumulative ms with at least one launch in flight: the kernel's busy time, which capacity counts. */
+  busyMs: number;
   /** Mean share of the padded batch filled with real tuples (0..1). */
   batchFill: number;
   batchSize: number;
   /** Tuples through the kernel, cumulative, and their rate over the last second or so. */
   tuples: number;
   tuplesPerSec: number;
+}
+
+/** What a worker learnt about its WebGPU device while kernels ran. */
+export interface GpuDeviceStats {
+  /** Devices gpu.js created (a lost device is replaced by a new one). */
+  devices: number;
+  lost: number;
+  lastLost: string | null;
+  /** Validation, out-of-memory and internal errors caught in launches. */
+  errors: number;
+  lastError: string | null;
 }
 
 export interface SplitMetrics {

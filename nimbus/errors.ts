@@ -52,3 +52,13 @@ export class TopologyStateError extends HstormError {
     super('HSTORM_ERR_NIMBUS_TOPOLOGY_STATE', message);
   }
 }
+
+/** The topology has no component with that id (Storm UI API's /topology/:id/component/:component). */
+export class ComponentNotFoundError extends HstormError {
+  constructor(
+    readonly topology: string,
+    readonly component: string,
+  ) {
+    super('HSTORM_ERR_NIMBUS_COMPONENT_NOT_FOUND', `topology "${topology}" has no component "${component}"`);
+  }
+}

@@ -1,8 +1,7 @@
 /**
- * Nimbus's JSON API (fastify), what `hstorm` client commands and supervisors
- * talk to:
+ * Nimbus's HTTP server (fastify): hstorm's own JSON API, what `hstorm` client
+ * commands and supervisors talk to,
  *
- *   GET  /api/v1/cluster/summary
  *   GET  /api/v1/supervisors
  *   GET  /api/v1/topologies
  *   GET  /api/v1/topologies/:name                 (name or id)
@@ -14,6 +13,12 @@
  *   POST /api/v1/topologies/:name/activate
  *   POST /api/v1/topologies/:name/deactivate
  *   POST /api/v1/topologies/:name/rebalance       { workers?, waitSecs? }
+ *
+ * and beside it what operators look at: Storm's UI REST API (storm-ui/routes.ts,
+ * including /api/v1/cluster/summary), the web UI at `/` (web-ui.ts) and
+ * Prometheus metrics at `/metrics` (prometheus.ts). Nimbus serves them itself
+ * rather than a separate `hstorm ui` daemon: the windowed statistics and the
+ * γ/δ series live in nimbus's memory, sampled from heartbeats it already reads.
  *
  * Every error is `{ error: { code, message } }` with a 4xx/5xx status; no
  * request can make nimbus exit.
@@ -31,6 +36,9 @@ import {
   submitRequestSchema,
 } from './http-requests.js';
 import type { Nimbus } from './nimbus.js';
+import { registerPrometheus } from './prometheus.js';
+import { registerStormUiRoutes } from './storm-ui/routes.js';
+import { registerWebUi } from './web-ui.js';
 
 export interface HttpApiOptions {
   nimbus: Nimbus;
@@ -56,7 +64,6 @@ export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
     void reply.status(404).send({ error: { code: 'HSTORM_ERR_NIMBUS_NO_ROUTE', message: `no such endpoint: ${req.method} ${req.url}` } });
   });
 
-  app.get(`${API_PREFIX}/cluster/summary`, () => nimbus.clusterSummary());
   app.get(`${API_PREFIX}/supervisors`, async () => ({ supervisors: await nimbus.supervisors() }));
   app.get(`${API_PREFIX}/topologies`, async () => ({ topologies: await nimbus.topologies() }));
   app.get(`${API_PREFIX}/scheduler/queue`, () => nimbus.queue());
@@ -98,6 +105,9 @@ export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
       })
       .then(statusView);
   });
+  registerStormUiRoutes(app, nimbus);
+  registerPrometheus(app, nimbus, log);
+  registerWebUi(app);
   return app;
 }
 

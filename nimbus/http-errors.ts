@@ -6,7 +6,7 @@
  */
 import { ClusterStateError } from '../common/cluster-state.js';
 import { ConfigError, HstormError, TopologyValidationError } from '../common/errors.js';
-import { BadRequestError, BundleInvalidError, TopologyExistsError, TopologyNotFoundError, TopologyStateError } from './errors.js';
+import { BadRequestError, BundleInvalidError, ComponentNotFoundError, TopologyExistsError, TopologyNotFoundError, TopologyStateError } from './errors.js';
 
 export interface HttpErrorBody {
   error: { code: string; message: string };
@@ -14,7 +14,7 @@ export interface HttpErrorBody {
 
 export function httpError(err: unknown): { status: number; body: HttpErrorBody } {
   const body = (code: string, message: string): HttpErrorBody => ({ error: { code, message } });
-  if (err instanceof TopologyNotFoundError) return { status: 404, body: body(err.code, err.message) };
+  if (err instanceof TopologyNotFoundError || err instanceof ComponentNotFoundError) return { status: 404, body: body(err.code, err.message) };
   if (err instanceof TopologyExistsError || err instanceof TopologyStateError) return { status: 409, body: body(err.code, err.message) };
   if (err instanceof BadRequestError || err instanceof BundleInvalidError || err instanceof ConfigError || err instanceof TopologyValidationError) {
     return { status: 400, body: body(err.code, err.message) };

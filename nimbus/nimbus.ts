@@ -28,13 +28,17 @@ import { nimbusSettings, type NimbusSettings } from './nimbus-config.js';
 import { NimbusRegistration } from './nimbus-registration.js';
 import { planPlacement } from './placement.js';
 import type { SchedulerStrategy } from './scheduler/types.js';
-import { SplitHistory } from './split-history.js';
+import { HeartbeatSampler } from './heartbeat-sampler.js';
 import { ensureNode, putJson, removeNode } from './state-ops.js';
 import { checkTopologyName, mergeTopologyConfig, parseTopologyDef } from './submit-validation.js';
 import { TopologyAdmin } from './topology-admin.js';
 import { holdingsOf, queueOrder, queueView, totalsOf } from './fairness-views.js';
 import { supervisorSummaries, topologyDetail, topologySummary, usedSlotKeys } from './topology-views.js';
 import type { ClusterSummary, QueueListing, SupervisorSummary, TopologyDetail, TopologySummary, TopologyTimeseries } from './views.js';
+import { packageVersion } from '../common/package-root.js';
+import type { ClusterInput } from './storm-ui/cluster-views.js';
+import type { TopologyInput } from './storm-ui/topology-views.js';
+import type { StormWindow } from './stats/topology-stats.js';
 
 export interface NimbusOptions {
   state: ClusterState;
@@ -72,9 +76,8 @@ export class Nimbus {
   private deadWorkers = new Map<string, Set<string>>();
   private readonly knownSupervisors = new Set<string>();
   private monitorTimer: NodeJS.Timeout | null = null;
-  /** γ, δ and latencies of split spouts over time, sampled from heartbeats on each monitor tick. */
-  private readonly splitHistory = new SplitHistory();
-  private sampling: Promise<void> | null = null;
+  /** γ, δ, latencies and Storm's windowed stats, sampled from heartbeats on each monitor tick. */
+  readonly sampler: HeartbeatSampler;
   private unsubscribeSession: (() => void) | null = null;
   private stopped = true;
   private counter = 0;
@@ -101,6 +104,7 @@ export class Nimbus {
       requestRound: () => this.requestRound(),
     });
     this.registration = options.advertise ? new NimbusRegistration(this.state, options.advertise, this.log) : null;
+    this.sampler = new HeartbeatSampler(this.reader, this.log, this.startedAt);
   }
 
   get scheduler(): SchedulerStrategy {
@@ -129,7 +133,7 @@ export class Nimbus {
     this.registration?.stop();
     await this.lock.catch(() => undefined);
     await this.roundLoop;
-    await this.sampling;
+    await this.sampler.idle();
   }
 
   // ── topology lifecycle ────────────────────────────────────────────────────
@@ -274,10 +278,49 @@ export class Nimbus {
     };
   }
 
+  /** One look at the cluster for the Storm UI API, the web UI and /metrics. */
+  async clusterInput(): Promise<ClusterInput> {
+    const supervisors = await this.reader.supervisors();
+    const assignments = await this.reader.assignments();
+    const storms = await this.reader.storms();
+    return {
+      now: Date.now(),
+      version: packageVersion(),
+      nimbus: { host: this.options.advertise?.host ?? null, port: this.options.advertise?.port ?? null, startedAt: this.startedAt },
+      scheduler: this.scheduler,
+      supervisors,
+      rows: supervisorSummaries(supervisors, assignments.values(), storms),
+      assignments,
+      storms,
+      corruptZnodes: this.reader.corruptNodes(),
+      corruptReads: this.reader.corruptReads,
+    };
+  }
+
+  /** One topology as the Storm UI API and /metrics see it: store, heartbeats, windowed stats, split series. */
+  async topologyInput(nameOrId: string, window: StormWindow = ':all-time', sys = false): Promise<TopologyInput> {
+    const storm = await this.admin.find(nameOrId);
+    const assignment = await this.reader.assignment(storm.id);
+    const beats = await this.reader.heartbeats(storm.id);
+    const supervisors = await this.reader.supervisors();
+    return {
+      storm,
+      assignment,
+      beats,
+      detail: topologyDetail(storm, assignment, beats, (w) => this.tracker.liveness(storm.id, w), totalsOf(supervisors.values())),
+      stats: this.sampler.stats,
+      splitPoints: this.sampler.splits.points(storm.id),
+      nodes: new Map([...supervisors].map(([id, s]) => [id, s.node])),
+      window,
+      sys,
+      now: Date.now(),
+    };
+  }
+
   /** The split spouts' γ, δ and latencies over time (the last points nimbus sampled), oldest first. */
   async timeseries(nameOrId: string, since?: number): Promise<TopologyTimeseries> {
     const storm = await this.admin.find(nameOrId);
-    return { id: storm.id, name: storm.name, points: this.splitHistory.points(storm.id, since) };
+    return { id: storm.id, name: storm.name, points: this.sampler.splits.points(storm.id, since) };
   }
 
   /** Where the bundle of a topology (by name or id) lies in the blob dir. */
@@ -322,25 +365,7 @@ export class Nimbus {
       if (!this.watchesArmed) await this.armWatches();
       await this.round({ checkHeartbeats: true });
     }).catch((err: unknown) => this.log.warn({ err }, 'monitor round failed; retrying on the next tick'));
-    this.sampling ??= this.sampleSplits().finally(() => (this.sampling = null));
-  }
-
-  /**
-   * Reads every topology's worker heartbeats into the split time series.
-   * Read-only, so it runs beside the reconcile lock rather than under it;
-   * a tick that finds the previous sample still running skips.
-   */
-  private async sampleSplits(): Promise<void> {
-    try {
-      const ids = await this.reader.childrenOf(ZkPaths.storms);
-      this.splitHistory.retain(new Set(ids));
-      for (const id of ids) {
-        if (this.stopped) return;
-        this.splitHistory.record(id, (await this.reader.heartbeats(id)).values());
-      }
-    } catch (err) {
-      this.log.debug({ err }, 'sampling split metrics failed; the next tick retries');
-    }
+    this.sampler.tick();
   }
 
   /** One pass: removals due, orphans, dead workers, placement. Caller holds the lock. */

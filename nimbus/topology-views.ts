@@ -6,7 +6,7 @@
  */
 import { workerKey, type Assignment } from '../common/assignment.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
-import { rollup } from '../common/metrics-rollup.js';
+import { gpuSummary, rollup } from '../common/metrics-rollup.js';
 import type { ParsedWorkerHeartbeat } from '../common/record-schemas.js';
 import { gpuPerformance, type ResourceVector, type SupervisorInfo } from '../common/resources.js';
 import type { StormBase } from '../common/storm-base.js';
@@ -36,6 +36,7 @@ function emptyStats(kind: ComponentStats['kind'], gpu: boolean, executors: numbe
     backends: [],
     fallback: false,
     fallbackReasons: [],
+    gpuKernels: null,
     split: null,
   };
 }
@@ -146,6 +147,7 @@ export function topologyDetail(
       backends: r.backends,
       fallback: r.fallback,
       fallbackReasons: r.fallbackReasons,
+      gpuKernels: gpuSummary(r),
     });
     if (r.execute.count > 0) s.executeLatencyMs = r.execute.stats().mean;
     if (r.complete.count > 0) {

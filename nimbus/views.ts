@@ -4,6 +4,7 @@
  */
 import type { GpuBinding, QueueBlocker, UnassignedExecutor } from '../common/assignment.js';
 import type { GpuSource, ResourceVector } from '../common/resources.js';
+import type { ComponentGpuSummary } from '../common/metrics-rollup.js';
 import type { SchedulerStrategy } from './scheduler/types.js';
 import type { TopologyCode, TopologyStatus } from '../common/storm-base.js';
 import type { CorruptNode } from './cluster-reader.js';
@@ -133,6 +134,8 @@ export interface ComponentStats {
   /** GPU components: some executor runs its kernel on a CPU backend although it asked for a GPU one. */
   fallback: boolean;
   fallbackReasons: string[];
+  /** GPU components: what ran (adapter, software or GPU), kernel time per launch, time in flight per tuple, device trouble. */
+  gpuKernels: ComponentGpuSummary | null;
   /**
    * Split spouts: the SplitMetrics (γ, δ, latCpuMs, latGpuMs, windows, applied…)
    * of the controller task, or of the first task reporting them before the

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# `npm test`: build, make sure a ZooKeeper is installed for the integration
-# suite (Debian's `zookeeper` package; installed here when missing and we are
-# root), then run every mocha suite. Needs no GPU.
+# `npm test`: build, make sure a ZooKeeper and a chromium are installed for the
+# integration suite (Debian's `zookeeper` and `chromium` packages; installed
+# here when missing and we are root), prepare the WebGPU runtime
+# (scripts/webgpu-runtime.sh: Dawn and a software Vulkan adapter, so the
+# WebGPU path runs on every commit), then run every mocha suite. Needs no GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +16,25 @@ if [ ! -d /usr/share/zookeeper ] && [ -z "${ZOOKEEPER_HOME:-}" ]; then
     echo "ZooKeeper is missing: run 'sudo apt-get install zookeeper' (or set ZOOKEEPER_HOME)" >&2
     exit 1
   fi
+fi
+
+# The web UI test drives Debian's chromium (playwright-core, no browser download).
+if ! command -v chromium >/dev/null && [ -z "${HSTORM_CHROMIUM:-}" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing chromium (Debian package 'chromium') for the web UI test..."
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "chromium is missing: run 'sudo apt-get install chromium' (or set HSTORM_CHROMIUM to a chromium binary)" >&2
+    exit 1
+  fi
+fi
+
+# The WebGPU tests run under the node this prints; when it cannot be prepared they are reported pending, with why.
+if webgpu_node=$(bash scripts/webgpu-runtime.sh --software-adapter); then
+  echo "WebGPU runtime: $webgpu_node"
+else
+  echo "WebGPU runtime unavailable: the WebGPU tests will be reported pending (see the reason above)"
 fi
 
 npm run build --silent

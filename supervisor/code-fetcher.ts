@@ -17,7 +17,7 @@ import { nimbusInfoSchema } from '../common/record-schemas.js';
 import type { StormBase } from '../common/storm-base.js';
 import { ZkPaths } from '../common/zk-paths.js';
 import { BundleDownloadError } from './errors.js';
-import { packageRoot } from './package-root.js';
+import { packageRoot } from '../common/package-root.js';
 
 export interface CodeFetcherOptions {
   state: ClusterState;

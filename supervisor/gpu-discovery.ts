@@ -14,7 +14,8 @@ import type { GpuInfo, GpuSource } from '../common/resources.js';
 import { coresPerSmFor, lookupGpuModel, smCountFor } from '../common/gpu-sm-table.js';
 import { gpuSlotLimit } from '../common/gpu-slots.js';
 import { queryNvidiaSmi, type NvidiaSmiQuery, type NvidiaSmiRow } from './nvidia-smi.js';
-import { probeWebGpu, type WebGpuAdapterInfo, type WebGpuProbe } from './webgpu-probe.js';
+import { probeWebGpu, type WebGpuProbe } from './webgpu-probe.js';
+import { adapterName, type WebGpuAdapterInfo } from '../common/webgpu-adapter.js';
 
 /** The keys discovery reads, with their types (a `Config`'s values reach TypeScript as `unknown`). */
 export interface GpuDiscoveryConfig {
@@ -148,7 +149,8 @@ export function fromNvidiaSmi(r: NvidiaSmiRow, cfg: GpuDiscoveryConfig, notes: s
 }
 
 export function fromWebGpu(a: WebGpuAdapterInfo, cfg: GpuDiscoveryConfig, notes: string[]): GpuInfo {
-  const name = a.description || [a.vendor, a.architecture, a.device].filter(Boolean).join(' ') || 'WebGPU adapter';
+  // Dawn's `device` is the model (what the worker's adapter filter matches); `description` is the driver.
+  const name = adapterName(a);
   const label = `WebGPU adapter (${name})`;
   const model = lookupGpuModel(name);
   const cc = model?.computeCapability ?? UNKNOWN_CC;

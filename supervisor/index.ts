@@ -15,5 +15,5 @@ export { supervisorSettings, type SupervisorSettings } from './supervisor-config
 export { WorkerLauncher, LaunchedWorker, type WorkerLauncherOptions, type WorkerSpec, type WorkerExit, type IpcServe } from './worker-launcher.js';
 export { CodeFetcher, type CodeFetcherOptions } from './code-fetcher.js';
 export { BundleDownloadError, WorkerLaunchError } from './errors.js';
-export { packageRoot, defaultWorkerEntry } from './package-root.js';
+export { packageRoot, defaultWorkerEntry } from '../common/package-root.js';
 export { discoverGpus, gpuDiscoveryConfig, type GpuDiscovery, type GpuDiscoveryConfig } from './gpu-discovery.js';

@@ -40,7 +40,7 @@ export function rejectedField(output: string): string | null {
 }
 
 /** "[N/A]", "N/A", "[Not Supported]", "[Unknown Error]" and empty cells are unknown values. */
-function cell(v: string | undefined): string | null {
+export function cell(v: string | undefined): string | null {
   if (v === undefined) return null;
   const t = v.trim().replace(/^"(.*)"$/, '$1').trim();
   if (!t || /^\[.*\]$/.test(t) || /^n\/a$/i.test(t)) return null;

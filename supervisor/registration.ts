@@ -10,7 +10,7 @@ import { cpus, freemem, totalmem } from 'node:os';
 import { isStateError, type ClusterState } from '../common/cluster-state.js';
 import { encodeJson } from '../common/cluster-state/json-node.js';
 import type { Logger } from '../common/logger.js';
-import type { GpuInfo, SupervisorInfo } from '../common/resources.js';
+import type { GpuInfo, NodeStats, SupervisorInfo } from '../common/resources.js';
 import { ZkPaths } from '../common/zk-paths.js';
 
 export class SupervisorRegistration {
@@ -22,9 +22,12 @@ export class SupervisorRegistration {
     private readonly info: { id: string; host: string; ports: number[]; gpus: GpuInfo[]; cpuCores: number | null; memoryMB: number | null },
     private readonly heartbeatMs: number,
     private readonly log: Logger,
+    /** The node collector's latest round, sent with every beat. */
+    private readonly nodeStats: () => NodeStats | null = () => null,
   ) {}
 
   current(): SupervisorInfo {
+    const node = this.nodeStats();
     return {
       id: this.info.id,
       host: this.info.host,
@@ -35,6 +38,7 @@ export class SupervisorRegistration {
       gpus: this.info.gpus,
       startedAt: this.startedAt,
       heartbeatAt: Date.now(),
+      ...(node && { node }),
       version: 1,
     };
   }

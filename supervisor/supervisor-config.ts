@@ -21,6 +21,8 @@ export interface SupervisorSettings {
   /** A running worker whose own heartbeat is older than this is restarted (nimbus uses the same bound). */
   workerTimeoutMs: number;
   workerHeartbeatMs: number;
+  /** Node collector period; 0: off. */
+  collectorMs: number;
   childopts: string[];
   localDir: string;
   nimbusHost: string;
@@ -41,6 +43,7 @@ export function supervisorSettings(config: Config): SupervisorSettings {
     workerStartTimeoutMs: secsToMs(config['supervisor.worker.start.timeout.secs'] as number),
     workerTimeoutMs: secsToMs(config['nimbus.task.timeout.secs'] as number),
     workerHeartbeatMs: secsToMs(config['worker.heartbeat.frequency.secs'] as number),
+    collectorMs: secsToMs(config['supervisor.collector.period.secs'] as number),
     childopts: config['worker.childopts'] as string[],
     localDir: config['hstorm.local.dir'] as string,
     nimbusHost: config['nimbus.host'] as string,

@@ -20,7 +20,8 @@ import { ZkPaths } from '../common/zk-paths.js';
 import { AssignmentWatcher } from './assignment-watcher.js';
 import { CodeFetcher } from './code-fetcher.js';
 import { discoverGpus, gpuDiscoveryConfig } from './gpu-discovery.js';
-import { defaultWorkerEntry } from './package-root.js';
+import { NodeCollector, osSources, type NodeSources } from './node-collector.js';
+import { defaultWorkerEntry } from '../common/package-root.js';
 import { SupervisorRegistration } from './registration.js';
 import { supervisorSettings, type SupervisorSettings } from './supervisor-config.js';
 import { WorkerLauncher, type IpcServe, type LaunchedWorker } from './worker-launcher.js';
@@ -41,6 +42,8 @@ export interface SupervisorOptions {
   /** Extra environment for workers. */
   workerEnv?: Record<string, string>;
   fetchImpl?: typeof fetch;
+  /** Where the node collector reads CPU, memory, GPU and process use (tests); default the OS, nvidia-smi and /proc. */
+  nodeSources?: NodeSources;
 }
 
 /** What a supervisor reports about one of its workers (tests, `hstorm local`). */
@@ -91,6 +94,9 @@ export class Supervisor {
   private readonly slots = new Map<number, Slot>();
   private readonly graceMs: number;
   private monitorTimer: NodeJS.Timeout | null = null;
+  private collector: NodeCollector | null = null;
+  private collectTimer: NodeJS.Timeout | null = null;
+  private collecting: Promise<void> | null = null;
   private ticks = 0;
   private unsubscribeSession: (() => void) | null = null;
   private stopped = true;
@@ -145,13 +151,20 @@ export class Supervisor {
         if (!isStateError(err, 'NODE_EXISTS')) throw err;
       });
     }
+    const collector = this.settings.collectorMs > 0 ? new NodeCollector(this.gpus, this.options.nodeSources ?? osSources) : null;
+    this.collector = collector;
     this.registration = new SupervisorRegistration(
       this.state,
       { id: this.id, host: this.host, ports: this.ports, gpus: this.gpus, cpuCores: this.settings.cpuCores, memoryMB: this.settings.memoryMB },
       this.settings.heartbeatMs,
       this.log,
+      () => collector?.latest() ?? null,
     );
     await this.registration.start();
+    if (collector) {
+      this.collectNode();
+      this.collectTimer = setInterval(() => this.collectNode(), this.settings.collectorMs);
+    }
     this.unsubscribeSession = this.state.onSessionState((s) => this.onSession(s));
     await this.watcher.start();
     this.requestSync();
@@ -164,6 +177,9 @@ export class Supervisor {
     this.stopped = true;
     if (this.monitorTimer) clearInterval(this.monitorTimer);
     this.monitorTimer = null;
+    if (this.collectTimer) clearInterval(this.collectTimer);
+    this.collectTimer = null;
+    await this.collecting;
     this.unsubscribeSession?.();
     this.watcher.stop();
     await this.syncLoop;
@@ -291,6 +307,20 @@ export class Supervisor {
     if (!proc?.alive) return;
     this.log.info({ topology: slot.topologyId, port: slot.port, pid: proc.pid, why }, 'stopping worker');
     await proc.stop(this.graceMs);
+  }
+
+  // ── node collector ───────────────────────────────────────────────────────
+
+  /** One collector round over the workers running now; a round still running when the next is due is not doubled. */
+  private collectNode(): void {
+    const collector = this.collector;
+    if (!collector || this.collecting || this.stopped) return;
+    const workers = [...this.slots.values()].flatMap((s) => (s.proc?.alive && s.proc.pid > 0 ? [{ port: s.port, topologyId: s.topologyId, pid: s.proc.pid }] : []));
+    this.collecting = collector
+      .collect(workers)
+      .then(() => undefined)
+      .catch((err: unknown) => this.log.warn({ err }, 'node collector round failed; the next round retries'))
+      .finally(() => (this.collecting = null));
   }
 
   // ── monitor ───────────────────────────────────────────────────────────────

@@ -8,13 +8,9 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { isSoftwareAdapter, type WebGpuAdapterInfo } from '../common/webgpu-adapter.js';
 
-export interface WebGpuAdapterInfo {
-  vendor: string;
-  architecture: string;
-  device: string;
-  description: string;
-}
+export type { WebGpuAdapterInfo };
 
 export type WebGpuProbe = { ok: true; adapter: WebGpuAdapterInfo } | { ok: false; why: string };
 
@@ -32,11 +28,6 @@ try {
     device: String(i.device ?? ''), description: String(i.description ?? '') } });
 } catch (e) { say({ ok: false, why: String((e && e.message) || e).split('\\n')[0] }); }
 `;
-
-/** Software rasterizers answer requestAdapter too; they are CPUs, never GPUs. */
-export function isSoftwareAdapter(a: WebGpuAdapterInfo): boolean {
-  return /swiftshader|llvmpipe|lavapipe|software|microsoft basic/i.test(`${a.vendor} ${a.architecture} ${a.description}`);
-}
 
 /** Reads the child's last JSON line; anything else is a failed probe. */
 export function parseProbeOutput(stdout: string): WebGpuProbe {
@@ -56,7 +47,7 @@ export function parseProbeOutput(stdout: string): WebGpuProbe {
     device: String(r.adapter.device ?? ''),
     description: String(r.adapter.description ?? ''),
   };
-  if (r.fallback === true || isSoftwareAdapter(adapter)) {
+  if (isSoftwareAdapter(adapter, r.fallback === true)) {
     return { ok: false, why: `the WebGPU adapter is a software one (${adapter.description || adapter.architecture || adapter.vendor})` };
   }
   return { ok: true, adapter };

@@ -60,6 +60,8 @@ export abstract class Bolt {
 export interface BasicOutputCollector {
   emit(values: Values, options?: { stream?: string }): number[];
   emitDirect(taskId: number, values: Values, options?: { stream?: string }): void;
+  /** Reports an error without failing the tuple: logged, and shown by nimbus (REST API, web UI) as the component's last error. */
+  reportError(err: unknown): void;
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import type { GpuMetrics, SplitMetrics } from '../common/storm-base.js';
 import type { GpuBackendHandle } from './gpu-backend-handle.js';
+import type { Counter, Gauge, Meter, UserHistogram } from './user-metrics.js';
 
 /** The subset of a pino logger a component uses (kept structural so the SDK does not load pino). */
 export interface ComponentLogger {
@@ -54,7 +55,7 @@ export interface TopologyContext {
   /** Port of the worker process this task runs in. */
   readonly workerPort: number;
   /** The GPU this worker is bound to, or null on a CPU slot. */
-  readonly gpu: { gpuId: string; name: string; source: string } | null;
+  readonly gpu: { gpuId: string; name: string; source: string; pciBusId?: string | null } | null;
   readonly log: ComponentLogger;
   /**
    * Publishes a signal to every task of `component` that registered a handler
@@ -68,6 +69,12 @@ export interface TopologyContext {
    * (acked, failed or timed out), with its stream and complete latency.
    */
   onTupleComplete(listener: TupleCompleteListener): void;
+  /**
+   * For components whose work runs off the executor's thread (GPU kernels):
+   * `supplier` returns the cumulative ms this task was busy there, and the
+   * task's capacity counts it (the larger of that share and execute's).
+   */
+  reportBusyTime(supplier: () => number): void;
   /** Adds a section (`gpu`, `split`) to this task's heartbeat metrics; `supplier` is called at each heartbeat. */
   reportMetrics<K extends keyof ComponentMetricSections>(section: K, supplier: () => ComponentMetricSections[K]): void;
   /** Load of any component of the topology, from the latest worker heartbeats in the cluster state. */
@@ -78,4 +85,16 @@ export interface TopologyContext {
    * with the fallback and its reason reported).
    */
   acquireGpuBackend(): Promise<GpuBackendHandle>;
+  /**
+   * Storm metrics v2: a counter of this task, reported with every heartbeat
+   * and summed per component by nimbus. The same name again returns the same
+   * counter; a name already used by another kind throws (HSTORM_ERR_SDK_METRIC).
+   */
+  registerCounter(name: string): Counter;
+  /** A gauge read at every heartbeat (an object with getValue(), or a function); numbers only, anything else reads null. */
+  registerGauge<T>(name: string, gauge: Gauge<T> | (() => T)): Gauge<T>;
+  /** A histogram of values (update(v)); percentiles are merged across the component's tasks. */
+  registerHistogram(name: string): UserHistogram;
+  /** A meter of events (mark(n)): its count, mean rate and one-minute rate. */
+  registerMeter(name: string): Meter;
 }

@@ -6,6 +6,10 @@
  */
 
 import type { GpuBackendName } from '../common/gpu-backends.js';
+import type { GpuAdapterReport } from '../common/webgpu-adapter.js';
+import type { GpuDeviceStats } from '../common/storm-base.js';
+
+export type { GpuDeviceStats };
 
 export { GPU_BACKENDS, isGpuBackend, type GpuBackendName } from '../common/gpu-backends.js';
 
@@ -19,6 +23,10 @@ export interface GpuBackendHandle {
   readonly fallbackReason: string | null;
   /** The adapter that answered (GPU backends), else null. */
   readonly device: string | null;
+  /** WebGPU: what the adapter is (software or a GPU) and which board. */
+  readonly adapter: GpuAdapterReport | null;
+  /** WebGPU: watches the device (error scopes around launches, device loss); null on other backends. */
+  readonly monitor: GpuDeviceMonitor | null;
   /** The CPU backend to rebuild a kernel on if the GPU backend cannot run it. */
   readonly cpuBackend: 'webasm' | 'cpu';
   /**
@@ -28,4 +36,10 @@ export interface GpuBackendHandle {
    * kernel, after every task prepared.
    */
   cpuThreads(): number;
+}
+
+export interface GpuDeviceMonitor {
+  /** Runs one launch inside the device's error scopes; rejects when the device reported an error for it. */
+  guard<T>(launch: () => Promise<T>): Promise<T>;
+  stats(): GpuDeviceStats;
 }

@@ -51,13 +51,14 @@ export abstract class GpuBolt extends Bolt {
   private maxWaitMs = 2;
   private maxInFlight = 2;
   private pending: Tuple[] = [];
+  /** When each pending tuple entered the bolt (for its time in flight). */
+  private pendingSince: number[] = [];
   private timer: NodeJS.Timeout | null = null;
   private flushDue = false;
   private inFlight = 0;
   /** A full batch waiting for a launch slot; calling it launches the batch and releases `execute`. */
   private slotWaiter: (() => void) | null = null;
   private idleWaiters: (() => void)[] = [];
-  private failedLaunches = 0;
 
   /** Override to read config before `kernel()` is called (e.g. a matrix size); the default does nothing. */
   protected setup(_conf: Conf, _context: TopologyContext): void | Promise<void> {}
@@ -71,12 +72,16 @@ export abstract class GpuBolt extends Bolt {
     this.maxInFlight = (conf['topology.gpu.launches.in.flight'] as number | undefined) ?? this.maxInFlight;
     await this.setup(conf, context);
     const handle = await context.acquireGpuBackend();
-    this.runner = await GpuKernelRunner.create(this.kernel(), this.batchSize, handle, context.log);
-    context.reportMetrics('gpu', () => this.gpuMetrics());
+    const runner = await GpuKernelRunner.create(this.kernel(), this.batchSize, handle, context.log);
+    this.runner = runner;
+    context.reportMetrics('gpu', () => runner.metrics());
+    // execute() only gathers tuples; the kernel is where the time goes, so capacity counts its busy time.
+    context.reportBusyTime(() => runner.busyMs());
   }
 
   execute(tuple: Tuple): void | Promise<void> {
     this.pending.push(tuple);
+    this.pendingSince.push(performance.now());
     if (this.pending.length >= this.batchSize) {
       if (this.inFlight < this.maxInFlight) {
         this.launch();
@@ -115,7 +120,7 @@ export abstract class GpuBolt extends Bolt {
     this.runner?.destroy();
   }
 
-  /** Backend, fallback, launches, kernel time, batch fill and rate (the heartbeat's `gpu` section). */
+  /** Backend, adapter, fallback, launches, kernel time, time in flight, busy time, batch fill and rate (the heartbeat's `gpu` section). */
   gpuMetrics(): GpuMetrics {
     if (!this.runner) throw new Error('gpuMetrics() before prepare()');
     return this.runner.metrics();
@@ -130,10 +135,12 @@ export abstract class GpuBolt extends Bolt {
     }
     this.flushDue = false;
     const tuples = this.pending;
+    const since = this.pendingSince;
     this.pending = [];
+    this.pendingSince = [];
     if (tuples.length === 0) return;
     this.inFlight++;
-    void this.runBatch(tuples).finally(() => {
+    void this.runBatch(tuples, since).finally(() => {
       this.inFlight--;
       this.slotFreed();
     });
@@ -154,7 +161,7 @@ export abstract class GpuBolt extends Bolt {
     }
   }
 
-  private async runBatch(tuples: Tuple[]): Promise<void> {
+  private async runBatch(tuples: Tuple[], since: number[]): Promise<void> {
     const runner = this.runner!;
     const collector = this.collector!;
     try {
@@ -164,14 +171,19 @@ export abstract class GpuBolt extends Bolt {
         collector.emit(values, stream === undefined ? { anchors: anchor } : { anchors: anchor, stream });
       });
     } catch (err) {
-      this.failedLaunches++;
+      runner.launchFailed();
+      const failed = runner.metrics().failedLaunches;
       // The first failures say what broke; after that one line per 100 keeps a broken kernel from flooding the log.
-      if (this.failedLaunches <= 5 || this.failedLaunches % 100 === 0) {
-        this.context?.log.warn({ err, tuples: tuples.length, failedLaunches: this.failedLaunches }, 'GPU launch failed; failing its tuples');
+      if (failed <= 5 || failed % 100 === 0) {
+        this.context?.log.warn({ err, tuples: tuples.length, failedLaunches: failed }, 'GPU launch failed; failing its tuples');
       }
       for (const t of tuples) collector.fail(t);
       return;
     }
-    for (const t of tuples) collector.ack(t);
+    const now = performance.now();
+    for (let i = 0; i < tuples.length; i++) {
+      collector.ack(tuples[i]!);
+      runner.tupleDone(now - since[i]!);
+    }
   }
 }

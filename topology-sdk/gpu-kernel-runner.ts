@@ -6,9 +6,14 @@
  *   gpu.js async mode, where webasm splits them over worker threads — kernel
  *   work never holds the event loop (heartbeats, acks, transport) for long.
  * - The backend reported is the one that ran, read from the kernel
- *   (`kernel.kernel.constructor.mode`), never the one asked for.
- * - A kernel a GPU backend cannot run is rebuilt once on the CPU backend; the
- *   fallback and its reason are logged and reported.
+ *   (`kernel.kernel.constructor.mode`), never the one asked for; before the
+ *   first launch none is reported as having run.
+ * - WebGPU launches run inside the device's error scopes (an error there
+ *   fails the launch instead of resolving wrong data). After a lost device
+ *   the kernel is rebuilt on a fresh one; a kernel a GPU backend cannot run
+ *   otherwise is rebuilt once on the CPU backend. Each is logged and reported.
+ * - Busy time (at least one launch in flight) is tracked for the task's
+ *   capacity: a GPU bolt's execute only gathers tuples, the work is here.
  */
 import type { IGPUKernelSettings, IKernelFunctionThis, IKernelRunShortcut } from 'gpu.js';
 import type { GpuMetrics } from '../common/storm-base.js';
@@ -17,6 +22,10 @@ import type { ComponentLogger } from './context.js';
 import { isGpuBackend, type GpuBackendHandle, type GpuBackendName } from './gpu-backend-handle.js';
 import { BatchInputs, BatchResult, launchShape, type ItemShape } from './gpu-batch.js';
 import { loadGpuJs, type GpuJsModule } from './gpu-js.js';
+
+/** Rebuilds on a fresh device after device losses within REBUILD_WINDOW_MS, before giving up on WebGPU for this task. */
+const MAX_DEVICE_REBUILDS = 3;
+const REBUILD_WINDOW_MS = 60_000;
 
 /** Constants a kernel reads as `this.constants.<name>`. */
 export type KernelConstants = Record<string, number>;
@@ -39,13 +48,17 @@ export interface KernelSpec {
 export class GpuKernelRunner {
   private kernelFn: IKernelRunShortcut | null = null;
   private building: Promise<IKernelRunShortcut> | null = null;
-  /** Bumped when the kernel is rebuilt on another backend. */
+  /** Bumped when the kernel is rebuilt (on another backend or a fresh device). */
   private generation = 0;
   private mode: GpuBackendName;
   private ran: string | null = null;
+  /** Every backend that ran a launch, in order (a task rebuilt on the CPU after a GPU failure ran on both). */
+  private readonly ranBackends: string[] = [];
   private fallbackReason: string | null;
   private readonly kernelMs = new Histogram();
+  private readonly inFlightMs = new Histogram();
   private launches = 0;
+  private failedLaunches = 0;
   private tuples = 0;
   private fillSum = 0;
   private lastDone = 0;
@@ -53,6 +66,12 @@ export class GpuKernelRunner {
   private rateStart = performance.now();
   private rateCount = 0;
   private rate = 0;
+  private active = 0;
+  private busySince = 0;
+  private busyTotal = 0;
+  private lostSeen = 0;
+  /** When the kernel was rebuilt after a lost device (within the last REBUILD_WINDOW_MS). */
+  private rebuilds: number[] = [];
 
   private constructor(
     private readonly gpujs: GpuJsModule,
@@ -85,16 +104,21 @@ export class GpuKernelRunner {
   async run(args: readonly unknown[], count: number): Promise<BatchResult> {
     const calledAt = performance.now();
     const generation = this.generation;
+    if (this.active++ === 0) this.busySince = calledAt;
     let ran: { kernel: IKernelRunShortcut; raw: unknown };
     try {
-      ran = await this.attempt(args);
-    } catch (err) {
-      // Unless another launch already rebuilt the kernel, a GPU failure (building or running) moves it to the CPU.
-      if (generation === this.generation) {
-        if (!isGpuBackend(this.mode)) throw err;
-        this.fallBackToCpu(err);
+      try {
+        ran = await this.attempt(args);
+      } catch (err) {
+        // Unless another launch already rebuilt the kernel, a GPU failure (building or running) rebuilds it.
+        if (generation === this.generation) {
+          if (!isGpuBackend(this.mode)) throw err;
+          this.recover(err);
+        }
+        ran = await this.attempt(args);
       }
-      ran = await this.attempt(args);
+    } finally {
+      if (--this.active === 0) this.busyTotal += performance.now() - this.busySince;
     }
     const { kernel, raw } = ran;
     this.noteBackend(kernel);
@@ -111,18 +135,48 @@ export class GpuKernelRunner {
     return new BatchResult(raw, count, this.spec.output);
   }
 
+  /** A tuple of a launch was acked `ms` after it entered the bolt. */
+  tupleDone(ms: number): void {
+    this.inFlightMs.record(ms);
+  }
+
+  /** A launch (or turning its result into tuples) failed; its tuples were failed. */
+  launchFailed(): void {
+    this.failedLaunches++;
+  }
+
+  /** Cumulative ms with at least one launch in flight. */
+  busyMs(now = performance.now()): number {
+    return this.busyTotal + (this.active > 0 ? now - this.busySince : 0);
+  }
+
   metrics(): GpuMetrics {
     const now = performance.now();
     if (now - this.rateStart >= 2000) this.rollRate(now);
-    const backend = this.ran ?? this.mode;
+    // Report what ran; before the first launch, only what was selected (and a fallback the probe already decided).
+    const ran = this.ran;
+    const effective = ran ?? this.mode;
+    const fallback = effective !== this.handle.requested;
     return {
-      backend,
+      backend: ran,
+      selectedBackend: this.mode,
       requestedBackend: this.handle.requested,
-      fallback: backend !== this.handle.requested,
-      fallbackReason: backend !== this.handle.requested ? (this.fallbackReason ?? `gpu.js ran the kernel on ${backend}`) : null,
-      device: isGpuBackend(backend) ? this.handle.device : null,
+      fallback,
+      fallbackReason: fallback ? (this.fallbackReason ?? `gpu.js ran the kernel on ${effective}`) : null,
+      device: ran !== null && isGpuBackend(ran) ? this.handle.device : null,
+      adapter: this.ranBackends.includes('webgpu') ? this.handle.adapter : null,
+      // Device trouble stays visible after a fallback: it is why the task left the GPU.
+      deviceStats: this.handle.monitor?.stats() ?? null,
+      backendsRan: [...this.ranBackends],
       launches: this.launches,
+      failedLaunches: this.failedLaunches,
       kernelMs: this.kernelMs.stats(),
+      kernelHist: this.kernelMs.toSparse(),
+      kernelSum: this.kernelMs.sum,
+      inFlightMs: this.inFlightMs.stats(),
+      inFlightHist: this.inFlightMs.toSparse(),
+      inFlightSum: this.inFlightMs.sum,
+      busyMs: Math.round(this.busyMs(now)),
       batchFill: this.launches ? Math.round((this.fillSum / this.launches) * 1000) / 1000 : 0,
       batchSize: this.batchSize,
       tuples: this.tuples,
@@ -144,7 +198,9 @@ export class GpuKernelRunner {
 
   private async attempt(args: readonly unknown[]): Promise<{ kernel: IKernelRunShortcut; raw: unknown }> {
     const kernel = await this.kernel();
-    return { kernel, raw: await kernel(...(args as never[])) };
+    const launch = (): Promise<unknown> => Promise.resolve(kernel(...(args as never[])) as unknown);
+    const monitor = this.mode === 'webgpu' ? this.handle.monitor : null;
+    return { kernel, raw: monitor ? await monitor.guard(launch) : await launch() };
   }
 
   private kernel(): Promise<IKernelRunShortcut> {
@@ -172,20 +228,36 @@ export class GpuKernelRunner {
     return this.building;
   }
 
-  private fallBackToCpu(err: unknown): void {
-    const from = this.mode;
-    this.mode = this.handle.cpuBackend;
-    this.fallbackReason = `the ${from} kernel failed (${err instanceof Error ? err.message : String(err)}); rebuilt on ${this.mode}`;
-    this.log?.warn({ err, from, to: this.mode }, 'GPU kernel failed; falling back to the CPU backend');
+  /**
+   * After a GPU failure: a fresh device if the old one was lost (a driver
+   * reset, say) — unless that keeps happening, then the CPU backend, as for
+   * any other GPU failure.
+   */
+  private recover(err: unknown): void {
+    const lost = this.mode === 'webgpu' ? (this.handle.monitor?.stats().lost ?? 0) : 0;
+    const now = performance.now();
+    this.rebuilds = this.rebuilds.filter((t) => now - t < REBUILD_WINDOW_MS);
+    if (lost > this.lostSeen && this.rebuilds.length < MAX_DEVICE_REBUILDS) {
+      this.lostSeen = lost;
+      this.rebuilds.push(now);
+      this.log?.warn({ err, rebuildsInLastMinute: this.rebuilds.length, of: MAX_DEVICE_REBUILDS }, 'WebGPU device lost; rebuilding the kernel on a new device');
+    } else {
+      const from = this.mode;
+      this.mode = this.handle.cpuBackend;
+      const why = lost > this.lostSeen ? `its device was lost ${MAX_DEVICE_REBUILDS + 1} times within ${REBUILD_WINDOW_MS / 1000} s` : `${err instanceof Error ? err.message : String(err)}`;
+      this.fallbackReason = `the ${from} kernel failed (${why}); rebuilt on ${this.mode}`;
+      this.log?.warn({ err, from, to: this.mode }, 'GPU kernel failed; falling back to the CPU backend');
+    }
     this.destroy();
     this.generation++;
   }
 
   private noteBackend(kernel: IKernelRunShortcut): void {
     const inner = kernel.kernel as unknown as { constructor: { mode?: string }; fallbackReason?: string | null };
-    const mode = inner.constructor.mode ?? this.mode;
+    const mode = backendOfMode(inner.constructor.mode) ?? this.mode;
     if (mode === this.ran) return;
     this.ran = mode;
+    if (!this.ranBackends.includes(mode)) this.ranBackends.push(mode);
     if (mode !== this.mode && inner.fallbackReason) this.fallbackReason = `gpu.js ran the kernel on ${mode}: ${inner.fallbackReason}`;
     const fell = mode !== this.handle.requested;
     this.log?.[fell ? 'warn' : 'info']({ backend: mode, requested: this.handle.requested, fallbackReason: fell ? this.fallbackReason : null }, fell ? 'GPU bolt kernel runs on a fallback backend' : 'GPU bolt kernel backend');
@@ -197,4 +269,9 @@ export class GpuKernelRunner {
     this.rateStart = now;
     this.rateCount = 0;
   }
+}
+
+/** hstorm's name for the backend of a gpu.js kernel class: its GL kernels (headless-gl in Node) call themselves 'gpu'. */
+export function backendOfMode(mode: string | undefined): string | undefined {
+  return mode === 'gpu' ? 'headlessgl' : mode;
 }

@@ -1,33 +1,41 @@
 /**
  * Chooses the gpu.js backend of a worker process (DESIGN §7) — probe, don't assume:
  * - GPU slot (or a forced GPU backend): WebGPU through the `webgpu` package
- *   (Dawn), on the assigned GPU's adapter, installed as `navigator.gpu`, and
- *   only if an adapter answers within a timeout; then headless-gl if it
- *   loads and makes a context; else the best CPU backend, with the fallback
- *   and every reason logged and reported.
+ *   (Dawn), on the assigned board's adapter (webgpu-device.ts), installed as
+ *   `navigator.gpu`, and only if an adapter answers within a timeout; then
+ *   headless-gl if it loads and makes a context; else the best CPU backend,
+ *   with the fallback and every reason logged and reported.
+ * - A software WebGPU adapter (lavapipe, SwiftShader) is not a GPU: on a GPU
+ *   slot it is refused like a missing one; only an explicit
+ *   `topology.gpu.backend=webgpu` runs kernels on it, labelled as software.
  * - A declared GPU (config, no hardware) runs on the CPU backend and says so.
  * - CPU slot: webasm (SIMD, worker threads in async mode), else cpu.
  * gpu.js keeps one WebGPU device per process, so the probe runs once per
  * process and every GPU bolt task in it shares the answer.
  */
 import { availableParallelism } from 'node:os';
-import type { GpuBackendHandle, GpuBackendName } from '../topology-sdk/gpu-backend-handle.js';
+import type { GpuBackendHandle, GpuBackendName, GpuDeviceMonitor } from '../topology-sdk/gpu-backend-handle.js';
 import { isGpuBackend } from '../topology-sdk/gpu-backend-handle.js';
 import { loadGpuJs } from '../topology-sdk/gpu-js.js';
 import type { ComponentLogger } from '../topology-sdk/context.js';
+import { adapterName, type GpuAdapterReport } from '../common/webgpu-adapter.js';
+import { WebGpuDevices, type WebGpuTarget } from './webgpu-device.js';
 
 /** The GPU a worker is bound to (from its assignment). */
 export interface GpuSlot {
   gpuId: string;
   name: string;
   source: string;
+  pciBusId?: string | null;
 }
 
-export type ProbeResult = { ok: true; device: string | null } | { ok: false; reason: string };
+export type ProbeResult =
+  | { ok: true; device: string | null; adapter?: GpuAdapterReport; monitor?: GpuDeviceMonitor }
+  | { ok: false; reason: string };
 
 export interface GpuBackendProbes {
-  /** Installs `navigator.gpu` for `adapterName` (null: Dawn's default) and checks an adapter answers. */
-  webgpu(adapterName: string | null, timeoutMs: number): Promise<ProbeResult>;
+  /** Opens the assigned board's WebGPU adapter (null: Dawn's default) and installs `navigator.gpu`; a software adapter only if `allowSoftware`. */
+  webgpu(target: WebGpuTarget | null, timeoutMs: number, allowSoftware: boolean, log: ComponentLogger): Promise<ProbeResult>;
   headlessgl(): Promise<ProbeResult>;
   webasm(): Promise<ProbeResult>;
 }
@@ -40,6 +48,8 @@ export interface GpuBackendSelection {
   fallback: boolean;
   fallbackReason: string | null;
   device: string | null;
+  adapter: GpuAdapterReport | null;
+  monitor: GpuDeviceMonitor | null;
   cpuBackend: 'webasm' | 'cpu';
 }
 
@@ -61,11 +71,20 @@ export async function selectGpuBackend(opts: SelectOptions): Promise<GpuBackendS
   const cpuBackend = wasm.ok ? 'webasm' : 'cpu';
   const cpuNote = wasm.ok ? '' : ` (webasm unavailable: ${wasm.reason})`;
   const requested: GpuBackendName = forced !== 'auto' ? forced : gpu ? 'webgpu' : 'webasm';
-  const result = (backend: GpuBackendName, device: string | null, reason: string | null): GpuBackendSelection => {
+  const result = (backend: GpuBackendName, probe: Extract<ProbeResult, { ok: true }> | null, reason: string | null): GpuBackendSelection => {
     const fallback = backend !== requested;
-    const sel = { backend, requested, fallback, fallbackReason: fallback ? reason ?? `${requested} is not available` : null, device, cpuBackend } satisfies GpuBackendSelection;
+    const sel: GpuBackendSelection = {
+      backend,
+      requested,
+      fallback,
+      fallbackReason: fallback ? reason ?? `${requested} is not available` : null,
+      device: probe?.device ?? null,
+      adapter: probe?.adapter ?? null,
+      monitor: probe?.monitor ?? null,
+      cpuBackend,
+    };
     if (fallback) log.warn({ backend, requested, reason: sel.fallbackReason, gpu }, 'GPU bolts fall back to another backend');
-    else log.info({ backend, device, gpu }, 'GPU bolt backend selected');
+    else log.info({ backend, device: sel.device, adapter: sel.adapter, gpu }, 'GPU bolt backend selected');
     return sel;
   };
 
@@ -80,8 +99,10 @@ export async function selectGpuBackend(opts: SelectOptions): Promise<GpuBackendS
   const order: GpuBackendName[] = forced === 'auto' ? ['webgpu', 'headlessgl'] : [forced];
   const reasons: string[] = [];
   for (const b of order) {
-    const r = b === 'webgpu' ? await probes.webgpu(gpu?.name ?? null, timeoutMs) : await probes.headlessgl();
-    if (r.ok) return result(b, r.device, reasons.length ? reasons.join('; ') : null);
+    // A software adapter counts only when the user chose webgpu explicitly (it is a CPU behind the WebGPU API).
+    const target = gpu ? { name: gpu.name, gpuId: gpu.gpuId, pciBusId: gpu.pciBusId ?? null } : null;
+    const r = b === 'webgpu' ? await probes.webgpu(target, timeoutMs, forced === 'webgpu', log) : await probes.headlessgl();
+    if (r.ok) return result(b, r, reasons.length ? reasons.join('; ') : null);
     reasons.push(`${b}: ${r.reason}`);
   }
   return result(cpuBackend, null, `no GPU backend works here (${reasons.join('; ')}); kernels run on the ${cpuBackend} CPU backend${cpuNote}`);
@@ -118,14 +139,20 @@ export class WorkerGpuBackends {
   }
 }
 
+/** The WebGPU this process opened (one per process), so that it can be released before exit. */
+let openedWebGpu: WebGpuDevices | null = null;
+
 /**
  * Destroys gpu.js's WebGPU device and removes `navigator.gpu`: Dawn keeps a
- * process alive while it is referenced (short-lived processes — benchmarks —
- * call this before they end; a worker simply exits).
+ * process alive while it is referenced, and crashes one that exits with a
+ * live device. Workers call this on their way out; so do benchmarks.
  */
 export async function releaseWebGpu(): Promise<void> {
   const g = globalThis as { navigator?: { gpu?: unknown } };
   if (!g.navigator?.gpu) return;
+  const opened = openedWebGpu;
+  openedWebGpu = null;
+  opened?.release();
   const gpujs = (await loadGpuJs()) as unknown as { WebGPUContext?: { destroy(): Promise<void> } };
   await gpujs.WebGPUContext?.destroy().catch(() => undefined);
   setNavigatorGpu(undefined);
@@ -133,44 +160,14 @@ export async function releaseWebGpu(): Promise<void> {
 
 // ── the real probes ──────────────────────────────────────────────────────────
 
-/** The part of the `webgpu` package (Dawn) used here; typed locally so its types are not needed. */
-interface DawnModule {
-  create(flags: string[]): DawnGpu;
-  globals: object;
-}
-interface DawnGpu {
-  requestAdapter(): Promise<{ info?: { description?: string; device?: string; vendor?: string } } | null>;
-}
-
 const realProbes: GpuBackendProbes = {
-  async webgpu(adapterName, timeoutMs) {
-    let dawn: DawnModule;
-    try {
-      // A variable specifier keeps TypeScript from resolving the package's types (they need @webgpu/types).
-      const spec = 'webgpu';
-      dawn = (await import(spec)) as DawnModule;
-    } catch (err) {
-      return { ok: false, reason: `the webgpu package does not load (${message(err)}); it needs glibc ≥ 2.38 and a Vulkan loader` };
-    }
-    let gpu: DawnGpu;
-    try {
-      gpu = dawn.create(['backend=vulkan', ...(adapterName ? [`adapter=${adapterName}`] : [])]);
-    } catch (err) {
-      return { ok: false, reason: `Dawn could not start (${message(err)})` };
-    }
-    // GPUBufferUsage, GPUMapMode… and navigator.gpu, where gpu.js looks for WebGPU.
-    Object.assign(globalThis, dawn.globals);
-    setNavigatorGpu(gpu);
-    try {
-      const adapter = await withTimeout(gpu.requestAdapter(), timeoutMs, `no WebGPU adapter answered within ${timeoutMs} ms`);
-      if (!adapter) throw new Error(`no WebGPU adapter${adapterName ? ` named "${adapterName}"` : ''} (Vulkan driver missing?)`);
-      const info = adapter.info ?? {};
-      return { ok: true, device: info.description || info.device || adapterName || 'webgpu adapter' };
-    } catch (err) {
-      // Leave no half-working navigator.gpu behind for gpu.js to trip on.
-      setNavigatorGpu(undefined);
-      return { ok: false, reason: message(err) };
-    }
+  async webgpu(target, timeoutMs, allowSoftware, log) {
+    const r = await WebGpuDevices.open(target, { timeoutMs, allowSoftware, log });
+    if (!r.ok) return r;
+    openedWebGpu = r.webgpu;
+    setNavigatorGpu(r.webgpu.navigatorGpu);
+    const adapter = r.webgpu.adapter;
+    return { ok: true, device: adapterName(adapter), adapter, monitor: r.webgpu };
   },
 
   async headlessgl() {
@@ -209,23 +206,6 @@ function setNavigatorGpu(gpu: unknown): void {
   const g = globalThis as { navigator?: object };
   if (g.navigator === undefined) Object.defineProperty(globalThis, 'navigator', { value: {}, configurable: true, writable: true });
   Object.defineProperty(g.navigator, 'gpu', { value: gpu, configurable: true, writable: true, enumerable: true });
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(what)), ms);
-    t.unref();
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (err: unknown) => {
-        clearTimeout(t);
-        reject(err instanceof Error ? err : new Error(String(err)));
-      },
-    );
-  });
 }
 
 function message(err: unknown): string {

@@ -15,6 +15,7 @@ import { loadTopology, checkSameShape } from './load-topology.js';
 import { readJsonNode } from './state-json.js';
 import { Worker } from './worker.js';
 import { installGpuRuntime } from './gpu-runtime.js';
+import { releaseWebGpu } from './gpu-backend.js';
 
 const launch = decodeWorkerLaunch(process.env);
 const log = createLogger('worker').child({ topology: launch.topologyId, port: launch.port });
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
   const base = await readJsonNode<StormBase>(store, ZkPaths.storm(launch.topologyId));
   const assignment = await readJsonNode<Assignment>(store, ZkPaths.assignment(launch.topologyId));
   if (!base || !assignment) throw new Error(`topology ${launch.topologyId} has no ${base ? 'assignment' : 'definition'} in the cluster state`);
-  await installGpuRuntime(launch, base.config, log);
+  installGpuRuntime(launch, log);
   const { topology, def } = await loadTopology(launch.modulePath, base.config);
   checkSameShape(base.def, def, launch.modulePath);
   let stopping = false;
@@ -41,6 +42,9 @@ async function main(): Promise<void> {
     void worker
       .stop()
       .catch((err: unknown) => log.error({ err }, 'stop failed'))
+      // Dawn crashes a process that exits with a live device: release it first.
+      .then(() => releaseWebGpu())
+      .catch((err: unknown) => log.warn({ err }, 'releasing WebGPU failed'))
       .finally(() => {
         void store.close().finally(() => {
           log.flush();

@@ -31,6 +31,7 @@ import { SignalHub } from './signal-hub.js';
 import { readJsonNode, writeJsonNode } from './state-json.js';
 import { WorkerGpuBackends, type ForcedBackend } from './gpu-backend.js';
 import { readComponentLoad } from './component-load.js';
+import { userMetricsOf } from './user-metrics-api.js';
 
 /** Longest a single executor runs before the loop moves on (keeps timers, I/O and heartbeats fed). */
 const SLICE_MS = 2;
@@ -245,7 +246,7 @@ export class Worker implements ExecutorHost {
   contextFor(component: string, task: number): TopologyContext {
     const tasks = this.tasksOf(component);
     const mine = this.myAssignment(this.assignment);
-    const gpu = mine?.gpu ? { gpuId: mine.gpu.gpuId, name: mine.gpu.name, source: mine.gpu.source } : null;
+    const gpu = mine?.gpu ? { gpuId: mine.gpu.gpuId, name: mine.gpu.name, source: mine.gpu.source, pciBusId: mine.gpu.pciBusId ?? null } : null;
     return {
       topologyId: this.topologyId,
       topologyName: this.base.name,
@@ -270,10 +271,14 @@ export class Worker implements ExecutorHost {
           },
         };
       },
+      reportBusyTime: (supplier) => {
+        this.executors.get(task)?.metrics.countOffThreadBusy(supplier);
+      },
       reportMetrics: (section, supplier) => {
         this.executors.get(task)?.metricSections.set(section, supplier);
       },
       componentLoad: (c: string) => readComponentLoad(this.store, this.topologyId, c),
+      ...userMetricsOf(() => this.executors.get(task), component, task),
       acquireGpuBackend: () => {
         this.gpuBackends ??= new WorkerGpuBackends(gpu, this.base.config['topology.gpu.cpu.threads'] as number | null, this.log.child({ gpu: gpu?.gpuId ?? null }));
         return this.gpuBackends.acquire((this.configOf(component)['topology.gpu.backend'] as ForcedBackend | undefined) ?? 'auto');

@@ -67,19 +67,19 @@ export async function runTopology(module: string, overrides: Record<string, unkn
   };
 }
 
-/** "webasm — CPU backend (fallback: …)" or "webgpu — GPU (NVIDIA …)": never calls a CPU run a GPU run. */
+/** "webasm — CPU backend (fallback: …)", "webgpu (NVIDIA …) — GPU", "webgpu (software adapter: …) — not a GPU": never calls a CPU run a GPU run. */
 export function backendLabel(s: RunSummary, component: string): string {
   const g = s.components[component]?.gpu;
   if (!g) return 'plain JavaScript (CPU bolt)';
-  const kinds = g.backends.map((b) => (b === 'webgpu' || b === 'headlessgl' ? `${b} — GPU` : `${b} — CPU backend`));
+  const kinds = g.ran.map((b) => (b.startsWith('webgpu (software') ? `${b} — a CPU behind WebGPU, not a GPU` : b.startsWith('webgpu') || b === 'headlessgl' ? `${b} — GPU` : `${b} — CPU backend`));
   return `${kinds.join(', ')}${g.fallback ? ` (fallback: ${g.fallbackReasons.join('; ')})` : ''}`;
 }
 
-/** Short form for CSV cells: the backend names, "+fallback" when one fell back. */
+/** Short form for CSV cells: the backend names ("webgpu-sw" for a software adapter), "+fallback" when one fell back. */
 export function backendShort(s: RunSummary, component: string): string {
   const g = s.components[component]?.gpu;
   if (!g) return 'js';
-  return `${g.backends.join('+')}${g.fallback ? ' (fallback)' : ''}`;
+  return `${g.ran.map((b) => (b.startsWith('webgpu (software') ? 'webgpu-sw' : b.split(' ')[0]!)).join('+')}${g.fallback ? ' (fallback)' : ''}`;
 }
 
 /** A matrix file of `count` pairs of n×n under `dir`, written once and reused across runs. */

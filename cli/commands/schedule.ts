@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { parseOverrides, readConfigFile } from '../../common/config/index.js';
 import { CliUsageError } from '../../common/errors.js';
 import { dryRun, type DryRunResult } from '../../nimbus/dry-run.js';
-import { packageRoot } from '../../supervisor/package-root.js';
+import { packageRoot } from '../../common/package-root.js';
 import { loadConfiguredTopology, resolveModulePath } from '../../worker/load-topology.js';
 import { addConfigOptions, type ConfigFlags } from './config-options.js';
 

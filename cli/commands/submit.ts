@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { loadConfiguredTopology, resolveModulePath } from '../../worker/load-topology.js';
-import { packageRoot } from '../../supervisor/package-root.js';
+import { packageRoot } from '../../common/package-root.js';
 import { NimbusClient } from '../nimbus-client.js';
 import { bundleTopology } from '../topology-bundle.js';
 import { clientConfig } from './client-config.js';

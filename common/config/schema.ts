@@ -67,6 +67,7 @@ export const CONFIG_KEYS = {
   'supervisor.memory.mb': key(posNum.nullable(), null, 'cluster', 'memory in MB this node offers to HDRF (default: the machine\'s total memory)'),
   'supervisor.gpu.memory.mb': key(posNum.nullable(), null, 'cluster', 'GPU memory in MB assumed for a discovered GPU that reports none (WebGPU adapters do not); null: unknown, the GPU is shared by slots only'),
   'supervisor.gpu.sm.counts': key(z.record(z.string(), posInt), {}, 'cluster', 'SM count per GPU name, overriding the built-in table'),
+  'supervisor.collector.period.secs': key(z.number().min(0), 5, 'cluster', 'node collector period: CPU and memory use, per-GPU utilisation and memory (nvidia-smi), worker RSS and CPU, published with the supervisor heartbeat; 0 turns collection off'),
   'worker.heartbeat.frequency.secs': key(posNum, 1, 'cluster', 'worker heartbeat period'),
   'worker.childopts': key(z.array(z.string()), [], 'cluster', 'extra node flags for worker processes'),
   // ── topology ─────────────────────────────────────────────────────────────

@@ -9,6 +9,11 @@
  *
  *   npx hstorm local examples/hybrid-matmul --duration 30
  *   npx hstorm local examples/hybrid-matmul --duration 30 -c matmul.dim=128 -c hstorm.split.policy=capacity
+ *   "$(bash scripts/webgpu-runtime.sh)" bin/hstorm.js local examples/hybrid-matmul -c hybrid.gpu.backend=webgpu
+ *
+ * `hybrid.gpu.backend` forces the GPU dealer's gpu.js backend (its
+ * topology.gpu.backend) without touching the CPU dealer's: `webgpu` runs it on
+ * any WebGPU adapter, a software one included (labelled as such).
  *
  * Config: matmul.* as in examples/matmul (matmul.dim 64, matmul.file, …),
  * hybrid.cpu.parallelism (2), hybrid.gpu.parallelism (2), hstorm.split.*
@@ -29,10 +34,13 @@ export default ({ config }: TopologyModuleContext) => {
   b.setBolt('cpu-dealer', () => new MatrixDealer(), (config['hybrid.cpu.parallelism'] as number | undefined) ?? 2)
     .shuffleGrouping('reader', 'cpu')
     .addConfiguration('topology.gpu.batch.size', batch);
-  b.setBolt('gpu-dealer', () => new MatrixDealer(), (config['hybrid.gpu.parallelism'] as number | undefined) ?? 2)
+  const gpuDealer = b
+    .setBolt('gpu-dealer', () => new MatrixDealer(), (config['hybrid.gpu.parallelism'] as number | undefined) ?? 2)
     .shuffleGrouping('reader', 'gpu')
     .addConfiguration('topology.gpu.batch.size', batch)
     .gpu();
+  const gpuBackend = config['hybrid.gpu.backend'];
+  if (gpuBackend !== undefined) gpuDealer.addConfiguration('topology.gpu.backend', gpuBackend);
   b.setBolt('printer', () => new MatrixPrinter(), 1).shuffleGrouping('cpu-dealer').shuffleGrouping('gpu-dealer');
   return b.createTopology({
     'topology.workers': 3,

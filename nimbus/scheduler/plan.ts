@@ -127,7 +127,9 @@ export function packComponents(
 }
 
 export function gpuBinding(g: PoolGpu): GpuBinding {
-  return { gpuId: g.info.id, name: g.info.name, index: g.info.index ?? null, source: g.info.source };
+  const b: GpuBinding = { gpuId: g.info.id, name: g.info.name, index: g.info.index ?? null, source: g.info.source };
+  if (g.info.pciBusId) b.pciBusId = g.info.pciBusId;
+  return b;
 }
 
 export function workerRecord(

@@ -6,6 +6,7 @@
  */
 import type { ComponentLoad, ComponentMetricSections, Signal, TopologyContext, TupleCompleteListener } from '../../topology-sdk/context.js';
 import type { GpuBackendHandle } from '../../topology-sdk/gpu-backend-handle.js';
+import { MetricRegistry } from '../../topology-sdk/user-metrics.js';
 
 export class FakeSignalBus {
   private readonly handlers = new Map<string, ((s: Signal) => void)[]>();
@@ -44,8 +45,10 @@ export interface FakeContextOptions {
 
 export interface FakeContext extends TopologyContext {
   completeListeners: TupleCompleteListener[];
+  busyTime: (() => number) | null;
   sections: Map<string, () => unknown>;
   logged: { level: string; obj: unknown; msg?: string | undefined }[];
+  metrics: MetricRegistry;
 }
 
 export function fakeContext(opts: FakeContextOptions = {}): FakeContext {
@@ -54,6 +57,7 @@ export function fakeContext(opts: FakeContextOptions = {}): FakeContext {
   const taskId = opts.taskId ?? tasks[0]!;
   const bus = opts.bus ?? new FakeSignalBus();
   const logged: FakeContext['logged'] = [];
+  const metrics = new MetricRegistry();
   const rec = (level: string) => (obj: object | string, msg?: string) => {
     logged.push({ level, obj, msg });
   };
@@ -71,6 +75,10 @@ export function fakeContext(opts: FakeContextOptions = {}): FakeContext {
     sendSignal: (target, name, value) => bus.send(target, name, value, { component, task: taskId }),
     onSignal: (name, handler) => bus.on(component, name, handler as (s: Signal) => void),
     completeListeners: [],
+    busyTime: null,
+    reportBusyTime(supplier) {
+      this.busyTime = supplier;
+    },
     sections: new Map(),
     logged,
     onTupleComplete(listener) {
@@ -81,6 +89,11 @@ export function fakeContext(opts: FakeContextOptions = {}): FakeContext {
     },
     componentLoad: (c) => Promise.resolve(opts.componentLoad?.(c) ?? { executors: 0, meanServiceMs: null }),
     acquireGpuBackend: () => (opts.gpuBackend ? opts.gpuBackend() : Promise.reject(new Error('no GPU backend in this fake context'))),
+    metrics,
+    registerCounter: (name) => metrics.counter(name),
+    registerGauge: (name, gauge) => metrics.gauge(name, gauge),
+    registerHistogram: (name) => metrics.histogram(name),
+    registerMeter: (name) => metrics.meter(name),
   };
   return ctx;
 }

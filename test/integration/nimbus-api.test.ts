@@ -25,7 +25,7 @@ import type { SupervisorInfo } from '../../common/resources.js';
 import type { TopologyDef } from '../../common/topology-def.js';
 import { ZkPaths } from '../../common/zk-paths.js';
 import { NimbusClient } from '../../cli/nimbus-client.js';
-import { Nimbus, startHttpApi, type ClusterSummary, type TopologyDetail } from '../../nimbus/index.js';
+import { Nimbus, startHttpApi, type ClusterSummaryView, type TopologyDetail } from '../../nimbus/index.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 import { freePort } from '../helpers/ports.js';
 
@@ -229,7 +229,7 @@ describe('nimbus HTTP API over ZooKeeper', function () {
       sock.on('close', () => resolve());
     });
     // Nothing was stored, and nimbus still answers.
-    const summary = (await (await fetch(`${base}/cluster/summary`)).json()) as ClusterSummary;
+    const summary = (await (await fetch(`${base}/cluster/summary`)).json()) as ClusterSummaryView;
     assert.equal(summary.topologies, 0);
     assert.equal((await submit('still-ok')).status, 201);
   });
@@ -241,11 +241,11 @@ describe('nimbus HTTP API over ZooKeeper', function () {
     await raw.create(ZkPaths.supervisor('wrong-shape'), encodeJson({ id: 'wrong-shape', ports: 'many' }), { mode: 'ephemeral' });
     await addSupervisor('sup-a', [7001, 7002]);
     assert.equal((await submit('wc')).status, 201);
-    const summary = (await (await fetch(`${base}/cluster/summary`)).json()) as ClusterSummary;
+    const summary = (await (await fetch(`${base}/cluster/summary`)).json()) as ClusterSummaryView;
     assert.equal(summary.supervisors, 1);
-    const paths = summary.corruptZnodes.map((c) => c.path).sort();
+    const paths = summary.hstorm.corruptZnodes.map((c) => c.path).sort();
     assert.deepEqual(paths, ['/supervisors/broken', '/supervisors/wrong-shape']);
-    assert.ok(summary.corruptReads >= 2);
+    assert.ok(summary.hstorm.corruptReads >= 2);
     const sups = (await (await fetch(`${base}/supervisors`)).json()) as { supervisors: { id: string; slotsUsed: number }[] };
     assert.deepEqual(sups.supervisors.map((s) => [s.id, s.slotsUsed]), [['sup-a', 2]]);
   });

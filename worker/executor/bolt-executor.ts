@@ -37,7 +37,7 @@ export class BoltExecutor extends Executor {
     },
     ack: (tuple: Tuple) => this.ack(tuple),
     fail: (tuple: Tuple) => this.fail(tuple),
-    reportError: (err: unknown) => this.errors.warn({ err }, 'bolt reported an error'),
+    reportError: (err: unknown) => this.reportError(err, 'bolt reported an error'),
   };
 
   async start(): Promise<void> {
@@ -68,7 +68,7 @@ export class BoltExecutor extends Executor {
     const done = (err: unknown): void => {
       this.metrics.countExecute(started < 0 ? -1 : performance.now() - started);
       if (err) {
-        this.errors.warn({ err, stream: tuple.sourceStreamId, source: tuple.sourceComponent }, 'execute threw; failing the tuple');
+        this.reportError(err, 'execute threw; failing the tuple', { stream: tuple.sourceStreamId, source: tuple.sourceComponent });
         this.fail(tuple);
       } else if (this.basic) {
         this.ack(tuple);
@@ -80,6 +80,7 @@ export class BoltExecutor extends Executor {
         emitDirect: (task, values, options) => {
           this.emit(values, { stream: options?.stream, anchors: tuple }, task);
         },
+        reportError: (err) => this.reportError(err, 'bolt reported an error'),
       };
       this.invoke(() => (this.bolt as BasicBolt).execute(tuple, basic), done);
     } else {

@@ -1,6 +1,7 @@
 /**
  * Per-executor counters and latency histograms, reported in heartbeats.
- * Counters are cumulative; capacity is the busy share of the last period.
+ * Counters are cumulative; capacity is the busy share of the last period,
+ * and `busyMs`/`uptimeMs` let a reader compute it over any longer span.
  */
 import { Histogram } from '../../common/histogram.js';
 import type { ExecutorMetrics } from '../../common/storm-base.js';
@@ -17,8 +18,13 @@ export class ExecutorMetricsRecorder {
   readonly executeLatency = new Histogram();
   completeLatency: Histogram | null = null;
   private busyMs = 0;
-  private periodStart = performance.now();
+  private busyTotal = 0;
+  private readonly startedAt = performance.now();
+  private periodStart = this.startedAt;
   private lastCapacity = 0;
+  /** Cumulative busy ms off this thread (GPU kernels), when the component reports it. */
+  private offThreadBusy: (() => number) | null = null;
+  private offThreadAtPeriodStart = 0;
 
   constructor(
     readonly component: string,
@@ -42,7 +48,14 @@ export class ExecutorMetricsRecorder {
     this.executed++;
     if (ms < 0) return;
     this.busyMs += ms * SAMPLE_EVERY;
+    this.busyTotal += ms * SAMPLE_EVERY;
     this.executeLatency.record(ms);
+  }
+
+  /** Counts `supplier`'s busy time in capacity (see TopologyContext.reportBusyTime). */
+  countOffThreadBusy(supplier: () => number): void {
+    this.offThreadBusy = supplier;
+    this.offThreadAtPeriodStart = supplier();
   }
 
   recordComplete(ms: number): void {
@@ -53,10 +66,18 @@ export class ExecutorMetricsRecorder {
   rollCapacity(): number {
     const now = performance.now();
     const span = now - this.periodStart;
-    if (span > 0) this.lastCapacity = Math.min(1, this.busyMs / span);
+    const offThread = this.offThreadBusy?.() ?? 0;
+    // Kernels run while execute gathers the next tuples: the two overlap, so the larger share, not the sum.
+    if (span > 0) this.lastCapacity = Math.min(1, Math.max(this.busyMs, offThread - this.offThreadAtPeriodStart) / span);
     this.busyMs = 0;
+    this.offThreadAtPeriodStart = offThread;
     this.periodStart = now;
     return this.lastCapacity;
+  }
+
+  /** Busy ms since the executor started (execute time, or off-thread time where larger). */
+  totalBusyMs(): number {
+    return Math.max(this.busyTotal, this.offThreadBusy?.() ?? 0);
   }
 
   snapshot(queueDepth: number, capacity: number): ExecutorMetrics & { executeHist: [number, number][]; completeHist: [number, number][] | null; executeSum: number; completeSum: number } {
@@ -72,6 +93,8 @@ export class ExecutorMetricsRecorder {
       completeLatencyMs: this.completeLatency?.stats() ?? null,
       queueDepth,
       capacity: Math.round(capacity * 1000) / 1000,
+      busyMs: Math.round(this.totalBusyMs()),
+      uptimeMs: Math.round(performance.now() - this.startedAt),
       executeHist: this.executeLatency.toSparse(),
       executeSum: this.executeLatency.sum,
       completeHist: this.completeLatency?.toSparse() ?? null,

@@ -9,6 +9,8 @@ import { ExecutorMetricsRecorder } from './executor-metrics.js';
 import type { ExecutorHost } from './executor-host.js';
 import type { Logger } from '../../common/logger.js';
 import { RateLimitedLog } from '../../common/logger.js';
+import { MAX_REPORTED_ERRORS, type ComponentError } from '../../common/storm-base.js';
+import { MetricRegistry } from '../../topology-sdk/user-metrics.js';
 
 export abstract class Executor {
   /** Data tuples; bounded (producers hold back when full). */
@@ -20,6 +22,10 @@ export abstract class Executor {
   protected readonly errors: RateLimitedLog;
   /** Heartbeat sections the component registered (TopologyContext.reportMetrics): `gpu`, `split`. */
   readonly metricSections = new Map<string, () => unknown>();
+  /** What the component registered through context.registerCounter/Gauge/Histogram/Meter. */
+  readonly userMetrics = new MetricRegistry();
+  /** The latest errors, for the heartbeat (Storm UI's lastError / componentErrors). */
+  private readonly recentErrors: ComponentError[] = [];
   /** An async user call is in progress. */
   protected busy = false;
   protected downstream: number[] = [];
@@ -44,9 +50,9 @@ export abstract class Executor {
   /** Runs until `deadline` (performance.now() ms) or out of work. */
   abstract runSlice(deadline: number): void;
 
-  /** The registered sections, merged into this executor's heartbeat metrics by the worker. */
+  /** The registered sections, user metrics and latest errors, merged into this executor's heartbeat metrics by the worker. */
   extraMetrics(): Record<string, unknown> | undefined {
-    if (this.metricSections.size === 0) return undefined;
+    if (this.metricSections.size === 0 && this.userMetrics.size === 0 && this.recentErrors.length === 0) return undefined;
     const out: Record<string, unknown> = {};
     for (const [section, supplier] of this.metricSections) {
       try {
@@ -55,7 +61,16 @@ export abstract class Executor {
         this.errors.warn({ err, section }, 'a metrics supplier threw; section left out');
       }
     }
+    if (this.userMetrics.size > 0) out.user = this.userMetrics.snapshot();
+    if (this.recentErrors.length > 0) out.errors = [...this.recentErrors];
     return out;
+  }
+
+  /** Logs an error of the component (rate-limited) and keeps it for the heartbeat, where nimbus and the UI show it. */
+  protected reportError(err: unknown, msg: string, extra: object = {}): void {
+    this.errors.warn({ err, ...extra }, msg);
+    this.recentErrors.push({ time: Date.now(), error: describeError(err, msg) });
+    if (this.recentErrors.length > MAX_REPORTED_ERRORS) this.recentErrors.shift();
   }
 
   enqueue(t: Tuple, system: boolean): void {
@@ -95,4 +110,10 @@ export abstract class Executor {
     after(err);
     this.host.wake();
   }
+}
+
+/** The message and the first stack frames: enough to find the line, small enough for a heartbeat. */
+function describeError(err: unknown, context: string): string {
+  const text = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
+  return `${context}: ${text.split('\n').slice(0, 6).join('\n')}`.slice(0, 2000);
 }

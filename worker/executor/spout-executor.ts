@@ -62,7 +62,7 @@ export class SpoutExecutor extends Executor {
     emitDirect: (task: number, values: Values, options?: EmitOptions) => {
       this.emit(values, options, task);
     },
-    reportError: (err: unknown) => this.errors.warn({ err }, 'spout reported an error'),
+    reportError: (err: unknown) => this.reportError(err, 'spout reported an error'),
   };
 
   async start(): Promise<void> {
@@ -113,7 +113,7 @@ export class SpoutExecutor extends Executor {
       this.invoke(
         () => this.spout.nextTuple(),
         (err) => {
-          if (err) this.errors.warn({ err }, 'nextTuple threw');
+          if (err) this.reportError(err, 'nextTuple threw');
           if (this.emittedThisCall === 0) this.sleep();
         },
       );
@@ -208,9 +208,9 @@ export class SpoutExecutor extends Executor {
   private guard(call: () => unknown, what: string): void {
     try {
       const r = call();
-      if (r instanceof Promise) r.catch((err: unknown) => this.errors.warn({ err }, `spout ${what} threw`));
+      if (r instanceof Promise) r.catch((err: unknown) => this.reportError(err, `spout ${what} threw`));
     } catch (err) {
-      this.errors.warn({ err }, `spout ${what} threw`);
+      this.reportError(err, `spout ${what} threw`);
     }
   }
 }

@@ -20,6 +20,7 @@ function stats(kind: ComponentStats['kind'], extra: Partial<ComponentStats> = {}
     backends: [],
     fallback: false,
     fallbackReasons: [],
+    gpuKernels: null,
     split: null,
     ...extra,
   };
@@ -64,11 +65,32 @@ describe('describe output', () => {
         waiting: stats('bolt', { gpu: true }),
       }),
     );
-    assert.match(text, /onGpu: webgpu\n/);
-    assert.match(text, /fellBack: webasm {2}FELL BACK to a CPU backend: no Vulkan loader/);
-    assert.match(text, /waiting: not reported yet/);
+    assert.match(text, /\nonGpu +webgpu /);
+    assert.match(text, /fellBack: FELL BACK to a CPU backend: no Vulkan loader/);
+    assert.match(text, /\nwaiting +no launch yet /);
     assert.match(text, /webasm \(fallback\)/);
     assert.doesNotMatch(text, /adaptive split/);
+  });
+
+  it('shows kernel time, time in flight, the adapter, a software adapter and an unverified board', () => {
+    const lat = (p50: number, p99: number) => ({ count: 10, mean: p50, p50, p99, max: p99 });
+    const adapter = { vendor: 'mesa', architecture: 'software', device: 'llvmpipe (LLVM 15)', description: 'llvmpipe', software: true, identity: 'adapter "llvmpipe (LLVM 15)" (the only one)', identityVerified: true };
+    const h100 = { ...adapter, vendor: 'nvidia', architecture: 'hopper', device: 'NVIDIA H100', software: false, identity: 'NVIDIA H100 (GPU GPU-1 assigned)', identityVerified: false };
+    const kernels = (ran: string, a: typeof adapter) => ({
+      backends: ['webgpu'], ran: [ran], adapters: [a], onGpu: true, onHardwareGpu: !a.software, fallback: false, fallbackReasons: [],
+      launches: 12, failedLaunches: 1, kernelMs: lat(4.5, 9.25), inFlightMs: lat(20, 41), devicesLost: 1, deviceErrors: 2,
+    });
+    const text = formatDetail(
+      detail({
+        soft: stats('bolt', { gpu: true, backends: ['webgpu'], gpuKernels: kernels('webgpu (software adapter: llvmpipe (LLVM 15))', adapter) }),
+        hard: stats('bolt', { gpu: true, backends: ['webgpu'], gpuKernels: kernels('webgpu (NVIDIA H100)', h100) }),
+      }),
+    );
+    assert.match(text, /\nsoft +webgpu \(software adapter: llvmpipe \(LLVM 15\)\) +12 +1 +4\.50 +9\.25 +20\.0 +41\.0 +1\/2/);
+    assert.match(text, /soft: runs on a software WebGPU adapter \(a CPU\)/);
+    assert.match(text, /\nhard +webgpu \(NVIDIA H100\) /);
+    assert.match(text, /hard: GPU identity not verified: NVIDIA H100 \(GPU GPU-1 assigned\)/);
+    assert.doesNotMatch(text, /hard: runs on a software/);
   });
 
   it('shows what a topology holds, its dominant share, and why it waits in the HDRF queue', () => {

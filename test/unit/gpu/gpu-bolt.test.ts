@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { GpuKernelRunner } from '../../../topology-sdk/gpu-kernel-runner.js';
-import type { GpuBackendHandle, GpuBackendName } from '../../../topology-sdk/gpu-backend-handle.js';
+import type { GpuBackendHandle, GpuBackendName, GpuDeviceMonitor, GpuDeviceStats } from '../../../topology-sdk/gpu-backend-handle.js';
+import { backendOfMode } from '../../../topology-sdk/gpu-kernel-runner.js';
 import type { EmitOptions, OutputCollector, Values } from '../../../topology-sdk/components.js';
 import type { BatchInputs } from '../../../topology-sdk/gpu-batch.js';
 import { Tuple } from '../../../topology-sdk/tuple.js';
@@ -17,8 +18,46 @@ const noGpu: Partial<GpuBackendProbes> = {
   headlessgl: () => Promise.resolve({ ok: false, reason: 'the gl package is not installed' }),
 };
 
-function handle(backend: GpuBackendName, requested: GpuBackendName = backend): GpuBackendHandle {
-  return { backend, requested, fallback: backend !== requested, fallbackReason: null, device: backend === 'webgpu' ? 'test adapter' : null, cpuBackend: 'webasm', cpuThreads: () => 2 };
+function handle(backend: GpuBackendName, requested: GpuBackendName = backend, monitor: GpuDeviceMonitor | null = null): GpuBackendHandle {
+  return { backend, requested, fallback: backend !== requested, fallbackReason: null, device: backend === 'webgpu' ? 'test adapter' : null, adapter: null, monitor, cpuBackend: 'webasm', cpuThreads: () => 2 };
+}
+
+/** A device monitor whose guard answers from `script` (one entry per launch), counting losses as told. */
+function scriptedMonitor(script: ((launch: () => Promise<unknown>) => Promise<unknown>)[]): GpuDeviceMonitor & { stats(): GpuDeviceStats; lost: number; calls: number } {
+  const m = {
+    lost: 0,
+    calls: 0,
+    guard<T>(launch: () => Promise<T>): Promise<T> {
+      const step = script[m.calls++] ?? ((l: () => Promise<unknown>) => l());
+      return step(launch) as Promise<T>;
+    },
+    stats: (): GpuDeviceStats => ({ devices: 1 + m.lost, lost: m.lost, lastLost: m.lost ? 'destroyed: test' : null, errors: 0, lastError: null }),
+  };
+  return m;
+}
+
+/**
+ * Runs `fn` with a placeholder `navigator.gpu`, so that gpu.js constructs WebGPU kernels
+ * (the scripted guards answer in place of running them).
+ */
+async function withPlaceholderWebGpu(fn: () => Promise<void>): Promise<void> {
+  const g = globalThis as { navigator?: object };
+  const hadNavigator = g.navigator !== undefined;
+  if (!hadNavigator) Object.defineProperty(globalThis, 'navigator', { value: {}, configurable: true, writable: true });
+  const saved = Object.getOwnPropertyDescriptor(g.navigator!, 'gpu');
+  Object.defineProperty(g.navigator, 'gpu', { value: { requestAdapter: () => Promise.resolve(null) }, configurable: true, writable: true });
+  try {
+    await fn();
+  } finally {
+    if (saved) Object.defineProperty(g.navigator, 'gpu', saved);
+    else delete (g.navigator as { gpu?: unknown }).gpu;
+    if (!hadNavigator) delete g.navigator;
+  }
+}
+
+/** What gpu.js returns for a launch of [n, n, batch]: zeros (the guard answered without running the kernel). */
+function zeros(n: number, batch: number): Float32Array[][] {
+  return Array.from({ length: batch }, () => Array.from({ length: n }, () => new Float32Array(n)));
 }
 
 function assertClose(actual: Float32Array, expected: Float32Array, what: string): void {
@@ -160,6 +199,64 @@ describe('GpuKernelRunner', function () {
       else if (nav) delete nav.gpu;
     }
   });
+  it('reports no backend as run before the first launch, and what ran after it', async () => {
+    const runner = await GpuKernelRunner.create(matmulKernel(N), 2, handle('webasm'));
+    try {
+      const before = runner.metrics();
+      assert.deepEqual([before.backend, before.backendsRan, before.selectedBackend, before.launches, before.fallback], [null, [], 'webasm', 0, false]);
+      const rand = seededRandom(1);
+      const batch = runner.batchInputs();
+      await runner.run([batch.pack([randomMatrix(N, rand)], [N, N]), batch.pack([randomMatrix(N, rand)], [N, N])], 1);
+      const after = runner.metrics();
+      assert.deepEqual([after.backend, after.backendsRan], ['webasm', ['webasm']]);
+      assert.ok(after.busyMs > 0, 'a launch counts as busy time');
+    } finally {
+      runner.destroy();
+    }
+  });
+
+  it("names gpu.js's GL kernels (mode 'gpu') headlessgl, a GPU backend, and leaves the others as they are", () => {
+    assert.equal(backendOfMode('gpu'), 'headlessgl');
+    for (const m of ['webgpu', 'webasm', 'cpu']) assert.equal(backendOfMode(m), m);
+  });
+
+  it('a WebGPU launch runs in the device guard; an error the device reports there fails it over to the CPU backend', async () => {
+    const monitor = scriptedMonitor([() => Promise.reject(new Error('WebGPU error during the launch: Value 16777215 is invalid for WGPUBufferUsage.'))]);
+    const ctx = fakeContext();
+    const runner = await GpuKernelRunner.create(matmulKernel(N), 1, handle('webgpu', 'webgpu', monitor), ctx.log);
+    await withPlaceholderWebGpu(async () => {
+      const rand = seededRandom(2);
+      const a = randomMatrix(N, rand);
+      const b = randomMatrix(N, rand);
+      const batch = runner.batchInputs();
+      const result = await runner.run([batch.pack([a], [N, N]), batch.pack([b], [N, N])], 1);
+      assertClose(result.item(0), multiply(a, b, N), 'after the device error');
+      assert.equal(monitor.calls, 1, 'the CPU retry does not go through the WebGPU guard');
+      const m = runner.metrics();
+      assert.deepEqual([m.backend, m.backendsRan, m.fallback], ['webasm', ['webasm'], true]);
+      assert.match(m.fallbackReason!, /webgpu kernel failed \(WebGPU error during the launch: Value 16777215/);
+    }).finally(() => runner.destroy());
+  });
+
+  it('after a lost device the kernel is rebuilt for WebGPU (a fresh device), not moved to the CPU', async () => {
+    const monitor = scriptedMonitor([
+      () => {
+        monitor.lost++;
+        return Promise.reject(new Error('AbortError'));
+      },
+      () => Promise.resolve(zeros(N, 1)),
+    ]);
+    const ctx = fakeContext();
+    const runner = await GpuKernelRunner.create(matmulKernel(N), 1, handle('webgpu', 'webgpu', monitor), ctx.log);
+    await withPlaceholderWebGpu(async () => {
+      const batch = runner.batchInputs();
+      await runner.run([batch.pack([new Float32Array(N * N)], [N, N]), batch.pack([new Float32Array(N * N)], [N, N])], 1);
+      assert.equal(monitor.calls, 2, 'retried on WebGPU');
+      const m = runner.metrics();
+      assert.deepEqual([m.backend, m.fallback, m.deviceStats?.lost], ['webgpu', false, 1]);
+      assert.ok(ctx.logged.some((l) => l.msg === 'WebGPU device lost; rebuilding the kernel on a new device'));
+    }).finally(() => runner.destroy());
+  });
 });
 
 describe('GpuBolt', function () {
@@ -182,6 +279,10 @@ describe('GpuBolt', function () {
     assert.equal(m.backend, 'webasm');
     assert.equal(m.launches, 3, '4 + 4 + 2 (the last batch flushed by the max wait)');
     assert.equal(m.tuples, 10);
+    assert.equal(m.inFlightMs.count, 10, 'every acked tuple has its time in flight');
+    assert.ok(m.inFlightMs.p50 > 0);
+    assert.ok(ctx.busyTime, 'the bolt reports its kernel busy time for capacity');
+    assert.ok(m.busyMs > 0 && Math.abs(ctx.busyTime() - m.busyMs) <= 0.5, 'the same busy time (no launch in flight now)');
     await bolt.cleanup();
   });
 

@@ -18,7 +18,7 @@ function executor(component: string, executeMean: number, gpu?: Partial<GpuMetri
     queueDepth: 0,
     capacity: 0,
   };
-  if (gpu) m.gpu = { backend: 'webasm', requestedBackend: 'webasm', fallback: false, fallbackReason: null, device: null, launches: 0, kernelMs: stats(0, 0), batchFill: 0, batchSize: 16, tuples: 0, tuplesPerSec: 0, ...gpu };
+  if (gpu) m.gpu = { backend: 'webasm', backendsRan: ['webasm'], selectedBackend: 'webasm', requestedBackend: 'webasm', fallback: false, fallbackReason: null, device: null, adapter: null, deviceStats: null, launches: 0, failedLaunches: 0, kernelMs: stats(0, 0), inFlightMs: stats(0, 0), busyMs: 0, batchFill: 0, batchSize: 16, tuples: 0, tuplesPerSec: 0, ...gpu };
   return m;
 }
 

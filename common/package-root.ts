@@ -1,7 +1,8 @@
 /**
  * Where the hstorm package is installed: the default worker entry
- * (`dist/worker/main.js`) and the target of the `node_modules/hstorm` link
- * that lets a downloaded bundle's `import … from 'hstorm'` resolve.
+ * (`dist/worker/main.js`), the target of the `node_modules/hstorm` link
+ * that lets a downloaded bundle's `import … from 'hstorm'` resolve, and the
+ * version nimbus reports (Storm UI's `stormVersion`).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -29,4 +30,13 @@ export function packageRoot(): string {
 
 export function defaultWorkerEntry(): string {
   return join(packageRoot(), 'dist', 'worker', 'main.js');
+}
+
+let version: string | null = null;
+
+/** The `version` of hstorm's package.json. */
+export function packageVersion(): string {
+  if (version) return version;
+  const v = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown }).version;
+  return (version = typeof v === 'string' ? v : 'unknown');
 }

@@ -9,6 +9,7 @@ import type { Assignment, QueueEntry } from '../common/assignment.js';
 import type { ResourceVector, SupervisorInfo } from '../common/resources.js';
 import type { StormBase } from '../common/storm-base.js';
 import { demandsOf, workerResources } from './placement.js';
+import { schedTopologyFor } from './sched-topology.js';
 import { clusterTotals, describeQueue, dominantShare, secsSince } from './scheduler/index.js';
 import type { QueueView, TopologyResources } from './views.js';
 
@@ -27,6 +28,19 @@ export function holdingsOf(storm: StormBase | undefined, assignment: Assignment 
     total.cpu += r.cpu;
     total.memoryMB += r.memoryMB;
     total.gpuMemoryMB += r.gpuMemoryMB;
+  }
+  return total;
+}
+
+/** Its whole request: every executor's ask (ackers included), whatever is placed now. */
+export function requestOf(storm: StormBase): ResourceVector {
+  const total: ResourceVector = { cpu: 0, memoryMB: 0, gpuMemoryMB: 0 };
+  for (const c of schedTopologyFor(storm).components) {
+    const r = c.resources;
+    if (!r) continue;
+    total.cpu += r.cpu * c.parallelism;
+    total.memoryMB += r.memoryMB * c.parallelism;
+    total.gpuMemoryMB += r.gpuMemoryMB * c.parallelism;
   }
   return total;
 }

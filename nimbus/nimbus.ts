@@ -288,6 +288,10 @@ export class Nimbus {
       version: packageVersion(),
       nimbus: { host: this.options.advertise?.host ?? null, port: this.options.advertise?.port ?? null, startedAt: this.startedAt },
       scheduler: this.scheduler,
+      fairness: {
+        mode: this.settings.fairness ? 'hdrf' : 'none',
+        reservationTimeoutSecs: this.settings.fairness ? this.settings.fairness.reservationTimeoutMs / 1000 : null,
+      },
       supervisors,
       rows: supervisorSummaries(supervisors, assignments.values(), storms),
       assignments,

@@ -9,8 +9,9 @@ import type { Assignment } from '../../common/assignment.js';
 import type { NodeStats, SupervisorInfo } from '../../common/resources.js';
 import type { StormBase } from '../../common/storm-base.js';
 import type { CorruptNode } from '../cluster-reader.js';
+import { holdingsOf, queueView, requestOf, resourcesView, totalsOf } from '../fairness-views.js';
 import type { SchedulerStrategy } from '../scheduler/types.js';
-import type { GpuSummary, SupervisorSummary } from '../views.js';
+import type { GpuSummary, QueueView, SupervisorSummary } from '../views.js';
 import { prettyUptime, stormStatus } from './format.js';
 
 export interface ClusterInput {
@@ -18,6 +19,8 @@ export interface ClusterInput {
   version: string;
   nimbus: { host: string | null; port: number | null; startedAt: number };
   scheduler: SchedulerStrategy;
+  /** HDRF between topologies, and its OT; 'none': submission order. */
+  fairness: { mode: 'hdrf' | 'none'; reservationTimeoutSecs: number | null };
   supervisors: ReadonlyMap<string, SupervisorInfo>;
   /** nimbus's own supervisor rows (slot and GPU slot use from the assignments). */
   rows: readonly SupervisorSummary[];
@@ -113,6 +116,16 @@ export function clusterSummary(c: ClusterInput) {
   }
   let executors = 0;
   for (const a of c.assignments.values()) executors += a.workers.reduce((n, w) => n + w.executors.length, 0) + a.unassigned.length;
+  // What the workers hold of the cores and memory the supervisors offer (HDRF's bookkeeping, as Storm RAS's).
+  const total = totalsOf(c.supervisors.values());
+  const held = { cpu: 0, memoryMB: 0, gpuMemoryMB: 0 };
+  for (const a of c.assignments.values()) {
+    const h = holdingsOf(c.storms.get(a.topologyId), a);
+    held.cpu += h.cpu;
+    held.memoryMB += h.memoryMB;
+    held.gpuMemoryMB += h.gpuMemoryMB;
+  }
+  const pct = (x: number, of: number): number | null => (of > 0 ? round((100 * x) / of) : null);
   return {
     stormVersion: `hstorm ${c.version}`,
     supervisors: c.rows.length,
@@ -128,11 +141,15 @@ export function clusterSummary(c: ClusterInput) {
     totalCpu,
     availMem: c.rows.length === 0 ? null : availMem,
     availCpu: c.rows.length === 0 ? null : availCpu === null ? null : round(availCpu),
-    memAssignedPercentUtil: null,
-    cpuAssignedPercentUtil: null,
+    memAssignedPercentUtil: pct(held.memoryMB, total.memoryMB),
+    cpuAssignedPercentUtil: pct(held.cpu, total.cpu),
     hstorm: {
       nimbus: { host: c.nimbus.host, port: c.nimbus.port, startedAt: c.nimbus.startedAt, uptimeSecs: secs(c.now - c.nimbus.startedAt) },
       scheduler: c.scheduler,
+      fairness: c.fairness.mode,
+      reservationTimeoutSecs: c.fairness.reservationTimeoutSecs,
+      queued: [...c.assignments.values()].filter((a) => a.queue && c.storms.has(a.topologyId)).length,
+      resources: { total, held },
       gpus: c.rows.reduce((n, r) => n + r.gpus.length, 0),
       gpuSlotsTotal,
       gpuSlotsUsed,
@@ -166,8 +183,16 @@ export function supervisorSummary(c: ClusterInput) {
   return { supervisors: c.rows.map((r) => supervisorRecord(r, c.supervisors.get(r.id), c.version)), schedulerDisplayResource: false };
 }
 
-export function topologyRecord(storm: StormBase, a: Assignment | null, now: number) {
+/** HDRF's view of a topology: its dominant share and, while it waits, the queue. */
+export interface TopologyFairness {
+  dominantShare: number;
+  queue: QueueView | null;
+}
+
+export function topologyRecord(storm: StormBase, a: Assignment | null, now: number, fair: TopologyFairness) {
   const placed = a?.workers.reduce((n, w) => n + w.executors.length, 0) ?? 0;
+  const holds = holdingsOf(storm, a);
+  const asks = requestOf(storm);
   const executors = placed + (a?.unassigned.length ?? 0);
   const up = secs(now - storm.launchTime);
   return {
@@ -181,15 +206,20 @@ export function topologyRecord(storm: StormBase, a: Assignment | null, now: numb
     workersTotal: a?.workers.length ?? 0,
     executorsTotal: executors,
     replicationCount: 1,
-    requestedMemOnHeap: null,
-    requestedMemOffHeap: null,
-    requestedTotalMem: null,
-    requestedCpu: null,
-    assignedMemOnHeap: null,
-    assignedMemOffHeap: null,
-    assignedTotalMem: null,
-    assignedCpu: null,
+    // Storm RAS's figures from hstorm's requests: memory in MB (all on-heap), CPU in % of a core.
+    requestedMemOnHeap: asks.memoryMB,
+    requestedMemOffHeap: 0,
+    requestedTotalMem: asks.memoryMB,
+    requestedCpu: round(asks.cpu * 100),
+    assignedMemOnHeap: holds.memoryMB,
+    assignedMemOffHeap: 0,
+    assignedTotalMem: holds.memoryMB,
+    assignedCpu: round(holds.cpu * 100),
     hstorm: {
+      requestedGpuMem: asks.gpuMemoryMB,
+      assignedGpuMem: holds.gpuMemoryMB,
+      dominantShare: fair.dominantShare,
+      queue: fair.queue,
       workersRequested: Number(storm.config['topology.workers'] ?? 1),
       gpuWorkersRequested: Number(storm.config['topology.gpu.workers'] ?? 0),
       gpuWorkers: a?.workers.filter((w) => w.gpu !== null).length ?? 0,
@@ -202,7 +232,12 @@ export function topologyRecord(storm: StormBase, a: Assignment | null, now: numb
 
 export function topologySummary(c: ClusterInput) {
   const list = [...c.storms.values()].sort((a, b) => a.launchTime - b.launchTime);
-  return { topologies: list.map((s) => topologyRecord(s, c.assignments.get(s.id) ?? null, c.now)), schedulerDisplayResource: false };
+  const totals = totalsOf(c.supervisors.values());
+  const record = (s: StormBase) => {
+    const a = c.assignments.get(s.id) ?? null;
+    return topologyRecord(s, a, c.now, { dominantShare: resourcesView(s, a, totals).dominantShare, queue: queueView(a?.queue, c.now) });
+  };
+  return { topologies: list.map(record), schedulerDisplayResource: false };
 }
 
 function round(x: number): number {

@@ -147,9 +147,9 @@ function workerRows(t: TopologyInput) {
       topologyId: t.storm.id,
       topologyName: t.storm.name,
       executorsTotal: w.executors.reduce((n, e) => n + e.tasks.length, 0),
-      assignedMemOnHeap: null,
-      assignedMemOffHeap: null,
-      assignedCpu: null,
+      assignedMemOnHeap: w.resources?.memoryMB ?? null,
+      assignedMemOffHeap: w.resources ? 0 : null,
+      assignedCpu: w.resources ? Math.round(w.resources.cpu * 1000) / 10 : null,
       componentNumTasks: counts,
       uptime: prettyUptime(up),
       uptimeSeconds: up,
@@ -187,7 +187,7 @@ function topologyStats(t: TopologyInput) {
 export function topologyPage(t: TopologyInput) {
   const byTask = taskBeats(t.assignment, t.beats);
   const parts = partsOf(t, byTask);
-  const base = topologyRecord(t.storm, t.assignment, t.now);
+  const base = topologyRecord(t.storm, t.assignment, t.now, { dominantShare: t.detail.resources.dominantShare, queue: t.detail.queue });
   const cfg = t.storm.config;
   return {
     id: base.id,
@@ -206,13 +206,13 @@ export function topologyPage(t: TopologyInput) {
     replicationCount: 1,
     debug: false,
     samplingPct: null,
-    assignedMemOnHeap: null,
-    assignedMemOffHeap: null,
-    assignedTotalMem: null,
-    assignedCpu: null,
-    requestedMemOnHeap: null,
-    requestedMemOffHeap: null,
-    requestedCpu: null,
+    assignedMemOnHeap: base.assignedMemOnHeap,
+    assignedMemOffHeap: base.assignedMemOffHeap,
+    assignedTotalMem: base.assignedTotalMem,
+    assignedCpu: base.assignedCpu,
+    requestedMemOnHeap: base.requestedMemOnHeap,
+    requestedMemOffHeap: base.requestedMemOffHeap,
+    requestedCpu: base.requestedCpu,
     topologyStats: topologyStats(t),
     workers: workerRows(t),
     spouts: parts.filter((p) => p.kind === 'spout').map((p) => spoutRow(t, p)),

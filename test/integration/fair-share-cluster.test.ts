@@ -113,8 +113,13 @@ describe('HDRF on a live cluster: GPU memory, a visible queue, freed resources r
     const api = (await (await fetch(`${cluster.url}/scheduler/queue`)).json()) as QueueListing;
     assert.deepEqual([api.fairness, api.queue.map((q) => q.name)], ['hdrf', ['b']]);
     assert.equal(cluster.workerPids('sup-gpu').length, 2, "only a's two workers run");
-    const summary = (await (await fetch(`${cluster.url}/cluster/summary`)).json()) as { queued: number; resources: { total: { gpuMemoryMB: number }; held: { gpuMemoryMB: number } } };
-    assert.deepEqual([summary.queued, summary.resources.total.gpuMemoryMB, summary.resources.held.gpuMemoryMB], [1, 4096, 3072]);
+    // The Storm UI cluster summary: RAS's assigned percentages from hstorm's bookkeeping, the queue under `hstorm`.
+    const summary = (await (await fetch(`${cluster.url}/cluster/summary`)).json()) as {
+      cpuAssignedPercentUtil: number;
+      hstorm: { fairness: string; queued: number; resources: { total: { cpu: number; gpuMemoryMB: number }; held: { cpu: number; gpuMemoryMB: number } } };
+    };
+    assert.deepEqual([summary.hstorm.fairness, summary.hstorm.queued, summary.hstorm.resources.total.gpuMemoryMB, summary.hstorm.resources.held.gpuMemoryMB], ['hdrf', 1, 4096, 3072]);
+    assert.equal(summary.cpuAssignedPercentUtil, 6.3, "a's 0.5 cores of 8");
 
     // Free the GPU: the kill's own reconcile round removes a and admits b.
     const killStarted = Date.now();

@@ -1,7 +1,12 @@
 /**
  * `npm run bench -- <name> [--quick] [--json]`: runs bench/<name>.bench.js.
  * Benchmarks compare against their baseline in the same run and print ratios;
- * they are not part of `npm test`.
+ * they are not part of `npm test`. Every `*.bench.ts` here is registered by
+ * being here (the usage line lists them): the paper's experiments (bolt-latency,
+ * topology-throughput, hybrid-vs-single, alpha-sweep, beta-sweep, theta-sweep,
+ * scheduler-vs-even), the runtime ones (transport, scheduler, gpu-bolt,
+ * node-collector) and HDRF's (fairness: hetero in submission order vs hdrf on
+ * a simulated cluster).
  */
 import { readdirSync } from 'node:fs';
 import { dirname } from 'node:path';

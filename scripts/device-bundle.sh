@@ -4,12 +4,12 @@
 # 64 MiB, so we carry:
 #   .device/node.xz               this machine's node binary, xz-compressed (~24 MB)
 #   .device/node_modules.tar.xz   production node_modules, other platforms' binaries removed
+#   .device/webgpu-debs/*.deb     Debian 13's libc6, libstdc++6, libgcc-s1 and Debian's patchelf:
+#                                 Dawn needs glibc ≥ 2.38; where the device's is older,
+#                                 scripts/webgpu-runtime.sh --debs builds the private runtime from them
 #   .gl/*.deb                     the Vulkan/GL loaders for amd64 (Dawn needs libvulkan1)
 # and dist/ (built here). On the device (carry: .device, .gl, dist):
-#   for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
-#   xz -dc .device/node.xz > /tmp/node && chmod +x /tmp/node
-#   tar -xJf .device/node_modules.tar.xz
-#   /tmp/node dist/bench/main.js gpu-bolt --json > $OUT/gpu-bolt.json
+#   bash scripts/device-gpu-checks.sh      (unpacks all this, runs the GPU benchmarks into $OUT)
 # Usage: bash scripts/device-bundle.sh   (run from anywhere; needs xz, apt-get)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +38,16 @@ mkdir -p /tmp/amd64/partial
 apt-get $o update -qq
 # shellcheck disable=SC2086
 (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 >/dev/null)
+
+# Dawn's glibc: Debian 13's libc for devices older than glibc 2.38, and patchelf to point a node copy at it.
+rm -rf .device/webgpu-debs && mkdir -p .device/webgpu-debs /tmp/hstorm-trixie/lists/partial /tmp/hstorm-trixie/cache/archives/partial
+echo 'deb http://deb.debian.org/debian trixie main' > /tmp/hstorm-trixie/sources.list
+t=(-o Dir::Etc::SourceList=/tmp/hstorm-trixie/sources.list -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists=/tmp/hstorm-trixie/lists
+  -o Dir::Cache=/tmp/hstorm-trixie/cache -o APT::Architecture=amd64 -o APT::Architectures=amd64 -o APT::Sandbox::User=root)
+apt-get "${t[@]}" update -qq
+(cd .device/webgpu-debs && apt-get "${t[@]}" download libc6 libstdc++6 libgcc-s1 >/dev/null)
+# shellcheck disable=SC2086
+(cd .device/webgpu-debs && apt-get $o download patchelf >/dev/null)
 
 du -sh .device/* .gl dist | sed 's/^/  /'
 echo "total to carry (must stay under 64 MiB): $(du -cm .device .gl dist | tail -1 | cut -f1) MiB"

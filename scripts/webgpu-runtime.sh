@@ -19,22 +19,29 @@
 #   and never offers it as a GPU slot; the test suite uses it to run the
 #   WebGPU path on every commit.
 #
+# - --debs DIR: offline, from .deb files downloaded elsewhere (libc6,
+#   libstdc++6 and libgcc-s1 from Debian 13, and patchelf if this machine has
+#   none): what scripts/device-bundle.sh carries to a GPU machine with no
+#   package registry.
+#
 # Exit status: 0 ready (node path on stdout); 3 the runtime cannot be prepared
 # here (the reason on stderr, e.g. no apt, no route to the Debian mirror).
 # Options: --dir DIR (default ${XDG_CACHE_HOME:-$HOME/.cache}/hstorm/webgpu-runtime),
-#          --software-adapter, --mirror URL (default http://deb.debian.org/debian).
+#          --software-adapter, --mirror URL (default http://deb.debian.org/debian), --debs DIR.
 set -euo pipefail
 
 dir="${XDG_CACHE_HOME:-$HOME/.cache}/hstorm/webgpu-runtime"
 software=0
 mirror="http://deb.debian.org/debian"
+debs=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) dir="$2"; shift 2 ;;
     --software-adapter) software=1; shift ;;
     --mirror) mirror="$2"; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "webgpu-runtime: unknown option '$1' (allowed: --dir DIR, --software-adapter, --mirror URL)" >&2; exit 2 ;;
+    --debs) debs="$(cd "$2" && pwd)"; shift 2 ;;
+    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "webgpu-runtime: unknown option '$1' (allowed: --dir DIR, --software-adapter, --mirror URL, --debs DIR)" >&2; exit 2 ;;
   esac
 done
 
@@ -83,23 +90,41 @@ if [ -x "$patched" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && "$patched
 fi
 
 log "glibc $glibc is older than the 2.38 Dawn needs: preparing a private runtime in $dir"
-command -v patchelf >/dev/null || apt_install patchelf
-command -v apt-get >/dev/null || fail "apt-get is needed to download Debian 13's libc (none here)"
 rm -rf "$dir"
-mkdir -p "$dir/apt/lists/partial" "$dir/apt/cache/archives/partial" "$dir/debs" "$root"
-echo "deb $mirror trixie main" > "$dir/apt/sources.list"
-apt_opts=(-o "Dir::Etc::SourceList=$dir/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
-  -o "Dir::State::Lists=$dir/apt/lists" -o "Dir::Cache=$dir/apt/cache"
-  -o APT::Architecture=amd64 -o APT::Architectures=amd64 -o APT::Sandbox::User=root)
-apt-get "${apt_opts[@]}" update -qq >/dev/null 2>&1 || fail "cannot read Debian 13 (trixie) package lists from $mirror"
-(cd "$dir/debs" && apt-get "${apt_opts[@]}" download libc6 libstdc++6 libgcc-s1 >/dev/null 2>&1) || fail "cannot download libc6, libstdc++6, libgcc-s1 from Debian 13"
+mkdir -p "$dir/debs" "$root"
+if [ -n "$debs" ]; then
+  for p in libc6 libstdc++6 libgcc-s1; do
+    ls "$debs/${p}_"*.deb >/dev/null 2>&1 || fail "--debs $debs has no ${p}_*.deb"
+    cp "$debs/${p}_"*.deb "$dir/debs/"
+  done
+else
+  command -v apt-get >/dev/null || fail "apt-get is needed to download Debian 13's libc (none here; or pass --debs DIR)"
+  mkdir -p "$dir/apt/lists/partial" "$dir/apt/cache/archives/partial"
+  echo "deb $mirror trixie main" > "$dir/apt/sources.list"
+  apt_opts=(-o "Dir::Etc::SourceList=$dir/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+    -o "Dir::State::Lists=$dir/apt/lists" -o "Dir::Cache=$dir/apt/cache"
+    -o APT::Architecture=amd64 -o APT::Architectures=amd64 -o APT::Sandbox::User=root)
+  apt-get "${apt_opts[@]}" update -qq >/dev/null 2>&1 || fail "cannot read Debian 13 (trixie) package lists from $mirror"
+  (cd "$dir/debs" && apt-get "${apt_opts[@]}" download libc6 libstdc++6 libgcc-s1 >/dev/null 2>&1) || fail "cannot download libc6, libstdc++6, libgcc-s1 from Debian 13"
+fi
 for f in "$dir"/debs/*.deb; do dpkg -x "$f" "$root"; done
 rm -rf "$dir/apt" "$dir/debs"
+
+# patchelf: the system's, else one from --debs (unpacked privately), else Debian's package.
+patchelf_bin=$(command -v patchelf || true)
+if [ -z "$patchelf_bin" ] && [ -n "$debs" ] && ls "$debs"/patchelf_*.deb >/dev/null 2>&1; then
+  dpkg -x "$(ls "$debs"/patchelf_*.deb | head -1)" "$dir/tools"
+  patchelf_bin="$dir/tools/usr/bin/patchelf"
+fi
+if [ -z "$patchelf_bin" ]; then
+  apt_install patchelf
+  patchelf_bin=$(command -v patchelf)
+fi
 
 lib="$root/usr/lib/x86_64-linux-gnu"
 [ -e "$lib/ld-linux-x86-64.so.2" ] || fail "Debian 13's libc6 has no $lib/ld-linux-x86-64.so.2"
 cp "$node_bin" "$patched"
-patchelf --set-interpreter "$lib/ld-linux-x86-64.so.2" --set-rpath "$lib" "$patched"
+"$patchelf_bin" --set-interpreter "$lib/ld-linux-x86-64.so.2" --set-rpath "$lib" "$patched"
 "$patched" -e 0 || fail "the patched node does not start"
 echo "$want" > "$stamp"
 log "ready: $patched (node $("$patched" -v), glibc $("$patched" -p 'process.report.getReport().header.glibcVersionRuntime'))"

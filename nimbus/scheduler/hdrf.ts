@@ -14,9 +14,10 @@
  *       admitted with the rest (backfilling) if that leaves it short of
  *       nothing more. When what it lacks cannot be named (free resources
  *       spread too thin), nothing else is admitted, as in Algorithm 1;
- *   S8–S9: otherwise waiting topologies go by smallest s_i (ties: longest
- *       wait, then id); each is admitted if its whole request fits what is
- *       free, else it waits with the reason, and the next one is tried.
+ *   S8–S9: then the other waiting topologies go by smallest s_i (ties:
+ *       longest wait, then id); each is admitted if its whole request fits
+ *       what is free (beside a reservation: what it does not hold), else it
+ *       waits with the reason, and the next one is tried.
  *
  * All-or-nothing: a topology is admitted only when its placement on what is
  * free now is as complete as its placement on an empty cluster — every
@@ -41,7 +42,6 @@ import { describeQueue, describeRequest, secsSince } from './queue-text.js';
 import { EPS, holdGpus, kindsTaken, round2, shortfall, type GpuHold, type Kind, type Shortfall } from './reservation.js';
 import { addInto, clusterTotals, dominantShare, fmtShare, sub, vec } from './resource-math.js';
 import type { OccupiedSlot, PlacementStrategy, ScheduleInput, ScheduleResult, SchedTopology, TopologySchedule } from './types.js';
-
 
 interface Pending {
   topo: SchedTopology;

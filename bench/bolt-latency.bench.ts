@@ -45,7 +45,9 @@ export async function run(args: BenchArgs): Promise<void> {
   const threads = availableParallelism();
   const probed = await benchBackends({ cpu: false, threads });
   const bar = new BenchProgress('bolt-latency', DIMS.length * (1 + probed.list.length), !args.json);
-  const boltName = (b: BenchBackend) => (b.hardwareGpu ? `GPU bolt (${b.label})` : `GPU bolt on ${b.label}${b.name === 'webgpu' ? ', not a GPU' : ' (CPU backend)'}`);
+  // Short enough for a legend; the adapter's full name is in the report's backends section.
+  const boltName = (b: BenchBackend) =>
+    b.hardwareGpu ? `GPU bolt (webgpu: ${b.handle.adapter?.device ?? 'GPU'})` : b.name === 'webgpu' ? 'GPU bolt on webgpu, software adapter (not a GPU)' : `GPU bolt on ${b.label} (CPU backend)`;
 
   const rows: Row[] = [];
   try {

@@ -39,6 +39,9 @@ async function main(argv: string[]): Promise<void> {
   const args: BenchArgs = { quick: flags.includes('--quick'), json: flags.includes('--json'), rest: flags.filter((f) => f !== '--quick' && f !== '--json') };
   const mod = (await import(`./${name}.bench.js`)) as { run(a: BenchArgs): Promise<void> };
   await mod.run(args);
+  // Dawn (WebGPU) keeps the event loop spinning until its device objects are garbage-collected,
+  // even after the device is destroyed: a finished benchmark exits explicitly, once stdout is written.
+  process.stdout.write('', () => process.exit());
 }
 
 await main(process.argv.slice(2));

@@ -100,7 +100,8 @@ export async function selectGpuBackend(opts: SelectOptions): Promise<GpuBackendS
   const reasons: string[] = [];
   for (const b of order) {
     // A software adapter counts only when the user chose webgpu explicitly (it is a CPU behind the WebGPU API).
-    const target = gpu ? { name: gpu.name, gpuId: gpu.gpuId, pciBusId: gpu.pciBusId ?? null } : null;
+    // A declared GPU names no device: a forced webgpu takes Dawn's default adapter.
+    const target = gpu && gpu.source !== 'declared' ? { name: gpu.name, gpuId: gpu.gpuId, pciBusId: gpu.pciBusId ?? null } : null;
     const r = b === 'webgpu' ? await probes.webgpu(target, timeoutMs, forced === 'webgpu', log) : await probes.headlessgl();
     if (r.ok) return result(b, r, reasons.length ? reasons.join('; ') : null);
     reasons.push(`${b}: ${r.reason}`);
@@ -143,9 +144,11 @@ export class WorkerGpuBackends {
 let openedWebGpu: WebGpuDevices | null = null;
 
 /**
- * Destroys gpu.js's WebGPU device and removes `navigator.gpu`: Dawn keeps a
- * process alive while it is referenced, and crashes one that exits with a
- * live device. Workers call this on their way out; so do benchmarks.
+ * Destroys gpu.js's WebGPU device and removes `navigator.gpu`: Dawn crashes
+ * a process that exits with a live device. Workers call this on their way
+ * out; so do benchmarks. Dawn's event processing keeps the event loop alive
+ * until its device objects are garbage-collected, so a short-lived process
+ * that still references them exits explicitly (bench/main.ts does).
  */
 export async function releaseWebGpu(): Promise<void> {
   const g = globalThis as { navigator?: { gpu?: unknown } };

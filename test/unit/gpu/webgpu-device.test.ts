@@ -170,15 +170,20 @@ describe('WebGPU adapters (Dawn)', () => {
     assert.match(r.reason, /does not load \(.*GLIBC_2\.38.*scripts\/webgpu-runtime\.sh/);
   });
 
-  it('asks the probe for a software adapter only when webgpu was forced', async () => {
-    const asked: boolean[] = [];
+  it('asks the probe for a software adapter only when webgpu was forced, and for the assigned board unless it is declared', async () => {
+    const asked: [unknown, boolean][] = [];
     const probes = {
-      webgpu: (_t: unknown, _ms: number, allowSoftware: boolean) => (asked.push(allowSoftware), Promise.resolve({ ok: false as const, reason: 'no' })),
+      webgpu: (target: unknown, _ms: number, allowSoftware: boolean) => (asked.push([target, allowSoftware]), Promise.resolve({ ok: false as const, reason: 'no' })),
       headlessgl: () => Promise.resolve({ ok: false as const, reason: 'no' }),
     };
-    await selectGpuBackend({ gpu: { gpuId: 'GPU-1', name: 'NVIDIA H100', source: 'nvidia-smi' }, forced: 'auto', log, probes });
+    await selectGpuBackend({ gpu: { gpuId: 'GPU-1', name: 'NVIDIA H100', source: 'nvidia-smi', pciBusId: '00000000:41:00.0' }, forced: 'auto', log, probes });
     await selectGpuBackend({ gpu: null, forced: 'webgpu', log, probes });
-    assert.deepEqual(asked, [false, true]);
+    await selectGpuBackend({ gpu: { gpuId: 'vgpu0', name: 'declared, no device', source: 'declared' }, forced: 'webgpu', log, probes });
+    assert.deepEqual(asked, [
+      [{ name: 'NVIDIA H100', gpuId: 'GPU-1', pciBusId: '00000000:41:00.0' }, false],
+      [null, true],
+      [null, true],
+    ]);
   });
 });
 

@@ -80,6 +80,8 @@ export abstract class GpuBolt extends Bolt {
   }
 
   execute(tuple: Tuple): void | Promise<void> {
+    // The executor never calls execute before prepare finished; a direct caller (a test harness) might.
+    if (!this.runner) throw new Error('GpuBolt.execute() called before prepare() finished');
     this.pending.push(tuple);
     this.pendingSince.push(performance.now());
     if (this.pending.length >= this.batchSize) {
@@ -162,6 +164,7 @@ export abstract class GpuBolt extends Bolt {
   }
 
   private async runBatch(tuples: Tuple[], since: number[]): Promise<void> {
+    // execute() refused tuples until both were set.
     const runner = this.runner!;
     const collector = this.collector!;
     try {

@@ -46,6 +46,8 @@ export class BoltExecutor extends Executor {
     if (this.bolt instanceof Bolt) await this.bolt.prepare(conf, ctx, this.collector);
     else await (this.bolt as BasicBolt).prepare(conf, ctx);
     this.prepared = true;
+    // Tuples from other workers may have queued while prepare ran (a GPU bolt's probe takes a while).
+    this.host.wake();
   }
 
   async stop(): Promise<void> {
@@ -53,7 +55,8 @@ export class BoltExecutor extends Executor {
   }
 
   ready(): boolean {
-    return !this.busy && this.queue.length > 0 && !this.congested();
+    // As in Storm, execute never runs before prepare has finished: peers may send as soon as this worker's port is bound.
+    return this.prepared && !this.busy && this.queue.length > 0 && !this.congested();
   }
 
   runSlice(deadline: number): void {

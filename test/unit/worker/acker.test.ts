@@ -425,3 +425,49 @@ describe('worker/executor ack tree, end to end', () => {
     assert.equal(host.sent.filter((s) => isSystemStream(s.stream)).length, 0);
   });
 });
+
+describe('worker/executor bolt lifecycle', () => {
+  /** Records what reaches execute; prepare finishes only when the test says so. */
+  class SlowPrepareBolt extends Bolt {
+    readonly executed: number[] = [];
+    prepared = false;
+    private release!: () => void;
+    private collector!: OutputCollector;
+    private onPrepare: () => void = () => undefined;
+    readonly prepareCalled = new Promise<void>((r) => (this.onPrepare = r));
+    override prepare(_conf: Conf, _ctx: TopologyContext, collector: OutputCollector): Promise<void> {
+      this.collector = collector;
+      this.onPrepare();
+      return new Promise<void>((r) => (this.release = r)).then(() => {
+        this.prepared = true;
+      });
+    }
+    finishPrepare(): void {
+      this.release();
+    }
+    execute(t: Tuple): void {
+      if (!this.prepared) throw new Error('execute before prepare finished');
+      this.executed.push(t.getValueByField('id') as number);
+      this.collector.ack(t);
+    }
+  }
+
+  it('never calls execute before prepare has finished, and runs what queued meanwhile once it has (as Storm)', async () => {
+    const def: TopologyDef = { components: [component('spout', 'spout', [['id']]), component('sink', 'bolt', [], ['spout'])], config: {} };
+    const host = new FakeHost(def, {}, 0);
+    const bolt = new SlowPrepareBolt();
+    const ex = new BoltExecutor(host, 'sink', host.tasksOf('sink')[0]!, bolt);
+    host.add(ex);
+    const started = ex.start();
+    await bolt.prepareCalled;
+    // A peer worker sends as soon as this worker's port is bound, while prepare is still running.
+    for (const id of [1, 2, 3]) host.send(ex.task, 'spout', host.tasksOf('spout')[0]!, 'default', [id], null);
+    host.drain();
+    assert.deepEqual(bolt.executed, [], 'nothing executed during prepare');
+    bolt.finishPrepare();
+    await started;
+    await waitFor(() => bolt.executed.length === 3, 2000, 'the queued tuples');
+    assert.deepEqual(bolt.executed, [1, 2, 3]);
+    await host.stopAll();
+  });
+});

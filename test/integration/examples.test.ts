@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLocal, PACKAGE_ROOT } from '../../cli/local-run.js';
 import type { RunSummary } from '../../cli/run-summary.js';
+import { verifiedIds } from '../helpers/matmul-output.js';
 import { HEADER_BYTES, MatrixFileReader, pairBytes, writeMatrixFile } from '../../examples/matmul/matrix-file.js';
 
 const GPU_BACKENDS = ['webgpu', 'headlessgl'];
@@ -24,17 +25,6 @@ const GPU_BACKENDS = ['webgpu', 'headlessgl'];
 const VIRTUAL_GPU = {
   'supervisor.gpus': [{ id: 'vgpu0', name: 'test GPU (declared, no device)', smCount: 10, clockMHz: 1500, memoryMB: 8192, computeCapability: '6.1', slots: 8 }],
 };
-
-/** Every result line `id,n,checksum,expected,ok` says ok; returns the distinct ids. */
-function verifiedIds(file: string): Set<string> {
-  const ids = new Set<string>();
-  for (const line of readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
-    const [id, , , , ok] = line.split(',');
-    assert.equal(ok, '1', `wrong product in ${file}: ${line}`);
-    ids.add(id!);
-  }
-  return ids;
-}
 
 /** The component ran a kernel, says on which backend, and calls a CPU backend under a GPU marking a fallback. */
 function assertBackend(s: RunSummary, component: string, markedGpu: boolean): string[] {

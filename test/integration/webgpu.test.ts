@@ -10,12 +10,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunSummary } from '../../cli/run-summary.js';
 import type { ComponentGpuSummary } from '../../common/metrics-rollup.js';
 import { PACKAGE_ROOT } from '../helpers/cluster-processes.js';
+import { verifiedIds } from '../helpers/matmul-output.js';
 import { requireWebGpu } from '../helpers/webgpu-runtime.js';
 
 const BIN = join(PACKAGE_ROOT, 'bin', 'hstorm.js');
@@ -26,17 +27,6 @@ function runLocal(node: string, module: string, durationSec: number, conf: Recor
   const r = spawnSync(node, args, { cwd: PACKAGE_ROOT, encoding: 'utf8', timeout: (durationSec + 90) * 1000 });
   assert.equal(r.status, 0, `hstorm local ${module} failed (${r.status ?? r.signal}):\n${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as RunSummary;
-}
-
-/** Every result line `id,n,checksum,expected,ok` says ok; returns the distinct ids. */
-function verifiedIds(file: string): Set<string> {
-  const ids = new Set<string>();
-  for (const line of readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
-    const [id, , , , ok] = line.split(',');
-    assert.equal(ok, '1', `wrong product in ${file}: ${line}`);
-    ids.add(id!);
-  }
-  return ids;
 }
 
 function gpuOf(s: RunSummary, component: string): ComponentGpuSummary {

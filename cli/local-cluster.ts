@@ -101,6 +101,8 @@ export class LocalCluster {
           config,
           log: supLog,
           ipc: (child) => serveClusterStateOverIpc(child, store, supLog),
+          // hstorm.messaging.curve: keys come straight from the nimbus in this process.
+          curveKeys: (id) => nimbus.curveKeys(id),
           ...(opts.workerEntry && { workerEntry: opts.workerEntry }),
           ...(opts.workerStopGraceMs !== undefined && { workerStopGraceMs: opts.workerStopGraceMs }),
         });

@@ -5,6 +5,8 @@
  * that code, so commands print nimbus's own message.
  */
 import type { Config } from '../common/config/index.js';
+import { bearerHeader } from '../common/security/bearer-token.js';
+import { nimbusSecret } from '../common/security/secrets.js';
 import { HstormError, NimbusUnreachableError, reviveError } from '../common/errors.js';
 import type { SubmitRequest, SubmitResult, TopologyStatusView, TopologyTimeseries } from '../nimbus/index.js';
 import type { ClusterSummaryView, SupervisorSummary, TopologyDetail, TopologySummary } from '../nimbus/index.js';
@@ -14,10 +16,12 @@ export class NimbusClient {
     readonly host: string,
     readonly port: number,
     private readonly fetchImpl: typeof fetch = fetch,
+    /** nimbus.auth.secret: sent as `Authorization: Bearer` with every request. */
+    private readonly secret: string | null = null,
   ) {}
 
   static fromConfig(config: Config): NimbusClient {
-    return new NimbusClient(config['nimbus.host'] as string, config['nimbus.http.port'] as number);
+    return new NimbusClient(config['nimbus.host'] as string, config['nimbus.http.port'] as number, fetch, nimbusSecret(config));
   }
 
   get baseUrl(): string {
@@ -27,9 +31,11 @@ export class NimbusClient {
   async request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     let res: Response;
     try {
+      const auth = this.secret === null ? {} : bearerHeader(this.secret);
       res = await this.fetchImpl(`${this.baseUrl}${path}`, {
         method,
-        ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+        headers: { ...auth, ...(body !== undefined && { 'content-type': 'application/json' }) },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
       });
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;

@@ -74,7 +74,9 @@ export type ClusterStateErrorKind =
   | 'TIMEOUT'
   | 'BAD_ARGUMENT'
   /** A node holds bytes that do not decode or validate (see cluster-state/json-node.ts): log, count, skip. */
-  | 'CORRUPT';
+  | 'CORRUPT'
+  /** ZooKeeper refused: the node's ACL does not admit this client, or its credentials were rejected (hstorm.zookeeper.auth.payload). */
+  | 'NO_AUTH';
 
 export class ClusterStateError extends HstormError {
   constructor(

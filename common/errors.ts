@@ -102,3 +102,10 @@ export class NimbusUnreachableError extends HstormError {
     );
   }
 }
+
+/** A request to nimbus's HTTP API came without the shared secret (`nimbus.auth.secret`), or with a wrong one. */
+export class UnauthenticatedError extends HstormError {
+  constructor(message: string) {
+    super('HSTORM_ERR_NIMBUS_UNAUTHENTICATED', message);
+  }
+}

@@ -4,6 +4,7 @@
  * cluster-state proxy).
  */
 import type { GpuBinding } from './assignment.js';
+import type { CurveKeys } from './security/curve-keys.js';
 
 export interface WorkerLaunch {
   topologyId: string;
@@ -17,6 +18,8 @@ export interface WorkerLaunch {
   /** Cluster config (validated) — ZooKeeper address, root, timeouts. */
   clusterConfig: Record<string, unknown>;
   gpu: GpuBinding | null;
+  /** The topology's CURVE key pair (hstorm.messaging.curve); absent or null: plain links. */
+  curve?: CurveKeys | null;
 }
 
 export const WORKER_ENV = 'HSTORM_WORKER_LAUNCH';

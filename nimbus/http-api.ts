@@ -9,6 +9,7 @@
  *   GET  /api/v1/scheduler/queue                  topologies waiting in the HDRF queue, in HDRF order
  *   POST /api/v1/topologies                       { name, def, config, bundle (base64 gzip), sha256 }
  *   GET  /api/v1/topologies/:id/bundle            the gzip bundle (supervisors)
+ *   GET  /api/v1/topologies/:id/curve-keys        the CURVE key pair of its workers (supervisors; hstorm.messaging.curve)
  *   POST /api/v1/topologies/:name/kill            { waitSecs? }
  *   POST /api/v1/topologies/:name/activate
  *   POST /api/v1/topologies/:name/deactivate
@@ -20,12 +21,16 @@
  * rather than a separate `hstorm ui` daemon: the windowed statistics and the
  * γ/δ series live in nimbus's memory, sampled from heartbeats it already reads.
  *
+ * With `nimbus.auth.secret` set, mutating routes, the bundle and the keys need
+ * `Authorization: Bearer <secret>` (http-auth.ts).
+ *
  * Every error is `{ error: { code, message } }` with a 4xx/5xx status; no
  * request can make nimbus exit.
  */
 import { createReadStream } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from '../common/logger.js';
+import { registerHttpAuth, type HttpAuth } from './http-auth.js';
 import { BadRequestError } from './errors.js';
 import { httpError } from './http-errors.js';
 import {
@@ -45,6 +50,8 @@ export interface HttpApiOptions {
   log: Logger;
   /** Largest request body accepted (bundles are sent inline). Default 128 MiB. */
   bodyLimit?: number;
+  /** The shared secret mutating routes (and, optionally, reads) need (http-auth.ts); absent: open. */
+  auth?: HttpAuth | null;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -63,6 +70,8 @@ export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
   app.setNotFoundHandler((req, reply) => {
     void reply.status(404).send({ error: { code: 'HSTORM_ERR_NIMBUS_NO_ROUTE', message: `no such endpoint: ${req.method} ${req.url}` } });
   });
+
+  if (opts.auth) registerHttpAuth(app, opts.auth, log);
 
   app.get(`${API_PREFIX}/supervisors`, async () => ({ supervisors: await nimbus.supervisors() }));
   app.get(`${API_PREFIX}/topologies`, async () => ({ topologies: await nimbus.topologies() }));
@@ -87,6 +96,9 @@ export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
     const { path, sha256 } = await nimbus.bundlePath(req.params.id);
     return reply.header('content-type', 'application/gzip').header('x-hstorm-sha256', sha256).send(createReadStream(path));
   });
+
+  // CURVE key pair of a topology's workers (supervisors fetch it; always behind the secret, see http-auth.ts).
+  app.get<{ Params: { id: string } }>(`${API_PREFIX}/topologies/:id/curve-keys`, (req) => nimbus.curveKeys(req.params.id));
 
   app.post<{ Params: { name: string } }>(`${API_PREFIX}/topologies/:name/kill`, async (req) => {
     const body = parseBody(killRequestSchema, req.body);
@@ -130,6 +142,6 @@ export async function startHttpApi(opts: HttpApiOptions & { host: string; port: 
   await app.listen({ host: opts.host, port: opts.port });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
-  opts.log.info({ host: opts.host, port }, 'nimbus HTTP API listening');
+  opts.log.info({ host: opts.host, port, auth: opts.auth ? (opts.auth.reads ? 'all' : 'writes') : 'off' }, 'nimbus HTTP API listening');
   return { app, port };
 }

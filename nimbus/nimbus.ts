@@ -30,6 +30,8 @@ import { planPlacement } from './placement.js';
 import type { SchedulerStrategy } from './scheduler/types.js';
 import { HeartbeatSampler } from './heartbeat-sampler.js';
 import { ensureNode, putJson, removeNode } from './state-ops.js';
+import { CurveKeyStore } from './curve-key-store.js';
+import type { CurveKeys } from '../common/security/curve-keys.js';
 import { checkTopologyName, mergeTopologyConfig, parseTopologyDef } from './submit-validation.js';
 import { TopologyAdmin } from './topology-admin.js';
 import { holdingsOf, queueOrder, queueView, totalsOf } from './fairness-views.js';
@@ -61,6 +63,7 @@ export class Nimbus {
   readonly config: Config;
   readonly settings: NimbusSettings;
   readonly blobs: BlobStore | null;
+  private readonly curve: CurveKeyStore | null;
   private readonly state: ClusterState;
   private readonly log: Logger;
   private readonly reader: ClusterReader;
@@ -89,6 +92,7 @@ export class Nimbus {
     this.log = options.log;
     const blobDir = options.blobDir === undefined ? join(this.settings.localDir, 'blobs') : options.blobDir;
     this.blobs = blobDir === null ? null : new BlobStore(blobDir);
+    this.curve = options.config['hstorm.messaging.curve'] === true ? new CurveKeyStore(blobDir === null ? null : join(this.settings.localDir, 'curve-keys')) : null;
     this.reader = new ClusterReader(this.state, this.log);
     this.tracker = new HeartbeatTracker(this.state, {
       taskTimeoutMs: this.settings.taskTimeoutMs,
@@ -334,6 +338,13 @@ export class Nimbus {
       throw new BadRequestError(`topology ${storm.id} runs code from a local path, not a bundle`, 'id');
     }
     return { path: this.blobs.pathOf(storm.code.sha256), sha256: storm.code.sha256 };
+  }
+
+  /** The CURVE key pair of a topology's workers (by name or id); only with hstorm.messaging.curve. */
+  async curveKeys(nameOrId: string): Promise<CurveKeys> {
+    if (!this.curve) throw new BadRequestError('this nimbus runs with hstorm.messaging.curve off: workers have no CURVE keys', 'id');
+    const storm = await this.admin.find(nameOrId);
+    return this.curve.keysFor(storm.id);
   }
 
   /** Runs a reconcile round now (tests; `hstorm` never needs it). */

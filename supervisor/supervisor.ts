@@ -25,6 +25,10 @@ import { defaultWorkerEntry } from '../common/package-root.js';
 import { SupervisorRegistration } from './registration.js';
 import { supervisorSettings, type SupervisorSettings } from './supervisor-config.js';
 import { WorkerLauncher, type IpcServe, type LaunchedWorker } from './worker-launcher.js';
+import { fetchWithSecret } from '../common/security/authorized-fetch.js';
+import type { CurveKeys } from '../common/security/curve-keys.js';
+import { nimbusSecret } from '../common/security/secrets.js';
+import { curveKeySource, workerClusterConfig } from './link-keys.js';
 
 export interface SupervisorOptions {
   state: ClusterState;
@@ -42,6 +46,8 @@ export interface SupervisorOptions {
   /** Extra environment for workers. */
   workerEnv?: Record<string, string>;
   fetchImpl?: typeof fetch;
+  /** Where workers' CURVE keys come from when hstorm.messaging.curve is on; default nimbus's API (local mode: the in-process nimbus). */
+  curveKeys?: (topologyId: string) => Promise<CurveKeys>;
   /** Where the node collector reads CPU, memory, GPU and process use (tests); default the OS, nvidia-smi and /proc. */
   nodeSources?: NodeSources;
 }
@@ -89,6 +95,7 @@ export class Supervisor {
   private readonly log: Logger;
   private readonly launcher: WorkerLauncher;
   private readonly fetcher: CodeFetcher;
+  private readonly curveKeys: ((topologyId: string) => Promise<CurveKeys>) | null;
   private readonly watcher: AssignmentWatcher;
   private registration: SupervisorRegistration | null = null;
   private readonly slots = new Map<number, Slot>();
@@ -109,13 +116,14 @@ export class Supervisor {
     this.state = options.state;
     this.log = options.log.child({ supervisor: this.settings.id });
     this.graceMs = options.workerStopGraceMs ?? 5000;
+    const authorizedFetch = fetchWithSecret(options.fetchImpl ?? fetch, nimbusSecret(options.config));
     this.launcher = new WorkerLauncher({
       log: this.log,
       entry: options.workerEntry ?? defaultWorkerEntry(),
       childopts: this.settings.childopts,
       logDir: join(this.settings.localDir, 'logs'),
       pidDir: join(this.settings.localDir, 'workers', this.settings.id),
-      clusterConfig: { ...options.config },
+      clusterConfig: workerClusterConfig(options.config),
       ...(options.ipc && { ipc: options.ipc }),
       ...(options.workerEnv && { env: options.workerEnv }),
     });
@@ -125,8 +133,9 @@ export class Supervisor {
       nimbusHost: this.settings.nimbusHost,
       nimbusPort: this.settings.nimbusPort,
       log: this.log,
-      ...(options.fetchImpl && { fetchImpl: options.fetchImpl }),
+      fetchImpl: authorizedFetch,
     });
+    this.curveKeys = curveKeySource(options, this.settings, this.state, authorizedFetch, this.log);
     this.watcher = new AssignmentWatcher(this.state, () => this.requestSync(), this.log);
   }
 
@@ -266,9 +275,11 @@ export class Supervisor {
 
   private async launch(slot: Slot): Promise<void> {
     let modulePath: string;
+    let curve: CurveKeys | null;
     try {
       const { value: storm } = await readJson(this.state, ZkPaths.storm(slot.topologyId), stormBaseSchema);
       modulePath = await this.fetcher.modulePathFor(storm);
+      curve = this.curveKeys ? await this.curveKeys(slot.topologyId) : null;
     } catch (err) {
       // The topology may be on its way out, or nimbus briefly unreachable: try again on the next tick.
       slot.nextLaunchAt = Date.now() + this.settings.monitorMs;
@@ -283,6 +294,7 @@ export class Supervisor {
       port: slot.port,
       modulePath,
       gpu: slot.worker.gpu,
+      curve,
     });
     slot.proc = proc;
     slot.launches++;

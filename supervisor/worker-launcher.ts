@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import type { GpuBinding } from '../common/assignment.js';
 import type { Logger } from '../common/logger.js';
 import { encodeWorkerLaunch, type WorkerLaunch } from '../common/worker-env.js';
+import type { CurveKeys } from '../common/security/curve-keys.js';
 import { WorkerLaunchError } from './errors.js';
 
 /** What serves one local-mode child its cluster state over IPC (serveClusterStateOverIpc). */
@@ -46,6 +47,8 @@ export interface WorkerSpec {
   port: number;
   modulePath: string;
   gpu: GpuBinding | null;
+  /** The topology's CURVE key pair, when hstorm.messaging.curve is on. */
+  curve?: CurveKeys | null;
 }
 
 export interface WorkerExit {
@@ -128,6 +131,7 @@ export class WorkerLauncher {
       state: this.o.ipc ? 'ipc' : 'zookeeper',
       clusterConfig: this.o.clusterConfig,
       gpu: spec.gpu,
+      ...(spec.curve && { curve: spec.curve }),
     };
     let fd: number;
     try {

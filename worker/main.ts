@@ -14,6 +14,7 @@ import type { StormBase } from '../common/storm-base.js';
 import { loadTopology, checkSameShape } from './load-topology.js';
 import { readJsonNode } from './state-json.js';
 import { Worker } from './worker.js';
+import { linkSecurityOf } from './transport/link-security.js';
 import { installGpuRuntime } from './gpu-runtime.js';
 import { releaseWebGpu } from './gpu-backend.js';
 
@@ -34,7 +35,8 @@ async function main(): Promise<void> {
   const { topology, def } = await loadTopology(launch.modulePath, base.config);
   checkSameShape(base.def, def, launch.modulePath);
   let stopping = false;
-  const worker = new Worker({ launch, store, log, stormBase: base, assignment, topology, onRetired: (why) => shutdown(why) });
+  const link = await linkSecurityOf(launch.clusterConfig, launch.curve);
+  const worker = new Worker({ launch, store, log, stormBase: base, assignment, topology, link, onRetired: (why) => shutdown(why) });
   function shutdown(why: string): void {
     if (stopping) return;
     stopping = true;

@@ -26,6 +26,7 @@ import { BoltExecutor } from './executor/bolt-executor.js';
 import { AckerExecutor } from './executor/acker-executor.js';
 import { SYSTEM_FIELDS, isSystemStream } from './executor/system-streams.js';
 import { idBucket } from './ack-ids.js';
+import type { LinkSecurity } from './transport/link-security.js';
 import { ZmqTransport } from './transport/zmq-transport.js';
 import { SignalHub } from './signal-hub.js';
 import { readJsonNode, writeJsonNode } from './state-json.js';
@@ -49,6 +50,8 @@ export interface WorkerOptions {
    * that died with -9 and left its workers behind.
    */
   onRetired?: (why: string) => void;
+  /** Where the slot socket listens and whether links use CURVE (worker/transport/link-security.ts); default 127.0.0.1, plain. */
+  link?: LinkSecurity;
 }
 
 export class Worker implements ExecutorHost {
@@ -112,6 +115,7 @@ export class Worker implements ExecutorHost {
     this.transport = new ZmqTransport(
       {
         port: this.launch.port,
+        ...opts.link,
         batchSize: conf['topology.transfer.batch.size'] as number,
         flushIntervalMs: conf['topology.batch.flush.interval.millis'] as number,
         highWaterMark: 64,

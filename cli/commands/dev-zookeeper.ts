@@ -14,7 +14,7 @@ import { positiveInt } from './flag-values.js';
 interface DevZooKeeperFlags {
   port: string;
   dataDir: string;
-  host?: string;
+  host: string;
   quiet?: boolean;
 }
 
@@ -24,7 +24,7 @@ export function registerDevZookeeper(program: Command): void {
     .description('run a single-node development ZooKeeper in the foreground (needs `apt-get install zookeeper`)')
     .option('-p, --port <port>', 'client port', '2181')
     .option('--data-dir <dir>', 'where ZooKeeper keeps its data', join(homedir(), '.hstorm', 'zookeeper'))
-    .option('--host <address>', 'address to listen on (default: all interfaces)')
+    .option('--host <address>', 'address to listen on (0.0.0.0: every interface)', '127.0.0.1')
     .option('-q, --quiet', "hide ZooKeeper's own log (warnings and errors are shown by default)")
     .action(async (flags: DevZooKeeperFlags) => {
       const port = positiveInt('--port', flags.port);
@@ -33,7 +33,7 @@ export function registerDevZookeeper(program: Command): void {
       const server = await ZooKeeperServer.start({
         port,
         dataDir: flags.dataDir,
-        ...(flags.host !== undefined && { host: flags.host }),
+        host: flags.host,
         output: flags.quiet ? 'pipe' : 'inherit',
         log,
       });

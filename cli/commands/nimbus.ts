@@ -2,7 +2,10 @@
 import type { Command } from 'commander';
 import { join } from 'node:path';
 import { connectZooKeeper, zookeeperOptions } from '../../common/cluster-state/zookeeper-store.js';
+import { ConfigError } from '../../common/errors.js';
 import { createLogger } from '../../common/logger.js';
+import { exposureWarnings } from '../../common/security/exposure.js';
+import { nimbusSecret } from '../../common/security/secrets.js';
 import { Nimbus, startHttpApi } from '../../nimbus/index.js';
 import { flushLog, untilSignal } from '../daemon-runtime.js';
 import { addConfigOptions, loadClusterConfig, type ConfigFlags } from './config-options.js';
@@ -12,10 +15,17 @@ export function registerNimbus(program: Command): void {
     program
       .command('nimbus')
       .description('start the master daemon: stores topologies, schedules them, serves the HTTP API')
-      .option('--bind <host>', 'address the HTTP API listens on', '0.0.0.0'),
+      .option('--bind <host>', 'address the HTTP API listens on (beyond 127.0.0.1 without nimbus.auth.secret, nimbus warns at start)', '0.0.0.0'),
   ).action(async (flags: ConfigFlags & { bind: string }) => {
     const config = loadClusterConfig(flags);
     const log = createLogger('nimbus');
+    const secret = nimbusSecret(config);
+    if (config['hstorm.messaging.curve'] === true && secret === null) {
+      throw new ConfigError('hstorm.messaging.curve needs nimbus.auth.secret (or nimbus.auth.secret.file): supervisors fetch the CURVE keys from nimbus', 'hstorm.messaging.curve', true);
+    }
+    for (const line of exposureWarnings([{ what: 'nimbus HTTP API', host: flags.bind, protections: [{ name: 'nimbus.auth.secret', on: secret !== null }] }])) {
+      log.warn(line);
+    }
     const port = config['nimbus.http.port'] as number;
     const state = await connectZooKeeper(zookeeperOptions(config), log.child({ component: 'zookeeper' }));
     const nimbus = new Nimbus({
@@ -27,7 +37,7 @@ export function registerNimbus(program: Command): void {
     });
     let http: Awaited<ReturnType<typeof startHttpApi>> | null = null;
     try {
-      http = await startHttpApi({ nimbus, log, host: flags.bind, port });
+      http = await startHttpApi({ nimbus, log, host: flags.bind, port, auth: secret === null ? null : { secret, reads: config['nimbus.auth.reads'] === true } });
       await nimbus.start();
       await untilSignal(log);
     } finally {

@@ -2,6 +2,8 @@
 import type { Command } from 'commander';
 import { connectZooKeeper, zookeeperOptions } from '../../common/cluster-state/zookeeper-store.js';
 import { createLogger } from '../../common/logger.js';
+import { exposureWarnings } from '../../common/security/exposure.js';
+import { configuredSlotBindHost } from '../../worker/transport/bind-host.js';
 import { Supervisor } from '../../supervisor/index.js';
 import { flushLog, untilSignal } from '../daemon-runtime.js';
 import { addConfigOptions, loadClusterConfig, type ConfigFlags } from './config-options.js';
@@ -12,6 +14,8 @@ export function registerSupervisor(program: Command): void {
   ).action(async (flags: ConfigFlags) => {
     const config = loadClusterConfig(flags);
     const log = createLogger('supervisor');
+    const slots = { what: 'worker slots', host: configuredSlotBindHost(config), protections: [{ name: 'hstorm.messaging.curve', on: config['hstorm.messaging.curve'] === true }] };
+    for (const line of exposureWarnings([slots])) log.warn(line);
     const state = await connectZooKeeper(zookeeperOptions(config), log.child({ component: 'zookeeper' }));
     const sup = new Supervisor({ state, config, log });
     try {

@@ -25,6 +25,7 @@ const KINDS = [
   'TIMEOUT',
   'BAD_ARGUMENT',
   'CORRUPT',
+  'NO_AUTH',
 ] as const satisfies readonly ClusterStateErrorKind[];
 
 // Compile-time check that KINDS lists every kind: adding one to ClusterStateErrorKind breaks this line.

@@ -17,8 +17,8 @@ const KIND_BY_CODE = new Map<number, ClusterStateErrorKind>([
   [Exception.NO_CHILDREN_FOR_EPHEMERALS, 'BAD_ARGUMENT'],
   [Exception.BAD_ARGUMENTS, 'BAD_ARGUMENT'],
   [Exception.INVALID_ACL, 'BAD_ARGUMENT'],
-  [Exception.NO_AUTH, 'BAD_ARGUMENT'],
-  [Exception.AUTH_FAILED, 'BAD_ARGUMENT'],
+  [Exception.NO_AUTH, 'NO_AUTH'],
+  [Exception.AUTH_FAILED, 'NO_AUTH'],
   [Exception.INVALID_CALLBACK, 'BAD_ARGUMENT'],
   [Exception.API_ERROR, 'BAD_ARGUMENT'],
 ]);
@@ -42,6 +42,11 @@ export function fromZooKeeperError(err: unknown, op: string, path: string): Clus
   // ZooKeeper answers NO_NODE when the parent of a node being created is missing.
   if (op === 'create' && kind === 'NO_NODE') kind = 'NO_PARENT';
   const name = (err as Exception).getName();
-  const why = code === Exception.NO_CHILDREN_FOR_EPHEMERALS ? 'ephemeral nodes cannot have children' : name;
+  const why =
+    code === Exception.NO_CHILDREN_FOR_EPHEMERALS
+      ? 'ephemeral nodes cannot have children'
+      : code === Exception.NO_AUTH || code === Exception.AUTH_FAILED
+        ? `${name}: the node's ACL does not admit this client (hstorm.zookeeper.auth.payload must be the same on every hstorm process)`
+        : name;
   return new ClusterStateError(kind, path, `ZooKeeper ${op} ${path}: ${why}`);
 }

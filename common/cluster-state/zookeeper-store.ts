@@ -19,7 +19,9 @@
  * - A plain disconnect keeps the session: the library reconnects and re-sets
  *   its watches itself; listeners see `disconnected` then `connected`.
  */
-import { CreateMode, State, createClient, type Client, type Event, type Stat } from 'node-zookeeper-client';
+import { CreateMode, type ACL, State, createClient, type Client, type Event, type Stat } from 'node-zookeeper-client';
+import { zookeeperAuthPayload } from '../security/secrets.js';
+import { aclFor, addDigestAuth } from './zookeeper-acl.js';
 import type { Logger } from '../logger.js';
 import {
   ClusterStateError,
@@ -44,6 +46,8 @@ export interface ZooKeeperOptions {
   connectTimeoutMs: number;
   /** Deadline of each operation (default: sessionTimeoutMs). */
   operationTimeoutMs?: number;
+  /** Digest credentials `user:password`: added to every session, and the only identity allowed on nodes created (zookeeper-acl.ts). */
+  auth?: string | null;
 }
 
 /** The ZooKeeper options a cluster config names (daemons' config, or the one a worker is launched with). */
@@ -53,6 +57,7 @@ export function zookeeperOptions(config: Readonly<Record<string, unknown>>): Zoo
     root: config['hstorm.zookeeper.root'] as string,
     sessionTimeoutMs: config['hstorm.zookeeper.session.timeout.ms'] as number,
     connectTimeoutMs: config['hstorm.zookeeper.connect.timeout.ms'] as number,
+    auth: zookeeperAuthPayload(config),
   };
 }
 
@@ -96,6 +101,8 @@ export class ZooKeeperClusterState implements ClusterState {
   /** Ephemeral nodes this client made and has not deleted, with their last data: re-created after an expiry. */
   private readonly ephemerals = new Map<string, Buffer>();
   private readonly inFlight = new Set<(err: ClusterStateError) => void>();
+  /** ACL of every node this client creates (zookeeper-acl.ts); world-open without credentials. */
+  private readonly acls: ACL[];
 
   /** Use connectZooKeeper. */
   constructor(
@@ -105,6 +112,7 @@ export class ZooKeeperClusterState implements ClusterState {
   ) {
     this.root = options.root === '/' ? '' : options.root;
     this.opTimeoutMs = options.operationTimeoutMs ?? options.sessionTimeoutMs;
+    this.acls = aclFor(options.auth);
     this.state = new SessionStateEmitter('connected', log);
     this.watches = new ZooKeeperWatches((abs) => this.relative(abs), log);
     this.client = client;
@@ -124,14 +132,14 @@ export class ZooKeeperClusterState implements ClusterState {
     if (options.parents) {
       for (const a of ancestorsOf(path)) {
         try {
-          await this.call<string>('create', a, (c, cb) => c.create(this.absolute(a), CreateMode.PERSISTENT, cb));
+          await this.call<string>('create', a, (c, cb) => c.create(this.absolute(a), this.acls, CreateMode.PERSISTENT, cb));
         } catch (err) {
           if (!(err instanceof ClusterStateError && err.kind === 'NODE_EXISTS')) throw err;
         }
       }
     }
     const bytes = Buffer.from(data);
-    const actual = await this.call<string>('create', path, (c, cb) => c.create(this.absolute(path), bytes, MODES[mode], cb));
+    const actual = await this.call<string>('create', path, (c, cb) => c.create(this.absolute(path), bytes, this.acls, MODES[mode], cb));
     const rel = this.relative(actual);
     if (mode === 'ephemeral' || mode === 'ephemeral_sequential') this.ephemerals.set(rel, bytes);
     return rel;
@@ -208,7 +216,7 @@ export class ZooKeeperClusterState implements ClusterState {
     if (!this.root) return;
     for (const a of [...ancestorsOf(this.root), this.root]) {
       try {
-        await this.call<string>('create', a, (c, cb) => c.create(a, CreateMode.PERSISTENT, cb), false);
+        await this.call<string>('create', a, (c, cb) => c.create(a, this.acls, CreateMode.PERSISTENT, cb), false);
       } catch (err) {
         if (!(err instanceof ClusterStateError && err.kind === 'NODE_EXISTS')) throw err;
       }
@@ -339,7 +347,7 @@ export class ZooKeeperClusterState implements ClusterState {
     for (const [path, data] of [...this.ephemerals]) {
       for (let attempt = 0; ; attempt++) {
         try {
-          await this.call<string>('create', path, (c, cb) => c.create(this.absolute(path), data, CreateMode.EPHEMERAL, cb));
+          await this.call<string>('create', path, (c, cb) => c.create(this.absolute(path), data, this.acls, CreateMode.EPHEMERAL, cb));
           break;
         } catch (err) {
           const transient = err instanceof ClusterStateError && (err.kind === 'CONNECTION_LOSS' || err.kind === 'TIMEOUT');
@@ -361,6 +369,7 @@ export class ZooKeeperClusterState implements ClusterState {
 function newClient(options: ZooKeeperOptions): Client {
   // spinDelay: the pause after trying every server once; short, so a restarted server is found quickly.
   const client = createClient(options.servers.join(','), { sessionTimeout: options.sessionTimeoutMs, spinDelay: 250, retries: 0 });
+  addDigestAuth(client, options.auth);
   client.connect();
   return client;
 }

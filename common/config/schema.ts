@@ -68,6 +68,14 @@ export const CONFIG_KEYS = {
   'supervisor.gpu.memory.mb': key(posNum.nullable(), null, 'cluster', 'GPU memory in MB assumed for a discovered GPU that reports none (WebGPU adapters do not); null: unknown, the GPU is shared by slots only'),
   'supervisor.gpu.sm.counts': key(z.record(z.string(), posInt), {}, 'cluster', 'SM count per GPU name, overriding the built-in table'),
   'supervisor.collector.period.secs': key(z.number().min(0), 5, 'cluster', 'node collector period: CPU and memory use, per-GPU utilisation and memory (nvidia-smi), worker RSS and CPU, published with the supervisor heartbeat; 0 turns collection off'),
+  'supervisor.slots.bind.host': key(z.string().min(1).nullable(), null, 'cluster', 'address worker slots listen on (default: supervisor.host, or 127.0.0.1 when that is unset); 0.0.0.0 for every interface'),
+  // ── security (docs/security.md); each off by default ─────────────────────
+  'nimbus.auth.secret': key(z.string().min(16, 'at least 16 characters').nullable(), null, 'cluster', 'shared secret of the nimbus HTTP API: every POST and bundle download needs `Authorization: Bearer <secret>` (the CLI and supervisors send it); null: open'),
+  'nimbus.auth.secret.file': key(z.string().min(1).nullable(), null, 'cluster', 'file holding nimbus.auth.secret (read at start, surrounding whitespace trimmed); wins over nimbus.auth.secret'),
+  'nimbus.auth.reads': key(z.boolean(), false, 'cluster', 'with a nimbus secret, GET routes (API, UI data, /metrics) need it too; the web page itself stays public and asks for the secret'),
+  'hstorm.zookeeper.auth.payload': key(z.string().regex(/^[^:\s]+:\S+$/, 'user:password').nullable(), null, 'cluster', 'ZooKeeper digest credentials (user:password): every hstorm process adds them, and every znode hstorm creates gets an ACL that lets only them read or write; null: world-open znodes'),
+  'hstorm.zookeeper.auth.payload.file': key(z.string().min(1).nullable(), null, 'cluster', 'file holding hstorm.zookeeper.auth.payload (read at start, surrounding whitespace trimmed); wins over hstorm.zookeeper.auth.payload'),
+  'hstorm.messaging.curve': key(z.boolean(), false, 'cluster', 'ZeroMQ CURVE between workers: encrypted links, and a worker accepts only peers holding its topology\'s key pair (made by nimbus per topology, fetched by supervisors over the authenticated API); needs nimbus.auth.secret in cluster mode'),
   'worker.heartbeat.frequency.secs': key(posNum, 1, 'cluster', 'worker heartbeat period'),
   'worker.childopts': key(z.array(z.string()), [], 'cluster', 'extra node flags for worker processes'),
   // ── topology ─────────────────────────────────────────────────────────────

@@ -14,6 +14,8 @@ import * as zmq from 'zeromq';
 import { encodeBatch, decodeBatch, type WireTuple, type WireBatch } from '../../common/wire-codec.js';
 import type { Logger } from '../../common/logger.js';
 import { RateLimitedLog } from '../../common/logger.js';
+import type { CurveKeys } from '../../common/security/curve-keys.js';
+import { admitCurveKeys, curveClientOptions, curveServerOptions } from './curve.js';
 
 export interface PeerAddress {
   host: string;
@@ -22,6 +24,10 @@ export interface PeerAddress {
 
 export interface TransportOptions {
   port: number;
+  /** Address to listen on (an IP literal, `*` for every interface); default 127.0.0.1. */
+  bindHost?: string;
+  /** The topology's CURVE keys (curve.ts): encrypted links, only its workers admitted; null or absent: plain TCP. */
+  curve?: CurveKeys | null;
   batchSize: number;
   flushIntervalMs: number;
   /** Batches ZeroMQ may hold per socket before `send` waits. */
@@ -51,8 +57,9 @@ class Peer {
     readonly key: string,
     readonly address: PeerAddress,
     hwm: number,
+    curve: CurveKeys | null,
   ) {
-    this.socket = new zmq.Push({ sendHighWaterMark: hwm, linger: 0, immediate: false });
+    this.socket = new zmq.Push({ sendHighWaterMark: hwm, linger: 0, immediate: false, ...(curve && curveClientOptions(curve)) });
     this.socket.connect(`tcp://${address.host}:${address.port}`);
   }
 
@@ -68,6 +75,7 @@ export class ZmqTransport {
   private readonly peers = new Map<string, Peer>();
   private readonly garbageLog: RateLimitedLog;
   private closed = false;
+  private releaseCurve: (() => void) | null = null;
   receivedBatches = 0;
   receivedTuples = 0;
 
@@ -76,12 +84,13 @@ export class ZmqTransport {
     private readonly handlers: TransportHandlers,
     private readonly log: Logger,
   ) {
-    this.pull = new zmq.Pull({ receiveHighWaterMark: opts.highWaterMark, linger: 0 });
+    this.pull = new zmq.Pull({ receiveHighWaterMark: opts.highWaterMark, linger: 0, ...(opts.curve && curveServerOptions(opts.curve)) });
     this.garbageLog = new RateLimitedLog(log);
   }
 
   async bind(): Promise<void> {
-    await this.pull.bind(`tcp://0.0.0.0:${this.opts.port}`);
+    if (this.opts.curve) this.releaseCurve = await admitCurveKeys(this.opts.curve, this.log);
+    await this.pull.bind(`tcp://${this.opts.bindHost ?? '127.0.0.1'}:${this.opts.port}`);
     void this.receiveLoop();
   }
 
@@ -90,7 +99,7 @@ export class ZmqTransport {
     const existing = this.peers.get(key);
     if (existing && existing.address.host === address.host && existing.address.port === address.port) return;
     if (existing) this.dropPeer(key);
-    this.peers.set(key, new Peer(key, address, this.opts.highWaterMark));
+    this.peers.set(key, new Peer(key, address, this.opts.highWaterMark, this.opts.curve ?? null));
   }
 
   dropPeer(key: string): void {
@@ -199,5 +208,6 @@ export class ZmqTransport {
     this.closed = true;
     for (const key of [...this.peers.keys()]) this.dropPeer(key);
     this.pull.close();
+    this.releaseCurve?.();
   }
 }

@@ -1,0 +1,18 @@
+/**
+ * How a worker's links are protected: where its slot socket listens
+ * (bind-host.ts) and, with hstorm.messaging.curve, the topology's CURVE keys
+ * (curve.ts). Built once at worker start from the launch.
+ */
+import type { CurveKeys } from '../../common/security/curve-keys.js';
+import { configuredSlotBindHost, resolveSlotBindHost } from './bind-host.js';
+
+export interface LinkSecurity {
+  /** An IP literal, or `*` for every interface. */
+  bindHost: string;
+  /** null: plain TCP. */
+  curve: CurveKeys | null;
+}
+
+export async function linkSecurityOf(clusterConfig: Readonly<Record<string, unknown>>, curve: CurveKeys | null | undefined): Promise<LinkSecurity> {
+  return { bindHost: await resolveSlotBindHost(configuredSlotBindHost(clusterConfig)), curve: curve ?? null };
+}

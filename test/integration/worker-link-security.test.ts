@@ -5,7 +5,7 @@
  * from a CURVE client with a key pair of its own — never reaches the receiving
  * worker, while a peer holding the topology's pair gets through. The same
  * forgery without CURVE does get through, which is what the refusals are
- * measured against.
+ * measured against. And `hstorm local` runs a topology with CURVE on.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -16,6 +16,8 @@ import { encodeBatch, type WireBatch } from '../../common/wire-codec.js';
 import { configuredSlotBindHost, resolveSlotBindHost } from '../../worker/transport/bind-host.js';
 import { refusedCurvePeers, z85Decode } from '../../worker/transport/curve.js';
 import { ZmqTransport } from '../../worker/transport/zmq-transport.js';
+import { join } from 'node:path';
+import { runLocal, PACKAGE_ROOT } from '../../cli/local-run.js';
 import { freePort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -134,5 +136,19 @@ describe('worker links: bind address and CURVE', function () {
     await waitFor('the peer\'s tuple at the receiver', () => r.seen.includes(GOOD_ID), 10_000, 20);
     assert.deepEqual(r.seen, [GOOD_ID], 'only the topology\'s own peer got a tuple through');
     assert.equal(r.transport.receivedBatches, 1);
+  });
+
+  it('hstorm local with hstorm.messaging.curve: keys from the in-process nimbus, word count across 2 workers loses nothing', async () => {
+    const perSpout = 150;
+    const summary = await runLocal({
+      module: join(PACKAGE_ROOT, 'examples/word-count'),
+      durationSec: 3,
+      clusterConfig: { 'hstorm.messaging.curve': true },
+      overrides: { 'topology.workers': 2, 'wordcount.sentences': perSpout, 'wordcount.parallelism.spout': 2 },
+      drainSec: 15,
+    });
+    assert.equal(summary.workers, 2);
+    assert.equal(summary.acked, 2 * perSpout);
+    assert.equal(summary.failed, 0);
   });
 });

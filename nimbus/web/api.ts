@@ -9,8 +9,32 @@ export type { ClusterSummaryView, NimbusSummaryView, SupervisorSummaryView, Topo
 
 export type Window = '600' | '10800' | '86400' | ':all-time';
 
+const SECRET_KEY = 'hstorm.nimbus.secret';
+
+/**
+ * fetch with nimbus's shared secret (nimbus.auth.secret) when this tab has
+ * one: on a 401 the page asks for it once, keeps it for the tab
+ * (sessionStorage, gone when the tab closes) and tries again.
+ */
+async function authorizedFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  const send = (): Promise<Response> => {
+    const secret = sessionStorage.getItem(SECRET_KEY);
+    const headers = new Headers(init.headers);
+    if (secret) headers.set('authorization', `Bearer ${secret}`);
+    return fetch(url, { ...init, headers });
+  };
+  const res = await send();
+  if (res.status !== 401) return res;
+  const given = window.prompt(
+    sessionStorage.getItem(SECRET_KEY) ? 'nimbus refused this secret; enter nimbus.auth.secret again:' : 'This nimbus needs its shared secret (nimbus.auth.secret):',
+  );
+  if (!given) return res;
+  sessionStorage.setItem(SECRET_KEY, given.trim());
+  return send();
+}
+
 async function get<T>(path: string): Promise<T> {
-  const res = await fetch(`/api/v1${path}`, { headers: { accept: 'application/json' } });
+  const res = await authorizedFetch(`/api/v1${path}`, { headers: { accept: 'application/json' } });
   const body = (await res.json()) as T & { error?: { code: string; message: string } };
   if (!res.ok) throw new Error(body.error ? `${body.error.code}: ${body.error.message}` : `HTTP ${res.status}`);
   return body;
@@ -44,7 +68,7 @@ export function loadComponent(id: string, component: string, window: Window): Pr
 /** Storm's POST actions; kill and rebalance with a wait of `waitSecs`. */
 export async function act(id: string, action: 'activate' | 'deactivate' | 'kill' | 'rebalance', waitSecs = 0): Promise<void> {
   const path = action === 'kill' || action === 'rebalance' ? `${action}/${waitSecs}` : action;
-  const res = await fetch(`/api/v1/topology/${encodeURIComponent(id)}/${path}`, { method: 'POST' });
+  const res = await authorizedFetch(`/api/v1/topology/${encodeURIComponent(id)}/${path}`, { method: 'POST' });
   if (!res.ok) {
     const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
     throw new Error(body?.error?.message ?? `HTTP ${res.status}`);

@@ -29,6 +29,7 @@ import { fetchWithSecret } from '../common/security/authorized-fetch.js';
 import type { CurveKeys } from '../common/security/curve-keys.js';
 import { nimbusSecret } from '../common/security/secrets.js';
 import { curveKeySource, workerClusterConfig } from './link-keys.js';
+import { resolveWorkerUser } from './worker-user.js';
 
 export interface SupervisorOptions {
   state: ClusterState;
@@ -124,6 +125,7 @@ export class Supervisor {
       logDir: join(this.settings.localDir, 'logs'),
       pidDir: join(this.settings.localDir, 'workers', this.settings.id),
       clusterConfig: workerClusterConfig(options.config),
+      runAs: resolveWorkerUser(options.config),
       ...(options.ipc && { ipc: options.ipc }),
       ...(options.workerEnv && { env: options.workerEnv }),
     });

@@ -38,6 +38,8 @@ export interface WorkerLauncherOptions {
   ipc?: IpcServe;
   /** Extra environment for workers (tests). */
   env?: Record<string, string>;
+  /** Run workers as this user and group (supervisor.worker.user, worker-user.ts). */
+  runAs?: { uid: number; gid: number } | null;
 }
 
 export interface WorkerSpec {
@@ -148,6 +150,7 @@ export class WorkerLauncher {
         // Its own process group: a terminal's Ctrl-C reaches only the daemon, which then stops its
         // workers in order (SIGTERM, last heartbeat) instead of all of them dying mid-batch at once.
         detached: true,
+        ...(this.o.runAs && { uid: this.o.runAs.uid, gid: this.o.runAs.gid }),
       });
     } catch (err) {
       throw new WorkerLaunchError(`cannot start worker on port ${spec.port}: ${(err as Error).message}`, spec.topologyId, spec.port, { cause: err });

@@ -70,6 +70,7 @@ export const CONFIG_KEYS = {
   'supervisor.collector.period.secs': key(z.number().min(0), 5, 'cluster', 'node collector period: CPU and memory use, per-GPU utilisation and memory (nvidia-smi), worker RSS and CPU, published with the supervisor heartbeat; 0 turns collection off'),
   'supervisor.slots.bind.host': key(z.string().min(1).nullable(), null, 'cluster', 'address worker slots listen on (default: supervisor.host, or 127.0.0.1 when that is unset); 0.0.0.0 for every interface'),
   // ── security (docs/security.md); each off by default ─────────────────────
+  'supervisor.worker.user': key(z.string().regex(/^[A-Za-z0-9._-]+$/, 'a user name or uid').nullable(), null, 'cluster', 'run workers as this user (name or uid, with its primary group) instead of the supervisor\'s; the supervisor must run as root; null: the supervisor\'s user'),
   'nimbus.auth.secret': key(z.string().min(16, 'at least 16 characters').nullable(), null, 'cluster', 'shared secret of the nimbus HTTP API: every POST and bundle download needs `Authorization: Bearer <secret>` (the CLI and supervisors send it); null: open'),
   'nimbus.auth.secret.file': key(z.string().min(1).nullable(), null, 'cluster', 'file holding nimbus.auth.secret (read at start, surrounding whitespace trimmed); wins over nimbus.auth.secret'),
   'nimbus.auth.reads': key(z.boolean(), false, 'cluster', 'with a nimbus secret, GET routes (API, UI data, /metrics) need it too; the web page itself stays public and asks for the secret'),

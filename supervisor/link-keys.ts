@@ -8,14 +8,22 @@ import type { ClusterState } from '../common/cluster-state.js';
 import type { Config } from '../common/config/index.js';
 import type { Logger } from '../common/logger.js';
 import type { CurveKeys } from '../common/security/curve-keys.js';
+import { zookeeperAuthPayload } from '../common/security/secrets.js';
 import { CurveKeyFetcher } from './curve-key-fetcher.js';
 import type { SupervisorSettings } from './supervisor-config.js';
 
 const WORKER_HIDDEN_KEYS = ['nimbus.auth.secret', 'nimbus.auth.secret.file'];
 
+/**
+ * The ZooKeeper credentials go inline, read from their file here: a worker
+ * running as another user (supervisor.worker.user) could not read a 0600 file.
+ */
 export function workerClusterConfig(config: Config): Record<string, unknown> {
   const out: Record<string, unknown> = { ...config };
   for (const k of WORKER_HIDDEN_KEYS) delete out[k];
+  const zk = zookeeperAuthPayload(config);
+  delete out['hstorm.zookeeper.auth.payload.file'];
+  out['hstorm.zookeeper.auth.payload'] = zk;
   return out;
 }
 

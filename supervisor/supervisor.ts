@@ -285,7 +285,7 @@ export class Supervisor {
     } catch (err) {
       // The topology may be on its way out, or nimbus briefly unreachable: try again on the next tick.
       slot.nextLaunchAt = Date.now() + this.settings.monitorMs;
-      this.log.warn({ err, topology: slot.topologyId, port: slot.port }, 'cannot get the topology code yet');
+      this.log.warn({ err, topology: slot.topologyId, port: slot.port }, 'cannot get the topology code (or its CURVE keys) yet');
       return;
     }
     if (this.stopped || this.slots.get(slot.port) !== slot) return;

@@ -41,9 +41,11 @@ describe('cluster mode with every door locked (nimbus secret, ZooKeeper ACLs, CU
     secretDir = await mkdtemp(join(tmpdir(), 'hstorm-secret-'));
     secretFile = join(secretDir, 'nimbus.secret');
     writeFileSync(secretFile, `${SECRET}\n`, { mode: 0o600 });
+    const zkAuthFile = join(secretDir, 'zk.digest');
+    writeFileSync(zkAuthFile, `${ZK_AUTH}\n`, { mode: 0o600 });
     cluster = await ProcessCluster.start({
       supervisors: [{ id: 'sup-sec', slots: 2 }],
-      config: { 'nimbus.auth.secret.file': secretFile, 'hstorm.zookeeper.auth.payload': ZK_AUTH, 'hstorm.messaging.curve': true },
+      config: { 'nimbus.auth.secret.file': secretFile, 'hstorm.zookeeper.auth.payload.file': zkAuthFile, 'hstorm.messaging.curve': true },
     });
     writeClientConfig(true);
   });

@@ -114,5 +114,11 @@ describe('security', () => {
     const w = workerClusterConfig(config);
     assert.ok(!('nimbus.auth.secret' in w) && !('nimbus.auth.secret.file' in w));
     assert.equal(w['hstorm.zookeeper.auth.payload'], 'hstorm:pw', 'workers need the ZooKeeper credentials');
+    // From a file: inline for the worker, which may run as a user that cannot read the file.
+    const dir = mkdtempSync(join(tmpdir(), 'hstorm-zkauth-'));
+    writeFileSync(join(dir, 'zk'), 'hstorm:from-file\n', { mode: 0o600 });
+    const fromFile = workerClusterConfig(buildConfig([{ 'hstorm.zookeeper.auth.payload.file': join(dir, 'zk') }], { allowUserKeys: false }));
+    assert.equal(fromFile['hstorm.zookeeper.auth.payload'], 'hstorm:from-file');
+    assert.ok(!('hstorm.zookeeper.auth.payload.file' in fromFile));
   });
 });

@@ -23,20 +23,26 @@ export interface HttpAuth {
   reads: boolean;
 }
 
-const ALWAYS_LOCKED = /^\/api\/v1\/topologies\/[^/]+\/(bundle|curve-keys)\/?(\?|$)/;
-const READ_ROUTES = /^\/(api|metrics)(\/|\?|$)/;
+const ALWAYS_LOCKED = new Set(['/api/v1/topologies/:id/bundle', '/api/v1/topologies/:id/curve-keys']);
+const READ_ROUTES = /^\/(api|metrics)(\/|$)/;
 
-/** Whether `method url` needs the secret under `auth`. */
-export function needsSecret(method: string, url: string, reads: boolean): boolean {
+/**
+ * Whether a request for `route` needs the secret. `route` is the pattern the
+ * router matched (`/api/v1/topologies/:id/bundle`), never the raw URL: the
+ * router decodes percent-escapes, so `/api/v1/topologies/x/%62undle` reaches
+ * the bundle route while its URL matches no pattern written against URLs.
+ * Unmatched requests (404) pass their raw path.
+ */
+export function needsSecret(method: string, route: string, reads: boolean): boolean {
   if (!['GET', 'HEAD', 'OPTIONS'].includes(method.toUpperCase())) return true;
-  if (ALWAYS_LOCKED.test(url)) return true;
-  return reads && READ_ROUTES.test(url);
+  if (ALWAYS_LOCKED.has(route)) return true;
+  return reads && READ_ROUTES.test(route);
 }
 
 export function registerHttpAuth(app: FastifyInstance, auth: HttpAuth, log: Logger): void {
   const refusals = new RateLimitedLog(log);
   app.addHook('onRequest', async (req, reply) => {
-    if (!needsSecret(req.method, req.url, auth.reads)) return;
+    if (!needsSecret(req.method, req.routeOptions.url ?? req.url.split('?')[0]!, auth.reads)) return;
     if (bearerMatches(req.headers.authorization, auth.secret)) return;
     const err = new UnauthenticatedError(
       req.headers.authorization === undefined

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { connectZooKeeper, zookeeperOptions } from '../../common/cluster-state/zookeeper-store.js';
 import { ConfigError } from '../../common/errors.js';
 import { createLogger } from '../../common/logger.js';
-import { exposureWarnings } from '../../common/security/exposure.js';
+import { configWarnings, exposureWarnings } from '../../common/security/exposure.js';
 import { nimbusSecret } from '../../common/security/secrets.js';
 import { Nimbus, startHttpApi } from '../../nimbus/index.js';
 import { flushLog, untilSignal } from '../daemon-runtime.js';
@@ -26,6 +26,7 @@ export function registerNimbus(program: Command): void {
     for (const line of exposureWarnings([{ what: 'nimbus HTTP API', host: flags.bind, protections: [{ name: 'nimbus.auth.secret', on: secret !== null }] }])) {
       log.warn(line);
     }
+    for (const line of configWarnings(config)) log.warn(line);
     const port = config['nimbus.http.port'] as number;
     const state = await connectZooKeeper(zookeeperOptions(config), log.child({ component: 'zookeeper' }));
     const nimbus = new Nimbus({

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { connectZooKeeper, zookeeperOptions } from '../../common/cluster-state/zookeeper-store.js';
 import { createLogger } from '../../common/logger.js';
-import { exposureWarnings } from '../../common/security/exposure.js';
+import { configWarnings, exposureWarnings } from '../../common/security/exposure.js';
 import { configuredSlotBindHost } from '../../worker/transport/bind-host.js';
 import { Supervisor } from '../../supervisor/index.js';
 import { flushLog, untilSignal } from '../daemon-runtime.js';
@@ -16,6 +16,7 @@ export function registerSupervisor(program: Command): void {
     const log = createLogger('supervisor');
     const slots = { what: 'worker slots', host: configuredSlotBindHost(config), protections: [{ name: 'hstorm.messaging.curve', on: config['hstorm.messaging.curve'] === true }] };
     for (const line of exposureWarnings([slots])) log.warn(line);
+    for (const line of configWarnings(config)) log.warn(line);
     const state = await connectZooKeeper(zookeeperOptions(config), log.child({ component: 'zookeeper' }));
     const sup = new Supervisor({ state, config, log });
     try {

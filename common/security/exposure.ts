@@ -37,3 +37,21 @@ export function exposureWarnings(doors: ExposureInput[]): string[] {
   }
   return out;
 }
+
+/**
+ * Protections that lean on each other: supervisors send nimbus's secret to the
+ * nimbus address they read in ZooKeeper, so with ZooKeeper open anyone who can
+ * write it can point them at a fake nimbus and collect the secret (and serve
+ * them code whose sha256 it also wrote).
+ */
+export function configWarnings(config: Readonly<Record<string, unknown>>): string[] {
+  const secret = config['nimbus.auth.secret'] !== null || config['nimbus.auth.secret.file'] !== null;
+  const zk = config['hstorm.zookeeper.auth.payload'] !== null || config['hstorm.zookeeper.auth.payload.file'] !== null;
+  if (secret && !zk) {
+    return [
+      'SECURITY: nimbus.auth.secret is set but hstorm.zookeeper.auth.payload is not: whoever can write ZooKeeper can point supervisors at another nimbus, ' +
+        'learn the secret and hand them code. Turn on ZooKeeper ACLs too (docs/security.md).',
+    ];
+  }
+  return [];
+}

@@ -114,6 +114,10 @@ describe('cluster mode with every door locked (nimbus secret, ZooKeeper ACLs, CU
       ['POST', `/topology/${id}/kill/0`],
       ['GET', `/topologies/${id}/bundle`],
       ['GET', `/topologies/${id}/curve-keys`],
+      // Percent-escapes the router decodes: the same routes, the same lock.
+      ['GET', `/topologies/${id}/%62undle`],
+      ['GET', `/%74opologies/${id}/curve-keys`],
+      ['POST', `/topologies/locked/%6Bill`, {}],
     ];
     for (const [method, path, body] of doors) {
       for (const headers of [{}, wrong]) {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { buildConfig } from '../../../common/config/index.js';
 import { ConfigError } from '../../../common/errors.js';
 import { bearerHeader, bearerMatches } from '../../../common/security/bearer-token.js';
-import { exposureWarnings, isLoopback } from '../../../common/security/exposure.js';
+import { configWarnings, exposureWarnings, isLoopback } from '../../../common/security/exposure.js';
 import { nimbusSecret, zookeeperAuthPayload } from '../../../common/security/secrets.js';
 import { digestId } from '../../../common/cluster-state/zookeeper-acl.js';
 import { needsSecret } from '../../../nimbus/http-auth.js';
@@ -33,6 +33,13 @@ describe('security', () => {
     });
   });
 
+  it('warns when the nimbus secret is on and ZooKeeper is open (supervisors read where nimbus is from ZooKeeper)', () => {
+    const cfg = (extra: Record<string, unknown>) => buildConfig([extra], { allowUserKeys: false });
+    assert.match(configWarnings(cfg({ 'nimbus.auth.secret': SECRET })).join(''), /hstorm\.zookeeper\.auth\.payload is not/);
+    assert.deepEqual(configWarnings(cfg({ 'nimbus.auth.secret': SECRET, 'hstorm.zookeeper.auth.payload': 'u:p' })), []);
+    assert.deepEqual(configWarnings(cfg({})), []);
+  });
+
   describe('bearer secret', () => {
     it('accepts the secret and nothing else', () => {
       assert.ok(bearerMatches(bearerHeader(SECRET).authorization, SECRET));
@@ -42,20 +49,20 @@ describe('security', () => {
       }
     });
 
-    it('locks every write, the bundle and the keys; reads only when asked', () => {
+    it('locks every write, the bundle and the keys (by route pattern); reads only when asked', () => {
       for (const [m, u] of [
         ['POST', '/api/v1/topologies'],
         ['POST', '/api/v1/topologies/wc/kill'],
         ['POST', '/api/v1/topology/wc-1/rebalance/0'],
         ['DELETE', '/api/v1/topologies/wc'],
         ['PUT', '/anything'],
-        ['GET', '/api/v1/topologies/wc-1-2/bundle'],
-        ['GET', '/api/v1/topologies/wc-1-2/curve-keys'],
-        ['GET', '/api/v1/topologies/wc-1-2/bundle?x=1'],
+        ['GET', '/api/v1/topologies/:id/bundle'],
+        ['GET', '/api/v1/topologies/:id/curve-keys'],
+        ['HEAD', '/api/v1/topologies/:id/bundle'],
       ]) {
         assert.ok(needsSecret(m!, u!, false), `${m} ${u}`);
       }
-      for (const u of ['/api/v1/topologies', '/api/v1/cluster/summary', '/metrics', '/', '/assets/app.js', '/api/v1/topologies/bundle']) {
+      for (const u of ['/api/v1/topologies', '/api/v1/topologies/:name', '/api/v1/cluster/summary', '/metrics', '/', '/assets/app.js']) {
         assert.ok(!needsSecret('GET', u, false), u);
       }
       assert.ok(needsSecret('GET', '/api/v1/topologies', true));

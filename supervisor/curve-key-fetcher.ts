@@ -1,7 +1,8 @@
 /**
  * Gets a topology's CURVE key pair from nimbus (hstorm.messaging.curve) over
  * its authenticated API — never from ZooKeeper — for the supervisor to hand
- * to the topology's workers at launch. Cached per topology while assigned here.
+ * to the topology's workers at launch. Cached per topology (80 bytes each) for
+ * the supervisor's life, so restarts of a worker need no round trip.
  */
 import type { ClusterState } from '../common/cluster-state.js';
 import { readJson } from '../common/cluster-state/json-node.js';
@@ -33,11 +34,6 @@ export class CurveKeyFetcher {
       p.catch(() => this.cache.delete(topologyId));
     }
     return p;
-  }
-
-  /** Forgets the keys of topologies no longer assigned here. */
-  prune(keep: ReadonlySet<string>): void {
-    for (const id of [...this.cache.keys()]) if (!keep.has(id)) this.cache.delete(id);
   }
 
   private async download(topologyId: string): Promise<CurveKeys> {

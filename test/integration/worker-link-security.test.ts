@@ -5,10 +5,14 @@
  * from a CURVE client with a key pair of its own — never reaches the receiving
  * worker, while a peer holding the topology's pair gets through. The same
  * forgery without CURVE does get through, which is what the refusals are
- * measured against. And `hstorm local` runs a topology with CURVE on.
+ * measured against. `hstorm dev-zookeeper` listens on 127.0.0.1 by default.
+ * And `hstorm local` runs a topology with CURVE on.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import * as zmq from 'zeromq';
 import { silentLogger } from '../../common/logger.js';
 import type { CurveKeys } from '../../common/security/curve-keys.js';
@@ -25,16 +29,31 @@ const log = silentLogger();
 const FORGED_ID = 77777777;
 const GOOD_ID = 4242;
 
-/** Addresses the kernel lists as listening on `port` (IPv4, /proc/net/tcp), as dotted quads. */
+/**
+ * Addresses the kernel lists as listening on `port`, from /proc/net/tcp and
+ * tcp6: IPv4 (and IPv4-mapped IPv6, as Java binds) as dotted quads, `::` for
+ * every IPv6 interface, other IPv6 addresses as hex.
+ */
 function listeningAddresses(port: number): string[] {
   const out: string[] = [];
-  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
-    const f = line.trim().split(/\s+/);
-    if (f.length < 4 || f[3] !== '0A') continue; // 0A: LISTEN
-    const [addrHex, portHex] = f[1]!.split(':');
-    if (parseInt(portHex!, 16) !== port) continue;
-    const b = Buffer.from(addrHex!, 'hex');
-    out.push([b[3], b[2], b[1], b[0]].join('.'));
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue; // no IPv6 on this kernel
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 4 || f[3] !== '0A') continue; // 0A: LISTEN
+      const [addrHex, portHex] = f[1]!.split(':');
+      if (parseInt(portHex!, 16) !== port) continue;
+      // The kernel prints each 32-bit word in host (little-endian) order.
+      const bytes = Buffer.concat((addrHex!.match(/.{8}/g) ?? []).map((w) => Buffer.from(w, 'hex').reverse()));
+      const v4 = bytes.length === 4 ? bytes : bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff ? bytes.subarray(12) : null;
+      if (v4) out.push([...v4].join('.'));
+      else out.push(bytes.every((b) => b === 0) ? '::' : bytes.toString('hex'));
+    }
   }
   return out;
 }
@@ -97,6 +116,26 @@ describe('worker links: bind address and CURVE', function () {
     closers.push(() => b.transport.close());
     await b.transport.bind();
     assert.deepEqual(listeningAddresses(open), ['0.0.0.0']);
+  });
+
+  it('hstorm dev-zookeeper listens on 127.0.0.1 unless given --host', async () => {
+    const port = await freePort();
+    const dataDir = await mkdtemp(join(tmpdir(), 'hstorm-devzk-'));
+    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'bin', 'hstorm.js'), 'dev-zookeeper', '--port', String(port), '--data-dir', dataDir, '--quiet'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true,
+    });
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    closers.push(async () => {
+      const gone = new Promise((r) => child.once('exit', r));
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGTERM');
+      await gone;
+      await rm(dataDir, { recursive: true, force: true });
+    });
+    await waitFor('ZooKeeper up', () => err.includes('ZooKeeper is up'), 60_000, 100);
+    assert.match(err, new RegExp(`ZooKeeper is up on 127\\.0\\.0\\.1:${port}`));
+    assert.deepEqual(listeningAddresses(port), ['127.0.0.1'], 'not on every interface (java would list :: or 0.0.0.0)');
   });
 
   it('without CURVE, a forged batch from a plain socket reaches the worker (the door CURVE closes)', async () => {

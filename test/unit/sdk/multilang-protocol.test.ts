@@ -115,3 +115,11 @@ describe('multilang resources directory', () => {
     assert.throws(() => resourcesDirFor(code), /points outside/);
   });
 });
+
+describe('examples/cupy-matmul config', () => {
+  it('names matmul.multilang.backend and its allowed values when the value is wrong', async () => {
+    const { matmulTopology } = await import('../../../examples/matmul/matmul-topology.js');
+    assert.throws(() => matmulTopology({ 'matmul.multilang.backend': 'cuda' }, 'cupy'), /matmul.multilang.backend must be one of auto, cupy, numpy, python \(got "cuda"\)/);
+    assert.equal(matmulTopology({ 'matmul.multilang.backend': 'numpy' }, 'cupy').def.components.find((c) => c.id === 'dealer')?.gpu, null);
+  });
+});

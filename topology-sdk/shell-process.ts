@@ -50,8 +50,9 @@ export class ShellProcess {
   onMessage: (msg: ShellMsg) => void = () => undefined;
   /** Set by the owner: called once, on the first sign the process is gone or broken. */
   onDeath: (reason: string) => void = () => undefined;
-  /** Messages that came before the pid (see onLine). */
+  /** Messages that came before the owner set onMessage and called flushEarly (see onLine). */
   private early: ShellMsg[] = [];
+  private owned = false;
   private handshake: { resolve: (pid: number) => void; reject: (err: Error) => void } | null = null;
   pid: number | null = null;
 
@@ -143,17 +144,21 @@ export class ShellProcess {
         h.resolve(pid);
         return;
       }
-      this.onMessage(parseShellMsg(text));
+      const msg = parseShellMsg(text);
+      // Between the pid and the owner taking over (a microtask later), messages wait with the early ones.
+      if (this.owned) this.onMessage(msg);
+      else this.early.push(msg);
     } catch (err) {
       if (err instanceof ShellProtocolError) this.die(`sent garbage on stdout: ${err.message}`);
       else throw err;
     }
   }
 
-  /** Hands the owner the messages that arrived before the handshake answer; call once onMessage is set. */
+  /** Hands the owner the messages that arrived before it took over (also those before the pid); call once onMessage is set. */
   flushEarly(): void {
     const early = this.early;
     this.early = [];
+    this.owned = true;
     for (const m of early) if (!this.dead) this.onMessage(m);
   }
 

@@ -92,7 +92,12 @@ export class ShellRunner {
     const secs = (conf['topology.subprocess.timeout.secs'] as number | null | undefined) ?? (conf['nimbus.task.timeout.secs'] as number | undefined) ?? 30;
     this.timeoutMs = secs * 1000;
     this.pidDir = mkdtempSync(join(tmpdir(), `hstorm-pids-${ctx.componentId.replace(/[^\w.-]/g, '_')}-${ctx.taskId}-`));
-    await this.launch();
+    try {
+      await this.launch();
+    } catch (err) {
+      rmSync(this.pidDir, { recursive: true, force: true });
+      throw err;
+    }
     this.timer = setInterval(() => this.tick(), this.heartbeatMs);
     this.timer.unref();
   }

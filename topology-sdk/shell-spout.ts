@@ -31,6 +31,9 @@ export class ShellSpout extends Spout {
   private chain: Promise<void> = Promise.resolve();
   /** The command in progress: resolved by its sync, or by the death of the process. */
   private waiting: { proc: ShellProcess; done: () => void } | null = null;
+  /** Whether the executor activated the spout, and the subprocess that last heard a command. */
+  private active = false;
+  private greeted: ShellProcess | null = null;
 
   constructor(options: ShellComponentOptions) {
     super();
@@ -83,6 +86,18 @@ export class ShellSpout extends Spout {
   private async query(command: SpoutCommand, id: unknown): Promise<void> {
     const proc = await this.runner.live();
     if (!proc) return;
+    if (command === 'activate') this.active = true;
+    if (command === 'deactivate') this.active = false;
+    // A restarted subprocess of an active spout hears `activate` first, as its predecessor did.
+    if (proc !== this.greeted) {
+      this.greeted = proc;
+      if (this.active && command !== 'activate') await this.roundTrip(proc, 'activate', '');
+    }
+    await this.roundTrip(proc, command, id);
+  }
+
+  private async roundTrip(proc: ShellProcess, command: SpoutCommand, id: unknown): Promise<void> {
+    if (!proc.alive) return;
     await new Promise<void>((resolve) => {
       this.waiting = { proc, done: resolve };
       this.runner.markWaiting();

@@ -2,8 +2,9 @@
  * Storm's multilang protocol against Storm's own clients: a word-count
  * topology whose spout and split bolt are Python (storm.py) or Node (storm.js)
  * subprocesses, in local mode (real worker processes over ZeroMQ). Exact
- * counts; then a subprocess that crashes, writes garbage and hangs: its
- * pending tuples are failed and replayed, it is restarted, nothing is lost.
+ * counts; then a bolt subprocess that crashes, writes garbage and hangs: its
+ * pending tuples are failed and replayed, it is restarted, nothing is lost;
+ * and a spout subprocess that crashes is restarted.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -139,5 +140,20 @@ describe('multilang (Storm ShellBolt / ShellSpout with storm.py and storm.js)', 
     assert.match(errors, /sent garbage on stdout: not JSON: "this line is not a multilang message/);
     assert.match(errors, /subprocess heartbeat timeout/);
     for (const sid of [10, 30, 50]) assert.ok(existsSync(join(dir, `fault-${sid}`)), `fault at sentence ${sid} was injected`);
+  });
+
+  it('restarts a spout subprocess that crashes; a spout over a durable source goes on where it stopped', async () => {
+    const n = 60;
+    const r = await runUntilAcked(dir, n, { 'ml.lang': 'python', 'ml.spout.crash': 25 });
+    assert.ok(existsSync(join(dir, 'spout-next.crashed')), 'the spout crashed once');
+    const [spout] = r.executors.filter((e) => e.component === 'sentences');
+    assert.ok(spout);
+    assert.equal(userGauge(spout, 'multilang.restarts'), 1);
+    assert.match((spout.errors ?? []).map((e) => e.error).join('\n'), /sentencespout\.py` \(pid \d+\) exited with code 4/);
+    // Its in-flight messages were acked through the new process: each sentence emitted and counted exactly once.
+    assert.equal(spout.acked, n);
+    assert.equal(spout.failed, 0);
+    assert.deepEqual(sorted(r.counts), sorted(expectedCounts(n)));
+    assert.deepEqual(sorted(r.raw), sorted(expectedCounts(n)));
   });
 });

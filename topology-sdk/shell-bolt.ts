@@ -25,6 +25,7 @@ import type { ShellProcess } from './shell-process.js';
 import { ShellRunner, type ShellComponentOptions } from './shell-runner.js';
 import { declareShellStreams, logFromShell, metricsFromShell } from './shell-common.js';
 import type { Tuple } from './tuple.js';
+import type { UserHistogram } from './user-metrics.js';
 
 export class ShellBolt extends Bolt {
   private readonly runner: ShellRunner;
@@ -32,6 +33,12 @@ export class ShellBolt extends Bolt {
   private ctx!: TopologyContext;
   /** Input tuples handed to the subprocess and not yet acked or failed by it, by the id it knows them under. */
   private readonly inputs = new Map<string, Tuple>();
+  /** When each input was written, for the `multilang.process.ms` histogram (write → ack/fail). */
+  private readonly sentAt = new Map<string, number>();
+  private processMs: UserHistogram | null = null;
+  /** Time with at least one tuple in the subprocess: its busy time, so the task's capacity counts the work done there. */
+  private busyMs = 0;
+  private busySince: number | null = null;
 
   constructor(options: ShellComponentOptions) {
     super();
@@ -58,6 +65,8 @@ export class ShellBolt extends Bolt {
     this.ctx = ctx;
     ctx.registerGauge('multilang.pending', () => this.inputs.size);
     ctx.registerGauge('multilang.restarts', () => this.runner.restarts);
+    this.processMs = ctx.registerHistogram('multilang.process.ms');
+    ctx.reportBusyTime(() => this.busyMs + (this.busySince === null ? 0 : performance.now() - this.busySince));
     await this.runner.start(conf, ctx);
   }
 
@@ -69,7 +78,10 @@ export class ShellBolt extends Bolt {
 
   private send(proc: ShellProcess, tuple: Tuple): void | Promise<void> {
     const id = randomTupleId();
+    const now = performance.now();
+    if (this.inputs.size === 0) this.busySince = now;
     this.inputs.set(id, tuple);
+    this.sentAt.set(id, now);
     const room = proc.write({ id, comp: tuple.sourceComponent, stream: tuple.sourceStreamId, task: tuple.sourceTask, tuple: tuple.values });
     // The pipe is full: hold the executor back until the subprocess reads (Storm bounds its write queue the same way).
     if (!room) return proc.drained();
@@ -110,6 +122,11 @@ export class ShellBolt extends Bolt {
     const t = this.inputs.get(key);
     if (!t) throw new Error(`${what} a non-existent or already acked/failed id: ${key}`);
     this.inputs.delete(key);
+    const now = performance.now();
+    const sent = this.sentAt.get(key);
+    this.sentAt.delete(key);
+    if (sent !== undefined) this.processMs?.update(now - sent);
+    if (this.inputs.size === 0) this.idle(now);
     return t;
   }
 
@@ -133,14 +150,22 @@ export class ShellBolt extends Bolt {
   private failPending(reason: string): void {
     const pending = [...this.inputs.values()];
     this.inputs.clear();
+    this.sentAt.clear();
+    this.idle(performance.now());
     for (const t of pending) this.collector.fail(t);
     this.ctx.log.error({ failed: pending.length, restarts: this.runner.restarts + 1 }, `${reason}; failed its ${pending.length} pending tuple(s), restarting it`);
     this.collector.reportError(new Error(reason));
   }
 
+  private idle(now: number): void {
+    if (this.busySince !== null) this.busyMs += now - this.busySince;
+    this.busySince = null;
+  }
+
   override async cleanup(): Promise<void> {
     await this.runner.stop();
     this.inputs.clear();
+    this.sentAt.clear();
   }
 
   override declareOutputFields(d: OutputFieldsDeclarer): void {

@@ -53,6 +53,8 @@ export class MultilangDealer {
       log: { trace: note('trace'), debug: note('debug'), info: note('info'), warn: note('warn'), error: note('error') },
       registerCounter: (name: string) => metrics.counter(name),
       registerGauge: (name: string, g: () => number) => metrics.gauge(name, g),
+      registerHistogram: (name: string) => metrics.histogram(name),
+      reportBusyTime: () => undefined,
     } as unknown as TopologyContext;
     const collector: OutputCollector = {
       emit: (values) => {

@@ -175,7 +175,7 @@ export class ShellRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    await this.restarting?.catch(() => undefined);
+    // A restart under way is not awaited (it may be backing off for seconds): launch() stops what it started once it sees `stopped`.
     await this.proc?.stop();
     this.proc = null;
     if (this.pidDir) rmSync(this.pidDir, { recursive: true, force: true });

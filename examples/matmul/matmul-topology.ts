@@ -74,5 +74,7 @@ export function matmulTopology(config: Readonly<Record<string, unknown>>, kind: 
     'topology.gpu.workers': kind === 'gpu' ? 1 : 0,
     'topology.max.spout.pending': 64,
     'matmul.dim': n,
+    // Importing CuPy and creating the CUDA context happen after the handshake, while heartbeats go unanswered: Storm's 30 s, not nimbus.task.timeout.secs.
+    ...(kind === 'cupy' && { 'topology.subprocess.timeout.secs': 30 }),
   });
 }

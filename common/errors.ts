@@ -102,3 +102,13 @@ export class NimbusUnreachableError extends HstormError {
     );
   }
 }
+
+/** A multilang subprocess (ShellBolt / ShellSpout) could not be started, broke the protocol, died or hung. */
+export class MultilangError extends HstormError {
+  constructor(
+    message: string,
+    readonly command: readonly string[],
+  ) {
+    super('HSTORM_ERR_MULTILANG_SUBPROCESS', message);
+  }
+}

@@ -48,3 +48,8 @@ export type { TopologyModule, TopologyModuleContext } from './topology-module.js
 export { DEFAULT_STREAM } from '../common/topology-def.js';
 export type { TopologyDef, ComponentDef, GroupingDef, StreamDef } from '../common/topology-def.js';
 export { TopologyValidationError, ConfigError } from '../common/errors.js';
+export { ShellBolt } from './shell-bolt.js';
+export { ShellSpout } from './shell-spout.js';
+export type { ShellComponentOptions } from './shell-runner.js';
+export { resourcesDirFor } from './multilang-resources.js';
+export { MultilangError } from '../common/errors.js';

@@ -4,6 +4,7 @@
  * workers), drives executors from a single run loop, applies backpressure,
  * follows assignment and status changes, and heartbeats its metrics.
  */
+import { dirname } from 'node:path';
 import type { ClusterState } from '../common/cluster-state.js';
 import type { Logger } from '../common/logger.js';
 import { RateLimitedLog } from '../common/logger.js';
@@ -255,6 +256,8 @@ export class Worker implements ExecutorHost {
       taskIndex: tasks.indexOf(task),
       componentTasks: tasks,
       tasksOf: (c: string) => this.tasksOf(c),
+      topologyDef: this.def,
+      codeDir: dirname(this.launch.modulePath),
       workerPort: this.launch.port,
       gpu,
       log: this.log.child({ component, task }),

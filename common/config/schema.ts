@@ -81,6 +81,7 @@ export const CONFIG_KEYS = {
   'topology.executor.receive.buffer.size': key(posInt, 1024, 'topology', 'bounded receive queue per executor'),
   'topology.transfer.buffer.size': key(posInt, 8192, 'topology', 'tuples queued towards one remote worker before the sender waits'),
   'topology.spout.wait.ms': key(z.number().min(0), 1, 'topology', 'spout sleep when nextTuple emits nothing'),
+  'topology.subprocess.timeout.secs': key(posNum.nullable(), null, 'topology', 'multilang (ShellBolt/ShellSpout): a subprocess silent this long while it owes an answer (a heartbeat sync, a spout sync) is killed, its pending tuples failed, and it is restarted; null: nimbus.task.timeout.secs, as Storm falls back to supervisor.worker.timeout.secs'),
   'topology.stats.report.secs': key(posNum, 1, 'topology', 'how often workers report metrics'),
   'topology.gpu.batch.size': key(posInt, 16, 'topology', 'tuples gathered into one GPU kernel launch'),
   'topology.gpu.batch.max.wait.ms': key(z.number().min(0), 2, 'topology', 'longest wait for a GPU batch to fill'),

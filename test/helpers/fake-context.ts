@@ -69,6 +69,8 @@ export function fakeContext(opts: FakeContextOptions = {}): FakeContext {
     taskIndex: tasks.indexOf(taskId),
     componentTasks: tasks,
     tasksOf: (c) => (c === component ? tasks : []),
+    topologyDef: { components: [], config: {} },
+    codeDir: process.cwd(),
     workerPort: 6700,
     gpu: null,
     log: { trace: rec('trace'), debug: rec('debug'), info: rec('info'), warn: rec('warn'), error: rec('error') },

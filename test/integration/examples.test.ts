@@ -22,6 +22,13 @@ import { HEADER_BYTES, MatrixFileReader, pairBytes, writeMatrixFile } from '../.
 
 const GPU_BACKENDS = ['webgpu', 'headlessgl'];
 
+/** What the Python dealer of examples/cupy-matmul should pick here: CuPy with a CUDA device, else NumPy, else pure Python. */
+function expectedPythonBackend(): string {
+  const ok = (code: string) => spawnSync('python3', ['-c', code], { stdio: 'ignore' }).status === 0;
+  if (ok('import cupy, sys; sys.exit(0 if cupy.cuda.runtime.getDeviceCount() > 0 else 1)')) return 'cupy';
+  return ok('import numpy') ? 'numpy' : 'python';
+}
+
 const VIRTUAL_GPU = {
   'supervisor.gpus': [{ id: 'vgpu0', name: 'test GPU (declared, no device)', smCount: 10, clockMHz: 1500, memoryMB: 8192, computeCapability: '6.1', slots: 8 }],
 };
@@ -105,6 +112,22 @@ describe('examples (local mode smoke test)', function () {
     assert.deepEqual(lines, [{ verified: 30, wrong: 0, steps: 4 }]);
     for (const c of ['add1', 'add2', 'add3', 'add4']) assertBackend(s, c, true);
   });
+
+  for (const forced of [null, 'python'] as const) {
+    it(`cupy-matmul: the Python multilang dealer (${forced ? 'pure Python forced' : 'CuPy, else NumPy, else pure Python'}) verifies every product and says which backend ran`, async () => {
+      const output = join(dir, `cupy-${forced ?? 'auto'}.csv`);
+      const s = await runLocal({
+        module: join(PACKAGE_ROOT, 'examples/cupy-matmul'),
+        durationSec: 8,
+        overrides: { 'matmul.dim': 32, 'matmul.output': output, 'matmul.messages': 20, ...(forced && { 'matmul.multilang.backend': forced }) },
+      });
+      assert.equal(s.acked, 20);
+      assert.equal(s.failed, 0);
+      assert.equal(verifiedIds(output).size, 20);
+      const backend = forced ?? expectedPythonBackend();
+      assert.deepEqual(s.components.dealer?.counters, { [`multilang.backend.${backend}`]: 20 }, `the dealer counts its products under the backend that ran (${backend})`);
+    });
+  }
 
   it('hybrid-matmul: the split feeds both dealers, the printer verifies every product', async () => {
     const output = join(dir, 'hybrid.csv');

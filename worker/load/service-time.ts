@@ -5,7 +5,7 @@
  *
  * It reads the executor's cumulative counters (tuples executed, busy ms —
  * execute time sampled as for capacity, or off-thread GPU kernel time where
- * that is larger), so the hot path pays nothing extra.
+ * that is larger) and its backlog, so the hot path pays nothing extra.
  */
 
 /** Below this many executes in a window the sample is too noisy (busy time is sampled 1 in 8): keep accumulating. */
@@ -22,6 +22,7 @@ export class ServiceTimeEstimator {
   private tickAt: number;
   private tickExecuted = 0;
   private tickBacklog = 0;
+  /** How long the task has had work and finished nothing. */
   private stalledMs = 0;
 
   constructor(now: number) {
@@ -34,26 +35,39 @@ export class ServiceTimeEstimator {
 
   /**
    * Folds in the cumulative counters read at `now`. `backlog` is the tuples
-   * waiting or in service: a task that had work at two updates in a row and
-   * finished nothing in between has a service time of at least that long,
-   * however few samples it has (a stuck or suddenly slow task is seen).
+   * waiting or in service. A task that had work at this update and the
+   * previous one was busy in between, so its rate over that span is its
+   * service time — exact, and available after a few tuples, where the
+   * sampled busy time needs many. A task that had work at both updates and
+   * finished nothing is at least as slow as the stall (a stuck or suddenly
+   * slow task is seen). Otherwise the sampled busy time per execute is used,
+   * once the window holds enough executes.
    */
   update(now: number, executed: number, busyMs: number, backlog: number): void {
-    if (executed === this.tickExecuted && backlog > 0 && this.tickBacklog > 0) {
-      this.stalledMs += now - this.tickAt;
-      if (this.mean === null || this.stalledMs > this.mean) this.mean = this.stalledMs;
-    } else {
-      this.stalledMs = 0;
-    }
+    const saturated = backlog > 0 && this.tickBacklog > 0;
+    const doneSinceTick = executed - this.tickExecuted;
+    const span = now - this.tickAt;
     this.tickAt = now;
     this.tickExecuted = executed;
     this.tickBacklog = backlog;
-
-    const done = executed - this.windowExecuted;
-    if (done < MIN_EXECUTES) return; // too few samples yet: let the window grow
-    const sample = Math.max(0, busyMs - this.windowBusyMs) / done;
-    this.mean = this.mean === null ? sample : this.mean + ALPHA * (sample - this.mean);
+    if (saturated && doneSinceTick === 0) {
+      this.stalledMs += span;
+      if (this.mean === null || this.stalledMs > this.mean) this.mean = this.stalledMs;
+      return;
+    }
+    this.stalledMs = 0;
+    if (saturated) {
+      this.fold(span / doneSinceTick);
+    } else {
+      const done = executed - this.windowExecuted;
+      if (done < MIN_EXECUTES) return; // too few samples yet: let the window grow
+      this.fold(Math.max(0, busyMs - this.windowBusyMs) / done);
+    }
     this.windowExecuted = executed;
     this.windowBusyMs = busyMs;
+  }
+
+  private fold(sample: number): void {
+    this.mean = this.mean === null ? sample : this.mean + ALPHA * (sample - this.mean);
   }
 }

@@ -131,6 +131,16 @@ describe('worker/load ServiceTimeEstimator', () => {
     assert.equal(e.serviceMs, 200);
   });
 
+  it('takes a busy task\'s rate between two updates with work waiting as its service time, after a few tuples', () => {
+    const e = new ServiceTimeEstimator(0);
+    e.update(100, 1, 0, 3);
+    assert.equal(e.serviceMs, null, 'one update with a backlog says nothing yet');
+    e.update(200, 5, 0, 3);
+    assert.equal(e.serviceMs, 25, '4 tuples in 100 ms while busy throughout');
+    e.update(300, 15, 0, 3);
+    assert.equal(e.serviceMs, 25 + 0.3 * (10 - 25));
+  });
+
   it('an idle task keeps its estimate', () => {
     const e = new ServiceTimeEstimator(0);
     e.update(100, 16, 48, 0);

@@ -145,7 +145,7 @@ export async function run(args: BenchArgs): Promise<void> {
           encoding: {
             y: { field: 'run', type: 'nominal', title: null, sort: null, axis: { labelLimit: 320 } },
             x: { field: 'share', type: 'quantitative', title: 'share of executed tuples (%)', stack: 'zero', scale: { domain: [0, 100] } },
-            color: { field: 'task', type: 'nominal', title: 'bolt task', scale: { scheme: 'tableau10' } },
+            color: { field: 'task', type: 'nominal', title: 'bolt task', scale: { scheme: 'set2' } },
           },
         },
       ],
@@ -195,7 +195,7 @@ function stalenessSummary(list: { grouping: string; stats: RoutingLoadStats[] }[
     parts.push(
       `${g}: ${reports} reports received, transit mean ${wMean((s) => s.transitMsMean, (s) => s.reportsReceived)} ms (max ${Math.max(...st.map((s) => s.transitMsMax))} ms); ` +
         `age of the remote figure behind a decision mean ${wMean((s) => s.ageAtUseMsMean, (s) => s.freshReads)} ms (max ${Math.max(...st.map((s) => s.ageAtUseMsMax))} ms); ` +
-        `${stale} of ${stale + fresh} remote reads without a fresh figure (mostly before the first report)`,
+        `${stale} of ${stale + fresh} remote reads without a fresh figure (before the first report arrived, or after a gap longer than topology.load.stale.ms)`,
     );
   }
   return parts.join('; ') || 'none';

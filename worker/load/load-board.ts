@@ -2,8 +2,8 @@
  * A worker's view of the load of the tasks its load-based groupings route
  * to. Tasks in this worker are read directly (live queue length, service
  * time refreshed every tick); tasks in other workers through the reports
- * their workers publish (load-message.ts), projected forward between reports
- * by what this worker sent them since and what they should have served.
+ * their workers publish (load-message.ts), plus what this worker sent them
+ * since.
  *
  * Staleness is bounded and measured: a remote figure's age is the time since
  * it arrived plus its transit (sender's clock to ours; across hosts that
@@ -109,10 +109,10 @@ export class LoadBoard implements LoadView {
     if (l) return expectedWaitMs(l.probe.backlog(), l.estimator.serviceMs);
     const e = this.freshRemote(task);
     if (!e) return null;
-    const s = e.figure.serviceMs;
-    // Between reports: what we sent since joins the queue, and the task keeps serving at its rate.
-    const served = s !== null && s > 0 ? (this.opts.clock() - e.measuredAt) / s : 0;
-    return expectedWaitMs(Math.max(0, e.figure.queued + e.sentSince - served), s);
+    // Between reports, what we sent since joins the queue. What the task served since is not taken off: other
+    // senders fill it too, and we cannot see how much, so the remote estimate errs high by at most one period of
+    // our own sends — towards keeping tuples in this worker, which is also the cheaper route.
+    return expectedWaitMs(e.figure.queued + e.sentSince, e.figure.serviceMs);
   }
 
   loadFraction(task: number): number | null {

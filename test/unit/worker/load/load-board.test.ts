@@ -38,7 +38,7 @@ describe('worker/load LoadBoard', () => {
     assert.equal(board.loadFraction(5), 0.09);
   });
 
-  it('uses a peer\'s published figure, counts what it sent since, and projects the service done since', () => {
+  it('uses a peer\'s published figure and adds what it sent the task since', () => {
     const clock = new FakeClock();
     const peerClock = new FakeClock();
     const peer = new LoadBoard({ clock: peerClock.read, staleMs: 1000 });
@@ -54,11 +54,11 @@ describe('worker/load LoadBoard', () => {
     const board = new LoadBoard({ clock: clock.read, staleMs: 1000 });
     clock.now = peerClock.now + 3; // 3 ms in transit
     assert.ok(board.apply(wire[3]));
-    // 10 queued, 3 ms old: 0.75 served → (9.25 + 1) × 4
-    assert.equal(board.waitMs(7), 41);
+    // 10 queued: (10 + 1) × 4
+    assert.equal(board.waitMs(7), 44);
     board.noteSent(7);
     board.noteSent(7);
-    assert.equal(board.waitMs(7), 49);
+    assert.equal(board.waitMs(7), 52);
     assert.equal(board.loadFraction(7), 12 / 50);
     const s = board.stats();
     assert.equal(s.reportsReceived, 1);

@@ -58,20 +58,32 @@ describe('two-choice grouping on 2 real workers', function () {
   it('routes fewer tuples to a deliberately slow task than to the fast ones', async () => {
     const { id } = await cluster.submit(FIXTURE, 'skewed', { 'skewed.slow.ms': 40, 'skewed.fast.ms': 2 });
     // What a task was sent: executed, plus still waiting in its queue (a slow task's shuffle share piles up there).
-    const executed = (bs: WorkerHeartbeat[]) =>
-      bs.flatMap((b) => b.executors.filter((e) => e.component === 'work').map((e) => ({ task: e.task, executed: e.executed + e.queueDepth, port: b.port })));
-    // Enough tuples that an even share would give the slow task 100 of them.
-    const final = await waitFor(
-      'the bolt to receive 400 tuples',
+    const received = (bs: WorkerHeartbeat[]) =>
+      new Map(bs.flatMap((b) => b.executors.filter((e) => e.component === 'work').map((e) => [e.task, { executed: e.executed + e.queueDepth, port: b.port }] as const)));
+    // Start counting once both workers run and hear each other's load reports: a worker that starts late on a
+    // loaded machine would otherwise make the first tuples' routing a matter of start-up order.
+    const baseline = await waitFor(
+      'both workers running and receiving load reports',
       async () => {
         const bs = await beats(zk!, id);
-        const tasks = executed(bs);
-        return bs.length === 2 && tasks.length === 4 && tasks.reduce((s, t) => s + t.executed, 0) >= 400 ? bs : null;
+        return bs.length === 2 && received(bs).size === 4 && bs.every((b) => (b.routingLoad?.reportsReceived ?? 0) >= 3) ? received(bs) : null;
       },
       60_000,
       250,
     );
-    const tasks = executed(final).sort((a, b) => a.task - b.task);
+    const since = (bs: WorkerHeartbeat[]) =>
+      [...received(bs)].map(([task, r]) => ({ task, port: r.port, executed: r.executed - (baseline.get(task)?.executed ?? 0) }));
+    // Enough tuples that an even share would give the slow task 100 of them.
+    const final = await waitFor(
+      'the bolt to receive 400 more tuples',
+      async () => {
+        const bs = await beats(zk!, id);
+        return bs.length === 2 && since(bs).reduce((s, t) => s + t.executed, 0) >= 400 ? bs : null;
+      },
+      60_000,
+      250,
+    );
+    const tasks = since(final).sort((a, b) => a.task - b.task);
     const [slow, ...fast] = tasks;
     const fastMean = fast.reduce((s, t) => s + t.executed, 0) / fast.length;
     const summary = tasks.map((t) => `task ${t.task}@${t.port}: ${t.executed}`).join(', ');

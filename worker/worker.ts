@@ -33,6 +33,9 @@ import { readJsonNode, writeJsonNode } from './state-json.js';
 import { WorkerGpuBackends, type ForcedBackend } from './gpu-backend.js';
 import { readComponentLoad } from './component-load.js';
 import { userMetricsOf } from './user-metrics-api.js';
+import { WorkerLoad } from './load/worker-load.js';
+import { LOAD_STREAM } from './load/load-message.js';
+import type { RoutingLoad } from './load/task-load.js';
 
 /** Longest a single executor runs before the loop moves on (keeps timers, I/O and heartbeats fed). */
 const SLICE_MS = 2;
@@ -84,6 +87,8 @@ export class Worker implements ExecutorHost {
   private stopping = false;
   /** Created by the first GPU bolt task that asks; probes once per process. */
   private gpuBackends: WorkerGpuBackends | null = null;
+  /** Load figures for twoChoice / loadAwareShuffle groupings; null when the topology has none. */
+  private readonly load: WorkerLoad | null;
 
   constructor(private readonly opts: WorkerOptions) {
     this.launch = opts.launch;
@@ -127,6 +132,7 @@ export class Worker implements ExecutorHost {
       this.log,
     );
     this.signals = new SignalHub(this.store, this.topologyId, this.log);
+    this.load = WorkerLoad.forTopology(this.def, conf);
     this.applyAssignment(this.assignment);
   }
 
@@ -141,10 +147,19 @@ export class Worker implements ExecutorHost {
       this.executors.set(task, ex);
       this.executorList.push(ex);
       if (ex instanceof SpoutExecutor) this.spouts.push(ex);
+      this.load?.watch(component, task, {
+        backlog: () => ex.queue.length + ex.inService,
+        capacity: ex.queue.capacity,
+        executed: () => ex.metrics.executed,
+        busyMs: () => ex.metrics.totalBusyMs(),
+      });
     }
     // Bolts and ackers first, so that a spout's first tuples find their targets ready.
     for (const ex of this.executorList) if (!(ex instanceof SpoutExecutor)) await ex.start();
     for (const ex of this.spouts) await ex.start();
+    this.load?.start((tuple) => {
+      for (const peer of this.transport.peerKeys()) this.transport.send(peer, tuple);
+    });
     this.applyStatus(this.base.status);
     const beatMs = Math.max(100, (this.launch.clusterConfig['worker.heartbeat.frequency.secs'] as number | undefined ?? 1) * 1000);
     await this.heartbeat();
@@ -171,6 +186,7 @@ export class Worker implements ExecutorHost {
     }
     await this.transport.drain(Math.max(0, until - Date.now()));
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.load?.stop();
     for (const ex of this.executorList) {
       try {
         await ex.stop();
@@ -192,6 +208,10 @@ export class Worker implements ExecutorHost {
 
   isLocal(task: number): boolean {
     return this.taskWorker.get(task) === this.selfKey;
+  }
+
+  get routingLoad(): RoutingLoad | null {
+    return this.load?.routing ?? null;
   }
 
   configOf(component: string): Readonly<Record<string, unknown>> {
@@ -327,6 +347,13 @@ export class Worker implements ExecutorHost {
         continue;
       }
       const [dest, src, stream, values, anchors] = t;
+      if (stream === LOAD_STREAM) {
+        if (!this.load?.board.apply(values)) {
+          this.droppedTuples++;
+          this.dropLog.warn({ from: batch.senderPort }, 'dropped a malformed or unexpected load report');
+        }
+        continue;
+      }
       const ex = this.executors.get(dest);
       const srcComponent = this.taskComponent.get(src);
       if (!ex || srcComponent === undefined) {
@@ -435,6 +462,7 @@ export class Worker implements ExecutorHost {
       uptimeSecs: Math.round((Date.now() - this.startedAt) / 1000),
       rssMB: Math.round(mem.rss / 1048576),
       droppedFrames: this.droppedFrames + this.droppedTuples,
+      ...(this.load ? { routingLoad: this.load.stats() } : {}),
       executors: this.executorList.map((ex) => {
         const m = ex.metrics.snapshot(ex.queueDepth, ex.metrics.rollCapacity());
         const extra = (ex as { extraMetrics?: () => object }).extraMetrics?.();

@@ -43,7 +43,7 @@ npx mocha "$@"
 
 # The exact-count fault suite (test/faults/, docs/faults.md) takes ~6 min in all on a 2-core machine, too long for
 # every CI run: `npm test` runs its core subset — bad input on every port and in znodes, kill -9 of a worker and of
-# nimbus, ~2½ min — and `npm run test:faults` runs every fault. Skipped when mocha was given its own arguments.
+# nimbus, ~3 min under load — and `npm run test:faults` runs every fault. Skipped when mocha was given its own arguments.
 if [ $# -eq 0 ]; then
   npx mocha --no-config --timeout 600000 --exit --fgrep '(core)' 'dist/test/faults/**/*.test.js'
 fi

@@ -19,7 +19,7 @@
  * Faults run in an order that keeps the cluster whole for the next: bad
  * input first, the supervisor kill -9 (then restarted) last. Tests whose
  * title ends in "(core)" are what `npm test` runs (scripts/test.sh: the whole
- * suite takes ~6 min on a 2-core machine, the core ~2½).
+ * suite takes ~6 min on a 2-core machine, the core ~3).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

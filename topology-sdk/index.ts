@@ -39,7 +39,7 @@ export { BatchInputs, BatchResult } from './gpu-batch.js';
 export type { ItemShape } from './gpu-batch.js';
 export type { GpuBackendHandle, GpuBackendName } from './gpu-backend-handle.js';
 export { StreamSplit, SPLIT_GAMMA_SIGNAL } from './stream-split.js';
-export type { StreamSplitOptions, GammaUpdate } from './stream-split.js';
+export type { StreamSplitOptions, GammaUpdate, SplitClock } from './stream-split.js';
 export { decisionWindow, closestFraction } from './decision-window.js';
 export { nextGamma, stepGamma, latencyDelta, capacityDelta } from './split-controller.js';
 export type { SplitPolicy } from './split-controller.js';

@@ -16,6 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLocal, PACKAGE_ROOT } from '../../cli/local-run.js';
+import { untilAcked } from '../helpers/until-acked.js';
 import type { RunSummary } from '../../cli/run-summary.js';
 import { verifiedIds } from '../helpers/matmul-output.js';
 import { HEADER_BYTES, MatrixFileReader, pairBytes, writeMatrixFile } from '../../examples/matmul/matrix-file.js';
@@ -50,7 +51,7 @@ function assertBackend(s: RunSummary, component: string, markedGpu: boolean): st
 }
 
 describe('examples (local mode smoke test)', function () {
-  this.timeout(120_000);
+  this.timeout(240_000);
   let dir: string;
   before(() => (dir = mkdtempSync(join(tmpdir(), 'hstorm-examples-'))));
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -75,7 +76,7 @@ describe('examples (local mode smoke test)', function () {
     writeMatrixFile({ n: 32, count: 8, out: input });
     const s = await runLocal({
       module: join(PACKAGE_ROOT, 'examples/matmul'),
-      durationSec: 5,
+      ...untilAcked(40),
       overrides: { 'matmul.file': input, 'matmul.output': output, 'matmul.messages': 40 },
       clusterConfig: VIRTUAL_GPU,
     });
@@ -89,7 +90,7 @@ describe('examples (local mode smoke test)', function () {
     const output = join(dir, 'cpu.csv');
     const s = await runLocal({
       module: join(PACKAGE_ROOT, 'examples/matmul/cpu.ts'),
-      durationSec: 3,
+      ...untilAcked(50),
       overrides: { 'matmul.dim': 32, 'matmul.output': output, 'matmul.messages': 50 },
     });
     assert.equal(s.acked, 50);
@@ -102,7 +103,7 @@ describe('examples (local mode smoke test)', function () {
     const output = join(dir, 'sequential.jsonl');
     const s = await runLocal({
       module: join(PACKAGE_ROOT, 'examples/sequential'),
-      durationSec: 5,
+      ...untilAcked(30),
       overrides: { 'sequential.dim': 32, 'sequential.parallelism': 1, 'topology.workers': 2, 'topology.gpu.workers': 1, 'sequential.messages': 30, 'sequential.output': output },
       clusterConfig: VIRTUAL_GPU,
     });
@@ -133,7 +134,7 @@ describe('examples (local mode smoke test)', function () {
     const output = join(dir, 'hybrid.csv');
     const s = await runLocal({
       module: join(PACKAGE_ROOT, 'examples/hybrid-matmul'),
-      durationSec: 5,
+      ...untilAcked(80),
       overrides: { 'matmul.dim': 32, 'matmul.output': output, 'matmul.messages': 80, 'hstorm.split.window.ms': 500 },
       clusterConfig: VIRTUAL_GPU,
     });

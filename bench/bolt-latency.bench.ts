@@ -12,6 +12,10 @@
  *   by side: WebGPU when an adapter answers (named; a software adapter is
  *   labelled so and is not a GPU), and webasm (a CPU backend, labelled so).
  *
+ * - CUDA via multilang: examples/cupy-matmul's Python dealer (CuPy on the
+ *   GPU) through the real ShellBolt and the multilang protocol — only when
+ *   CuPy imports and sees a CUDA device; the report says why otherwise.
+ *
  * Timed in-process, without a topology around the bolts, so transport and
  * queueing do not blur a per-tuple figure (the topology benchmark measures
  * those). Each case repeats until it has run for the case budget; the first
@@ -28,6 +32,7 @@ import type { BenchArgs } from './main.js';
 import { BenchProgress } from './support/progress.js';
 import { machineDescription, writeReport, type ExperimentReport, type Row } from './support/results.js';
 import { loadavg, round } from './support/topology-runs.js';
+import { cupyAvailable, MultilangDealer } from './support/multilang-dealer.js';
 
 const DIMS = [32, 64, 128, 256, 512, 1024];
 /** The paper's Table 3 states the 512² speed-up only (74×); DESIGN §11 takes it as the GPU target. */
@@ -44,7 +49,9 @@ export async function run(args: BenchArgs): Promise<void> {
   const load = loadavg();
   const threads = availableParallelism();
   const probed = await benchBackends({ cpu: false, threads });
-  const bar = new BenchProgress('bolt-latency', DIMS.length * (1 + probed.list.length), !args.json);
+  const cuda = cupyAvailable();
+  const dealer = cuda.ok ? await MultilangDealer.start('cupy') : null;
+  const bar = new BenchProgress('bolt-latency', DIMS.length * (1 + probed.list.length + (dealer ? 1 : 0)), !args.json);
   // Short enough for a legend; the adapter's full name is in the report's backends section.
   const boltName = (b: BenchBackend) =>
     b.hardwareGpu ? `GPU bolt (webgpu: ${b.handle.adapter?.device ?? 'GPU'})` : b.name === 'webgpu' ? 'GPU bolt on webgpu, software adapter (not a GPU)' : `GPU bolt on ${b.label} (CPU backend)`;
@@ -94,9 +101,33 @@ export async function run(args: BenchArgs): Promise<void> {
           hardwareGpu: ran === be.name && be.hardwareGpu,
         });
       }
+
+      if (dealer) {
+        bar.step(`CUDA via multilang ${n}²`);
+        const expected = sum(reference);
+        let id = 0;
+        const once = () => dealer.multiply(id++, n, a, b);
+        // The first product pays CuPy's kernel compilation and cuBLAS start-up: checked, not timed.
+        const err = Math.abs((await once()) - expected);
+        const t = await timeAsync(budgetMs, once);
+        rows.push({
+          n,
+          bolt: 'CUDA via multilang (CuPy)',
+          backend: 'cupy (multilang)',
+          latencyMs: round(t.meanMs, 4),
+          p50Ms: round(t.p50Ms, 4),
+          runs: t.runs,
+          speedup: round(cpu.meanMs / t.meanMs, 2),
+          speedupP50: round(cpu.p50Ms / t.p50Ms, 2),
+          // A checksum difference (sum of the product), not an element-wise one.
+          maxAbsError: Number(err.toExponential(2)),
+          hardwareGpu: true,
+        });
+      }
     }
   } finally {
     await releaseWebGpu();
+    await dealer?.stop();
   }
   bar.stop();
 
@@ -134,6 +165,9 @@ export async function run(args: BenchArgs): Promise<void> {
     notes: [
       `machine: ${machineDescription()}; load average at start ${load}, at end ${loadavg()}; the GpuBolt's CPU backend uses ${threads} threads.`,
       webgpuNote,
+      dealer
+        ? `CUDA via multilang: examples/cupy-matmul's Python dealer through ShellBolt and the JSON multilang protocol (matrices as JSON lists), ${dealer.backendLine.replace(/^info: /, '')}; its maxAbsError is the difference of the product's sum.`
+        : `No "CUDA via multilang" column: ${cuda.why}.`,
       onGpu
         ? 'The GPU bolt ran on a GPU.'
         : `No GPU here: each "GPU bolt" is the same GpuBolt kernel run by gpu.js on a CPU. Its speed-up over the CPU bolt is what the backend (SIMD + ${threads} threads for webasm) gives over one plain-JS thread, not what a GPU gives; the paper's 74× at 512² was measured on a GTX 1060/970 against a Java bolt.`,

@@ -5,7 +5,7 @@
  * being here (the usage line lists them): the paper's experiments (bolt-latency,
  * topology-throughput, hybrid-vs-single, alpha-sweep, beta-sweep, theta-sweep,
  * scheduler-vs-even), the runtime ones (transport, scheduler, gpu-bolt,
- * node-collector) and HDRF's (fairness: hetero in submission order vs hdrf on
+ * node-collector, grouping) and HDRF's (fairness: hetero in submission order vs hdrf on
  * a simulated cluster).
  */
 import { readdirSync } from 'node:fs';

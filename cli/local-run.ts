@@ -26,6 +26,11 @@ export interface LocalRunOptions {
   onProgress?: (s: RunSummary, elapsedSec: number) => void;
   /** Longest wait for in-flight tuples after the spouts stop. */
   drainSec?: number;
+  /**
+   * Deactivate as soon as this returns true for the live summary (checked about once a second), durationSec being
+   * then only the longest run: a test runs until it has seen enough rather than for a time a busy machine may not fill.
+   */
+  until?: (s: RunSummary, elapsedSec: number) => boolean;
 }
 
 export async function runLocal(opts: LocalRunOptions): Promise<RunSummary> {
@@ -49,7 +54,17 @@ export async function runLocal(opts: LocalRunOptions): Promise<RunSummary> {
         void latest().then((b) => opts.onProgress?.(summarize(name, b, elapsed), elapsed));
       }, 1000);
     }
-    await sleep(opts.durationSec * 1000);
+    if (opts.until) {
+      const until = opts.until;
+      const deadline = started + opts.durationSec * 1000;
+      while (performance.now() < deadline) {
+        await sleep(Math.min(1000, Math.max(0, deadline - performance.now())));
+        const elapsed = (performance.now() - started) / 1000;
+        if (until(summarize(name, await latest(), elapsed), elapsed)) break;
+      }
+    } else {
+      await sleep(opts.durationSec * 1000);
+    }
     const runSec = (performance.now() - started) / 1000;
     await cluster.deactivate(name);
     await waitDrained(latest, (opts.drainSec ?? 5) * 1000, ((opts.clusterConfig?.['worker.heartbeat.frequency.secs'] as number | undefined) ?? 1) * 1000);

@@ -22,6 +22,8 @@ export interface ComponentSummary {
   /** GPU bolts: what actually ran; `onGpu` is false when every backend was a CPU one, `onHardwareGpu` also when the GPU was a software adapter. */
   gpu?: ComponentGpuSummary;
   split?: ExecutorMetrics['split'][];
+  /** The component's own counters (context.registerCounter; a multilang subprocess's `metrics`), summed over its tasks. */
+  counters?: Record<string, number>;
 }
 
 export interface RunSummary {
@@ -73,6 +75,9 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
     if (gpu) c.gpu = gpu;
     const splits = list.flatMap((e) => (e.split ? [e.split] : []));
     if (splits.length > 0) c.split = splits;
+    const counters: Record<string, number> = {};
+    for (const e of list) for (const [k, v] of Object.entries(e.user?.counters ?? {})) counters[k] = (counters[k] ?? 0) + v;
+    if (Object.keys(counters).length > 0) c.counters = counters;
     components[id] = c;
     if (id !== ACKER_COMPONENT) emitted += c.emitted;
   }
@@ -112,6 +117,7 @@ export function formatSummary(s: RunSummary): string {
       `  ${id.padEnd(16)}${String(c.executors).padStart(10)}${String(c.emitted).padStart(12)}${String(c.executed).padStart(12)}${String(c.acked).padStart(12)}${String(c.failed).padStart(9)}${String(c.executeLatencyMs.p50).padStart(13)}${String(c.executeLatencyMs.p99).padStart(13)}${c.capacity.toFixed(2).padStart(10)}`,
     );
     if (c.gpu) lines.push(...formatGpu(c.gpu));
+    if (c.counters) lines.push(`    counters: ${Object.entries(c.counters).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   }
   if (s.droppedFrames > 0) lines.push(`  dropped frames/tuples: ${s.droppedFrames}`);
   return lines.join('\n');

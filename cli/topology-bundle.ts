@@ -5,13 +5,26 @@
  * reaches the SDK by relative path (an example inside this repository) gets
  * that import rewritten to `hstorm` too, so the worker's SDK and the bundle's
  * are one and the same.
+ *
+ * Scripts of multilang components (ShellBolt / ShellSpout) travel inside the
+ * same file: the `resources/` directory next to the module (Storm's
+ * resources/ in the topology jar) is packed into the bundle's banner, which
+ * registers it under BUNDLED_RESOURCES; the worker writes it out next to the
+ * unpacked bundle (topology-sdk/multilang-resources.ts), execute bits kept.
  */
 import { createHash } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
 import { TopologyLoadError } from '../common/errors.js';
 import { packageRoot } from '../common/package-root.js';
+import { BUNDLED_RESOURCES, RESOURCES_DIR, sourceTwin, type BundledFile } from '../topology-sdk/multilang-resources.js';
+
+/** Resources beyond this make the bundle too large to ship through nimbus's blob store comfortably. */
+const MAX_RESOURCE_BYTES = 32 * 1024 * 1024;
+/** Caches of the scripts' runtimes, never needed on the workers. */
+const SKIPPED = new Set(['__pycache__', 'node_modules', '.git']);
 
 export interface TopologyBundle {
   gz: Buffer;
@@ -34,9 +47,47 @@ function sdkAsExternal(): Plugin {
   };
 }
 
+/** The files under the module's resources directory (or its source twin's, for a module compiled to dist/), by relative path. */
+export function collectResources(modulePath: string): Record<string, BundledFile> {
+  const codeDir = dirname(resolve(modulePath));
+  const twin = sourceTwin(codeDir);
+  const dir = [join(codeDir, RESOURCES_DIR), ...(twin ? [join(twin, RESOURCES_DIR)] : [])].find((d) => isDir(d));
+  const files: Record<string, BundledFile> = {};
+  if (!dir) return files;
+  let total = 0;
+  const walk = (d: string): void => {
+    for (const name of readdirSync(d).sort()) {
+      if (SKIPPED.has(name)) continue;
+      const p = join(d, name);
+      const st = statSync(p); // follows symbolic links: a linked script travels as a file
+      if (st.isDirectory()) walk(p);
+      else if (st.isFile()) {
+        total += st.size;
+        if (total > MAX_RESOURCE_BYTES) throw new Error(`the resources in ${dir} exceed ${MAX_RESOURCE_BYTES / 1024 / 1024} MiB; ship large files another way`);
+        files[relative(dir, p).split('\\').join('/')] = { mode: st.mode & 0o777, b64: readFileSync(p).toString('base64') };
+      }
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+function isDir(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 export async function bundleTopology(modulePath: string): Promise<TopologyBundle> {
   let code: Uint8Array;
   try {
+    const resources = collectResources(modulePath);
+    const registerResources =
+      Object.keys(resources).length === 0
+        ? ''
+        : ` (globalThis[Symbol.for(${JSON.stringify(BUNDLED_RESOURCES.description)})] ??= new Map()).set(import.meta.url, ${JSON.stringify(resources)});`;
     const out = await build({
       entryPoints: [resolve(modulePath)],
       bundle: true,
@@ -48,7 +99,7 @@ export async function bundleTopology(modulePath: string): Promise<TopologyBundle
       external: ['hstorm', 'hstorm/*'],
       plugins: [sdkAsExternal()],
       // CommonJS dependencies bundled into ESM still call require() for builtins.
-      banner: { js: "import { createRequire as __hstormCreateRequire } from 'node:module'; const require = __hstormCreateRequire(import.meta.url);" },
+      banner: { js: `import { createRequire as __hstormCreateRequire } from 'node:module'; const require = __hstormCreateRequire(import.meta.url);${registerResources}` },
     });
     const file = out.outputFiles[0];
     if (!file) throw new Error('esbuild produced no output');

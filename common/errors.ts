@@ -103,6 +103,16 @@ export class NimbusUnreachableError extends HstormError {
   }
 }
 
+/** A multilang subprocess (ShellBolt / ShellSpout) could not be started, broke the protocol, died or hung. */
+export class MultilangError extends HstormError {
+  constructor(
+    message: string,
+    readonly command: readonly string[],
+  ) {
+    super('HSTORM_ERR_MULTILANG_SUBPROCESS', message);
+  }
+}
+
 /** A request to nimbus's HTTP API came without the shared secret (`nimbus.auth.secret`), or with a wrong one. */
 export class UnauthenticatedError extends HstormError {
   constructor(message: string) {

@@ -72,6 +72,8 @@ const groupingSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('all') }),
   z.object({ type: z.literal('global') }),
   z.object({ type: z.literal('direct') }),
+  z.object({ type: z.literal('twoChoice') }),
+  z.object({ type: z.literal('loadAwareShuffle') }),
 ]);
 
 const configSchema = z.record(z.string(), z.unknown());

@@ -191,4 +191,25 @@ export interface WorkerHeartbeat {
   /** Frames dropped because they could not be decoded or named an unknown task. */
   droppedFrames: number;
   executors: ExecutorMetrics[];
+  /** Topologies with a twoChoice / loadAwareShuffle grouping: the load reports and how stale the figures behind routing were. */
+  routingLoad?: RoutingLoadStats;
 }
+
+/** A worker's load reports, and how stale the remote figures behind its routing decisions were (worker/load/load-board.ts). */
+export interface RoutingLoadStats {
+  reportsSent: number;
+  reportsReceived: number;
+  /** Reports that were not well-formed (dropped). */
+  reportsDropped: number;
+  /** Sender's clock to arrival, ms. */
+  transitMsMean: number;
+  transitMsMax: number;
+  /** Age of the remote figures behind routing decisions (transit + time since arrival), ms. */
+  ageAtUseMsMean: number;
+  ageAtUseMsMax: number;
+  /** Decisions about a remote task with no figure, or one older than staleMs. */
+  staleReads: number;
+  /** Decisions that used a fresh remote figure. */
+  freshReads: number;
+}
+

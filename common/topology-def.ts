@@ -13,7 +13,9 @@ export type GroupingDef =
   | { type: 'fields'; fields: string[] }
   | { type: 'all' }
   | { type: 'global' }
-  | { type: 'direct' };
+  | { type: 'direct' }
+  | { type: 'twoChoice' }
+  | { type: 'loadAwareShuffle' };
 
 export interface StreamDef {
   id: string;

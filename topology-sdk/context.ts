@@ -3,6 +3,7 @@
  * logger and signal facility the runtime hands it.
  */
 import type { GpuMetrics, SplitMetrics } from '../common/storm-base.js';
+import type { TopologyDef } from '../common/topology-def.js';
 import type { GpuBackendHandle } from './gpu-backend-handle.js';
 import type { Counter, Gauge, Meter, UserHistogram } from './user-metrics.js';
 
@@ -52,6 +53,13 @@ export interface TopologyContext {
   readonly componentTasks: readonly number[];
   /** Task ids of any component. */
   tasksOf(componentId: string): readonly number[];
+  /** The topology as submitted: components, their streams and groupings (what a multilang handshake describes). */
+  readonly topologyDef: TopologyDef;
+  /**
+   * Directory of the topology module this worker loaded (Storm's getCodeDir):
+   * the source directory in local mode, the unpacked bundle's in cluster mode.
+   */
+  readonly codeDir: string;
   /** Port of the worker process this task runs in. */
   readonly workerPort: number;
   /** The GPU this worker is bound to, or null on a CPU slot. */

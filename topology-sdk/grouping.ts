@@ -17,4 +17,17 @@ export const Grouping = {
   global: (): GroupingDef => ({ type: 'global' }),
   /** The emitter picks the task (`emitDirect`). */
   direct: (): GroupingDef => ({ type: 'direct' }),
+  /**
+   * Load-aware: per tuple, two random tasks, and the one whose tuple would
+   * be done sooner (queued tuples × mean service time; GPU bolts: kernel
+   * time) gets it. Tasks in this worker are read directly, others through
+   * the load their workers publish every topology.load.update.interval.ms.
+   */
+  twoChoice: (): GroupingDef => ({ type: 'twoChoice' }),
+  /**
+   * Storm's loadAwareShuffleGrouping: shuffle weighted by each task's queue
+   * fill, preferring tasks in this worker until they are loaded beyond
+   * topology.localityaware.higher.bound.
+   */
+  loadAwareShuffle: (): GroupingDef => ({ type: 'loadAwareShuffle' }),
 } as const;

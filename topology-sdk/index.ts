@@ -39,7 +39,7 @@ export { BatchInputs, BatchResult } from './gpu-batch.js';
 export type { ItemShape } from './gpu-batch.js';
 export type { GpuBackendHandle, GpuBackendName } from './gpu-backend-handle.js';
 export { StreamSplit, SPLIT_GAMMA_SIGNAL } from './stream-split.js';
-export type { StreamSplitOptions, GammaUpdate } from './stream-split.js';
+export type { StreamSplitOptions, GammaUpdate, SplitClock } from './stream-split.js';
 export { decisionWindow, closestFraction } from './decision-window.js';
 export { nextGamma, stepGamma, latencyDelta, capacityDelta } from './split-controller.js';
 export type { SplitPolicy } from './split-controller.js';
@@ -48,3 +48,8 @@ export type { TopologyModule, TopologyModuleContext } from './topology-module.js
 export { DEFAULT_STREAM } from '../common/topology-def.js';
 export type { TopologyDef, ComponentDef, GroupingDef, StreamDef } from '../common/topology-def.js';
 export { TopologyValidationError, ConfigError } from '../common/errors.js';
+export { ShellBolt } from './shell-bolt.js';
+export { ShellSpout } from './shell-spout.js';
+export type { ShellComponentOptions } from './shell-runner.js';
+export { resourcesDirFor } from './multilang-resources.js';
+export { MultilangError } from '../common/errors.js';

@@ -52,7 +52,26 @@ export interface StreamSplitOptions {
   windowMs?: number;
   maxWindow?: number;
   policy?: SplitPolicy;
+  /** Where τ, T and "now" come from (default: real timers, unref'd, and Date.now); tests pass a manual clock. */
+  clock?: SplitClock;
 }
+
+/** The time source of a StreamSplit: injectable so that tests step windows instead of sleeping through them. */
+export interface SplitClock {
+  now(): number;
+  /** Calls `fn` every `ms` until the returned function is called. Must not keep the process alive on its own. */
+  every(ms: number, fn: () => void): () => void;
+}
+
+/** Real timers. The split must never keep a process alive on its own, hence unref. */
+export const realSplitClock: SplitClock = {
+  now: () => Date.now(),
+  every(ms, fn) {
+    const t = setInterval(fn, ms);
+    t.unref();
+    return () => clearInterval(t);
+  },
+};
 
 /** The value of a `split.gamma` signal. */
 export interface GammaUpdate {
@@ -87,7 +106,8 @@ export class StreamSplit {
   private windows = 0;
   /** Controller: the γ the next window starts from (the last one published or applied, whichever is newer). */
   private basis: number;
-  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly clock: SplitClock;
+  private readonly timers: (() => void)[] = [];
   private closed = false;
   private computing = false;
 
@@ -98,6 +118,7 @@ export class StreamSplit {
   ) {
     this.cpuStream = options.cpuStream ?? 'cpu';
     this.gpuStream = options.gpuStream ?? 'gpu';
+    this.clock = options.clock ?? realSplitClock;
     if (this.cpuStream === this.gpuStream) throw new ConfigError(`the split's CPU and GPU streams must differ (both "${this.cpuStream}")`, 'cpuStream', this.cpuStream);
     const gamma0 = setting<number>(conf, 'hstorm.split.gamma0', options.gamma0);
     this.theta = setting<number>(conf, 'hstorm.split.theta', options.theta);
@@ -177,17 +198,14 @@ export class StreamSplit {
   /** Stops the timers (call from the spout's close). */
   close(): void {
     this.closed = true;
-    for (const t of this.timers) clearInterval(t);
+    for (const stop of this.timers) stop();
     this.timers.length = 0;
   }
 
   // ── internals ─────────────────────────────────────────────────────────────
 
   private every(ms: number, fn: () => void): void {
-    const t = setInterval(fn, ms);
-    // The split must never keep a process alive on its own.
-    t.unref();
-    this.timers.push(t);
+    this.timers.push(this.clock.every(ms, fn));
   }
 
   private onComplete(stream: string, latencyMs: number, acked: boolean): void {
@@ -268,7 +286,7 @@ export class StreamSplit {
       this.latCpuMs = v.latCpuMs;
       this.latGpuMs = v.latGpuMs;
     }
-    this.applied.push({ gamma: v.gamma, seq: s.seq, publishedAt: s.time, appliedAt: Date.now() });
+    this.applied.push({ gamma: v.gamma, seq: s.seq, publishedAt: s.time, appliedAt: this.clock.now() });
     if (this.applied.length > APPLIED_KEPT) this.applied.shift();
   }
 }

@@ -74,6 +74,16 @@ export class BoltDeclarer extends ComponentDeclarer<BoltDeclarer> {
     return this.grouping(componentId, Grouping.localOrShuffle(), streamId);
   }
 
+  /** Two random choices ranked by estimated wait (see Grouping.twoChoice). */
+  twoChoiceGrouping(componentId: string, streamId?: string): this {
+    return this.grouping(componentId, Grouping.twoChoice(), streamId);
+  }
+
+  /** Storm's loadAwareShuffleGrouping (see Grouping.loadAwareShuffle). */
+  loadAwareShuffleGrouping(componentId: string, streamId?: string): this {
+    return this.grouping(componentId, Grouping.loadAwareShuffle(), streamId);
+  }
+
   /** `fieldsGrouping(c, ['word'])` or Storm's order `fieldsGrouping(c, stream, ['word'])`. */
   fieldsGrouping(componentId: string, fields: readonly string[]): this;
   fieldsGrouping(componentId: string, streamId: string, fields: readonly string[]): this;

@@ -6,6 +6,9 @@
 import type { GroupingDef, TopologyDef } from '../common/topology-def.js';
 import { TopologyValidationError } from '../common/errors.js';
 import { hashValues } from './fields-hash.js';
+import { NO_LOAD, type RoutingLoad } from './load/task-load.js';
+import { pickTwoChoice } from './load/two-choice.js';
+import { LoadAwareShuffle } from './load/load-aware-shuffle.js';
 
 interface Subscription {
   component: string;
@@ -17,17 +20,25 @@ interface Subscription {
   /** Shuffle: Storm deals from a shuffled deck so the spread is even, not just random on average. */
   deck: number[];
   cursor: number;
+  /** loadAwareShuffle: its weights and scope. */
+  loadAware: LoadAwareShuffle | null;
 }
 
 export interface RoutingTopology {
   def: TopologyDef;
   tasksOf(component: string): readonly number[];
   isLocal(task: number): boolean;
+  /** The load signal of twoChoice / loadAwareShuffle; absent: no figures (they route at random). */
+  readonly routingLoad?: RoutingLoad | null;
 }
+
+/** Storm's defaults, for a host that provides no load signal. */
+const NO_ROUTING_LOAD: RoutingLoad = { view: NO_LOAD, clock: () => performance.now(), refreshMs: 1000, higherBound: 0.8, lowerBound: 0.2 };
 
 export class OutputRouter {
   private readonly byStream = new Map<string, Subscription[]>();
   private readonly directTargets = new Map<string, Set<number>>();
+  private readonly load: RoutingLoad;
 
   constructor(
     readonly component: string,
@@ -36,20 +47,23 @@ export class OutputRouter {
   ) {
     const src = topo.def.components.find((c) => c.id === component);
     if (!src) throw new TopologyValidationError(`unknown component "${component}"`);
+    this.load = topo.routingLoad ?? NO_ROUTING_LOAD;
     for (const s of src.streams) this.byStream.set(s.id, []);
     for (const c of topo.def.components) {
       for (const input of c.inputs) {
         if (input.component !== component) continue;
         const fields = src.streams.find((s) => s.id === input.stream)?.fields ?? [];
         const tasks = [...topo.tasksOf(c.id)].sort((a, b) => a - b);
+        const localTasks = tasks.filter((t) => topo.isLocal(t));
         const sub: Subscription = {
           component: c.id,
           grouping: input.grouping,
           tasks,
-          localTasks: tasks.filter((t) => topo.isLocal(t)),
+          localTasks,
           fieldIndexes: input.grouping.type === 'fields' ? input.grouping.fields.map((f) => fields.indexOf(f)) : [],
           deck: [],
           cursor: 0,
+          loadAware: input.grouping.type === 'loadAwareShuffle' ? new LoadAwareShuffle(tasks, localTasks, this.load, this.random) : null,
         };
         this.byStream.get(input.stream)?.push(sub);
         if (input.grouping.type === 'direct') {
@@ -96,6 +110,12 @@ export class OutputRouter {
           break;
         case 'direct':
           break; // only emitDirect reaches direct subscribers
+        case 'twoChoice':
+          out.push(pickTwoChoice(s.tasks, this.load.view, this.random));
+          break;
+        case 'loadAwareShuffle':
+          out.push(s.loadAware!.pick());
+          break;
       }
     }
     return out;

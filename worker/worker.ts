@@ -4,6 +4,7 @@
  * workers), drives executors from a single run loop, applies backpressure,
  * follows assignment and status changes, and heartbeats its metrics.
  */
+import { dirname } from 'node:path';
 import type { ClusterState } from '../common/cluster-state.js';
 import type { Logger } from '../common/logger.js';
 import { RateLimitedLog } from '../common/logger.js';
@@ -33,6 +34,9 @@ import { readJsonNode, writeJsonNode } from './state-json.js';
 import { WorkerGpuBackends, type ForcedBackend } from './gpu-backend.js';
 import { readComponentLoad } from './component-load.js';
 import { userMetricsOf } from './user-metrics-api.js';
+import { WorkerLoad } from './load/worker-load.js';
+import { LOAD_STREAM } from './load/load-message.js';
+import type { RoutingLoad } from './load/task-load.js';
 
 /** Longest a single executor runs before the loop moves on (keeps timers, I/O and heartbeats fed). */
 const SLICE_MS = 2;
@@ -86,6 +90,8 @@ export class Worker implements ExecutorHost {
   private stopping = false;
   /** Created by the first GPU bolt task that asks; probes once per process. */
   private gpuBackends: WorkerGpuBackends | null = null;
+  /** Load figures for twoChoice / loadAwareShuffle groupings; null when the topology has none. */
+  private readonly load: WorkerLoad | null;
 
   constructor(private readonly opts: WorkerOptions) {
     this.launch = opts.launch;
@@ -130,6 +136,7 @@ export class Worker implements ExecutorHost {
       this.log,
     );
     this.signals = new SignalHub(this.store, this.topologyId, this.log);
+    this.load = WorkerLoad.forTopology(this.def, conf);
     this.applyAssignment(this.assignment);
   }
 
@@ -144,10 +151,19 @@ export class Worker implements ExecutorHost {
       this.executors.set(task, ex);
       this.executorList.push(ex);
       if (ex instanceof SpoutExecutor) this.spouts.push(ex);
+      this.load?.watch(component, task, {
+        backlog: () => ex.queue.length + ex.inService,
+        capacity: ex.queue.capacity,
+        executed: () => ex.metrics.executed,
+        busyMs: () => ex.metrics.totalBusyMs(),
+      });
     }
     // Bolts and ackers first, so that a spout's first tuples find their targets ready.
     for (const ex of this.executorList) if (!(ex instanceof SpoutExecutor)) await ex.start();
     for (const ex of this.spouts) await ex.start();
+    this.load?.start((tuple) => {
+      for (const peer of this.transport.peerKeys()) this.transport.send(peer, tuple);
+    });
     this.applyStatus(this.base.status);
     const beatMs = Math.max(100, (this.launch.clusterConfig['worker.heartbeat.frequency.secs'] as number | undefined ?? 1) * 1000);
     await this.heartbeat();
@@ -174,6 +190,7 @@ export class Worker implements ExecutorHost {
     }
     await this.transport.drain(Math.max(0, until - Date.now()));
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.load?.stop();
     for (const ex of this.executorList) {
       try {
         await ex.stop();
@@ -195,6 +212,10 @@ export class Worker implements ExecutorHost {
 
   isLocal(task: number): boolean {
     return this.taskWorker.get(task) === this.selfKey;
+  }
+
+  get routingLoad(): RoutingLoad | null {
+    return this.load?.routing ?? null;
   }
 
   configOf(component: string): Readonly<Record<string, unknown>> {
@@ -259,6 +280,8 @@ export class Worker implements ExecutorHost {
       taskIndex: tasks.indexOf(task),
       componentTasks: tasks,
       tasksOf: (c: string) => this.tasksOf(c),
+      topologyDef: this.def,
+      codeDir: dirname(this.launch.modulePath),
       workerPort: this.launch.port,
       gpu,
       log: this.log.child({ component, task }),
@@ -328,6 +351,13 @@ export class Worker implements ExecutorHost {
         continue;
       }
       const [dest, src, stream, values, anchors] = t;
+      if (stream === LOAD_STREAM) {
+        if (!this.load?.board.apply(values)) {
+          this.droppedTuples++;
+          this.dropLog.warn({ from: batch.senderPort }, 'dropped a malformed or unexpected load report');
+        }
+        continue;
+      }
       const ex = this.executors.get(dest);
       const srcComponent = this.taskComponent.get(src);
       if (!ex || srcComponent === undefined) {
@@ -436,6 +466,7 @@ export class Worker implements ExecutorHost {
       uptimeSecs: Math.round((Date.now() - this.startedAt) / 1000),
       rssMB: Math.round(mem.rss / 1048576),
       droppedFrames: this.droppedFrames + this.droppedTuples,
+      ...(this.load ? { routingLoad: this.load.stats() } : {}),
       executors: this.executorList.map((ex) => {
         const m = ex.metrics.snapshot(ex.queueDepth, ex.metrics.rollCapacity());
         const extra = (ex as { extraMetrics?: () => object }).extraMetrics?.();

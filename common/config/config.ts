@@ -148,6 +148,15 @@ export function checkCrossKeys(c: RawConfig): void {
       gpuWorkers,
     );
   }
+  const lower = c['topology.localityaware.lower.bound'] as number | undefined;
+  const higher = c['topology.localityaware.higher.bound'] as number | undefined;
+  if (lower !== undefined && higher !== undefined && lower >= higher) {
+    throw new ConfigError(
+      `invalid value for config key "topology.localityaware.lower.bound": ${lower}; allowed: below topology.localityaware.higher.bound (${higher})`,
+      'topology.localityaware.lower.bound',
+      lower,
+    );
+  }
 }
 
 /** Parses `key=value`; the value is read as YAML so numbers, booleans and lists keep their type. */

@@ -7,20 +7,35 @@
  *   baseline the paper compares against;
  * - `cpu-kernel`: MatrixDealer not marked `.gpu()` — the same kernel on a CPU
  *   backend in a CPU worker.
+ * - `cupy`: a Python multilang bolt (ShellBolt running matmul_bolt.py: CuPy on
+ *   a CUDA GPU, else NumPy, else pure Python, and it says which). The script
+ *   lives in examples/cupy-matmul/resources/, so only that module uses it.
  *
  * Config: matmul.file (pairs to read; unset: generated), matmul.dim (64, or
  * the file's), matmul.parallelism (dealer tasks, 2), matmul.batch (GPU batch
  * size; default by size: 16 up to 64², 4 up to 256², then 1), matmul.output,
  * matmul.messages, matmul.seed, topology.workers (2), topology.gpu.workers (1).
  */
-import { TopologyBuilder, type StormTopology } from 'hstorm';
+import { ConfigError, ShellBolt, TopologyBuilder, type StormTopology } from 'hstorm';
 import { MatrixReader } from './matrix-reader.js';
 import { MatrixDealer } from './matrix-dealer.js';
 import { MatrixPrinter } from './matrix-printer.js';
 import { MultiplyBolt } from './multiply-bolt.js';
 import { MatrixFileReader } from './matrix-file.js';
 
-export type DealerKind = 'gpu' | 'cpu' | 'cpu-kernel';
+export type DealerKind = 'gpu' | 'cpu' | 'cpu-kernel' | 'cupy';
+
+export const MULTILANG_BACKENDS = ['auto', 'cupy', 'numpy', 'python'] as const;
+
+/** The Python dealer (kind `cupy`): matmul.python runs matmul_bolt.py from the module's resources/. */
+function pythonDealer(config: Readonly<Record<string, unknown>>): () => ShellBolt {
+  const backend = config['matmul.multilang.backend'] ?? 'auto';
+  if (!(MULTILANG_BACKENDS as readonly unknown[]).includes(backend)) {
+    throw new ConfigError(`matmul.multilang.backend must be one of ${MULTILANG_BACKENDS.join(', ')} (got ${JSON.stringify(backend)})`, 'matmul.multilang.backend', backend);
+  }
+  const python = (config['matmul.python'] as string | undefined) ?? 'python3';
+  return () => new ShellBolt({ command: [python, 'matmul_bolt.py'], outputFields: ['id', 'n', 'sum', 'expected'] });
+}
 
 /** Items per kernel launch: small matrices batch along z, large ones fill a launch alone. */
 export function defaultBatch(n: number): number {
@@ -47,6 +62,8 @@ export function matmulTopology(config: Readonly<Record<string, unknown>>, kind: 
   b.setSpout('reader', () => new MatrixReader(), 1);
   if (kind === 'cpu') {
     b.setBolt('dealer', () => new MultiplyBolt(), parallelism).shuffleGrouping('reader');
+  } else if (kind === 'cupy') {
+    b.setBolt('dealer', pythonDealer(config), parallelism).shuffleGrouping('reader');
   } else {
     const dealer = b.setBolt('dealer', () => new MatrixDealer(), parallelism).shuffleGrouping('reader').addConfiguration('topology.gpu.batch.size', batch);
     if (kind === 'gpu') dealer.gpu();
@@ -57,5 +74,7 @@ export function matmulTopology(config: Readonly<Record<string, unknown>>, kind: 
     'topology.gpu.workers': kind === 'gpu' ? 1 : 0,
     'topology.max.spout.pending': 64,
     'matmul.dim': n,
+    // Importing CuPy and creating the CUDA context happen after the handshake, while heartbeats go unanswered: Storm's 30 s, not nimbus.task.timeout.secs.
+    ...(kind === 'cupy' && { 'topology.subprocess.timeout.secs': 30 }),
   });
 }

@@ -222,14 +222,31 @@ export class ProcessCluster {
     }
   }
 
-  private async startZooKeeper(): Promise<void> {
+  /** Starts ZooKeeper (again, after stopZooKeeper: same port, same data dir, so every znode and session survives). */
+  async startZooKeeper(): Promise<void> {
+    const logFile = join(this.dir, 'zookeeper.log');
+    // The log is appended to across restarts: only what this start wrote counts.
+    const from = existsSync(logFile) ? readFileSync(logFile).length : 0;
     this.zookeeper = new DaemonProcess(
       'dev-zookeeper',
       ['dev-zookeeper', '--port', String(this.zkPort), '--host', '127.0.0.1', '--data-dir', join(this.dir, 'zookeeper'), '--quiet'],
-      join(this.dir, 'zookeeper.log'),
+      logFile,
       this.dir,
     );
-    await this.waitUp(this.zookeeper, 'ZooKeeper', () => this.zookeeper.log().includes('ZooKeeper is up'));
+    await this.waitUp(this.zookeeper, 'ZooKeeper', () => readFileSync(logFile).subarray(from).toString('utf8').includes('ZooKeeper is up'));
+  }
+
+  /** Stops ZooKeeper (SIGTERM, then SIGKILL of its group), leaving its data dir for startZooKeeper. */
+  async stopZooKeeper(): Promise<void> {
+    await this.zookeeper.stop(15_000);
+  }
+
+  /** Starts supervisor `id` again with its config (after a kill -9) and waits until nimbus lists it. */
+  async restartSupervisor(id: string): Promise<void> {
+    const s = this.supervisor(id);
+    if (s.proc.alive) throw new Error(`supervisor ${id} is still running`);
+    s.proc = this.spawnSupervisor(id, s.configFile);
+    await this.waitUp(s.proc, `supervisor ${id} registered again`, async () => (await this.supervisorList()).some((x) => x.id === id));
   }
 
   /** Starts nimbus (again, after stopNimbus: same config, same data dir) and waits until its API answers. */

@@ -13,12 +13,15 @@ export class FakeSignalBus {
   private readonly seqs = new Map<string, number>();
   readonly sent: Signal[] = [];
 
+  /** `now` stamps each signal's time (a test with a manual clock passes it). */
+  constructor(private readonly now: () => number = Date.now) {}
+
   send(component: string, name: string, value: unknown, from: { component: string; task: number }): Promise<void> {
     const key = `${component}\u0000${name}`;
     const seq = (this.seqs.get(key) ?? -1) + 1;
     this.seqs.set(key, seq);
     // JSON round trip, as through the store: handlers never share the sender's object.
-    const signal: Signal = { name, value: JSON.parse(JSON.stringify(value)) as unknown, seq, from, time: Date.now() };
+    const signal: Signal = { name, value: JSON.parse(JSON.stringify(value)) as unknown, seq, from, time: this.now() };
     if (name.endsWith('gamma')) this.sent.push(signal);
     setImmediate(() => {
       for (const h of this.handlers.get(key) ?? []) h(signal);
@@ -69,6 +72,8 @@ export function fakeContext(opts: FakeContextOptions = {}): FakeContext {
     taskIndex: tasks.indexOf(taskId),
     componentTasks: tasks,
     tasksOf: (c) => (c === component ? tasks : []),
+    topologyDef: { components: [], config: {} },
+    codeDir: process.cwd(),
     workerPort: 6700,
     gpu: null,
     log: { trace: rec('trace'), debug: rec('debug'), info: rec('info'), warn: rec('warn'), error: rec('error') },

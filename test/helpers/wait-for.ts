@@ -7,7 +7,7 @@
 export async function waitFor<T>(
   what: string,
   fn: () => T | null | undefined | false | Promise<T | null | undefined | false>,
-  timeoutMs = 15_000,
+  timeoutMs = 30_000,
   intervalMs = 200,
 ): Promise<T> {
   const until = Date.now() + timeoutMs;

@@ -16,11 +16,19 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLocal, PACKAGE_ROOT } from '../../cli/local-run.js';
+import { untilAcked } from '../helpers/until-acked.js';
 import type { RunSummary } from '../../cli/run-summary.js';
 import { verifiedIds } from '../helpers/matmul-output.js';
 import { HEADER_BYTES, MatrixFileReader, pairBytes, writeMatrixFile } from '../../examples/matmul/matrix-file.js';
 
 const GPU_BACKENDS = ['webgpu', 'headlessgl'];
+
+/** What the Python dealer of examples/cupy-matmul should pick here: CuPy with a CUDA device, else NumPy, else pure Python. */
+function expectedPythonBackend(): string {
+  const ok = (code: string) => spawnSync('python3', ['-c', code], { stdio: 'ignore' }).status === 0;
+  if (ok('import cupy, sys; sys.exit(0 if cupy.cuda.runtime.getDeviceCount() > 0 else 1)')) return 'cupy';
+  return ok('import numpy') ? 'numpy' : 'python';
+}
 
 const VIRTUAL_GPU = {
   'supervisor.gpus': [{ id: 'vgpu0', name: 'test GPU (declared, no device)', smCount: 10, clockMHz: 1500, memoryMB: 8192, computeCapability: '6.1', slots: 8 }],
@@ -43,7 +51,7 @@ function assertBackend(s: RunSummary, component: string, markedGpu: boolean): st
 }
 
 describe('examples (local mode smoke test)', function () {
-  this.timeout(120_000);
+  this.timeout(240_000);
   let dir: string;
   before(() => (dir = mkdtempSync(join(tmpdir(), 'hstorm-examples-'))));
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -68,7 +76,7 @@ describe('examples (local mode smoke test)', function () {
     writeMatrixFile({ n: 32, count: 8, out: input });
     const s = await runLocal({
       module: join(PACKAGE_ROOT, 'examples/matmul'),
-      durationSec: 5,
+      ...untilAcked(40),
       overrides: { 'matmul.file': input, 'matmul.output': output, 'matmul.messages': 40 },
       clusterConfig: VIRTUAL_GPU,
     });
@@ -82,7 +90,7 @@ describe('examples (local mode smoke test)', function () {
     const output = join(dir, 'cpu.csv');
     const s = await runLocal({
       module: join(PACKAGE_ROOT, 'examples/matmul/cpu.ts'),
-      durationSec: 3,
+      ...untilAcked(50),
       overrides: { 'matmul.dim': 32, 'matmul.output': output, 'matmul.messages': 50 },
     });
     assert.equal(s.acked, 50);
@@ -95,7 +103,7 @@ describe('examples (local mode smoke test)', function () {
     const output = join(dir, 'sequential.jsonl');
     const s = await runLocal({
       module: join(PACKAGE_ROOT, 'examples/sequential'),
-      durationSec: 5,
+      ...untilAcked(30),
       overrides: { 'sequential.dim': 32, 'sequential.parallelism': 1, 'topology.workers': 2, 'topology.gpu.workers': 1, 'sequential.messages': 30, 'sequential.output': output },
       clusterConfig: VIRTUAL_GPU,
     });
@@ -106,11 +114,27 @@ describe('examples (local mode smoke test)', function () {
     for (const c of ['add1', 'add2', 'add3', 'add4']) assertBackend(s, c, true);
   });
 
+  for (const forced of [null, 'python'] as const) {
+    it(`cupy-matmul: the Python multilang dealer (${forced ? 'pure Python forced' : 'CuPy, else NumPy, else pure Python'}) verifies every product and says which backend ran`, async () => {
+      const output = join(dir, `cupy-${forced ?? 'auto'}.csv`);
+      const s = await runLocal({
+        module: join(PACKAGE_ROOT, 'examples/cupy-matmul'),
+        durationSec: 8,
+        overrides: { 'matmul.dim': 32, 'matmul.output': output, 'matmul.messages': 20, ...(forced && { 'matmul.multilang.backend': forced }) },
+      });
+      assert.equal(s.acked, 20);
+      assert.equal(s.failed, 0);
+      assert.equal(verifiedIds(output).size, 20);
+      const backend = forced ?? expectedPythonBackend();
+      assert.deepEqual(s.components.dealer?.counters, { [`multilang.backend.${backend}`]: 20 }, `the dealer counts its products under the backend that ran (${backend})`);
+    });
+  }
+
   it('hybrid-matmul: the split feeds both dealers, the printer verifies every product', async () => {
     const output = join(dir, 'hybrid.csv');
     const s = await runLocal({
       module: join(PACKAGE_ROOT, 'examples/hybrid-matmul'),
-      durationSec: 5,
+      ...untilAcked(80),
       overrides: { 'matmul.dim': 32, 'matmul.output': output, 'matmul.messages': 80, 'hstorm.split.window.ms': 500 },
       clusterConfig: VIRTUAL_GPU,
     });

@@ -10,8 +10,8 @@
  * API, with no worker of b started. `hstorm kill a --wait 0` frees the GPU and
  * b's GPU worker runs on it: the test prints the time from the kill to b's
  * assignment and to b's worker's first heartbeat. nimbus.monitor.freq.secs is
- * 30 (Storm's default monitor period is 10 s), so only an event can have
- * scheduled b within the generous bound asserted below. Then c waits the same
+ * 300 (Storm's default monitor period is 10 s), so only an event can have
+ * scheduled b within the generous (loaded-machine) 60 s bound asserted below. Then c waits the same
  * way, and a second GPU supervisor joining (ZooKeeper children watch on
  * /supervisors → nimbus reconcile) gets c running on its GPU.
  */
@@ -28,7 +28,7 @@ import type { QueueListing } from '../../nimbus/views.js';
 import { PACKAGE_ROOT, ProcessCluster, processAlive, waitFor } from '../helpers/cluster-processes.js';
 
 const GPU_TOPOLOGY = join(PACKAGE_ROOT, 'dist', 'test', 'fixtures', 'gpu-topology.js');
-const MONITOR_SECS = 30;
+const MONITOR_SECS = 300;
 const GPU: DeclaredGpu = { id: 'gtx1060', name: 'GeForce GTX 1060', smCount: 10, coresPerSm: 128, clockMHz: 1708, memoryMB: 4096, computeCapability: '6.1', slots: 4 };
 const GPU2: DeclaredGpu = { ...GPU, id: 'gtx1060-b' };
 /** One GPU worker with one multiply executor of 3072 MB, one CPU worker; two ackers (one per worker). */
@@ -129,7 +129,7 @@ describe('HDRF on a live cluster: GPU memory, a visible queue, freed resources r
     const admitted = await waitFor('b admitted', async () => {
       const x = await assignmentOf(b.id);
       return x && !x.queue && x.workers.some((w) => w.gpu?.gpuId === 'gtx1060') ? x : null;
-    }, 30_000, 50);
+    }, 60_000, 50);
     const running = await gpuWorkerRunning('b', 'gtx1060');
     const scheduledMs = admitted.createdAt - killStarted;
     const startupMs = running.firstBeatAt - admitted.createdAt;
@@ -140,8 +140,8 @@ describe('HDRF on a live cluster: GPU memory, a visible queue, freed resources r
         `nimbus.monitor.freq.secs = ${MONITOR_SECS} (Storm's default monitor period: 10 s)\n`,
     );
     assert.match(admitted.workers.find((w) => w.gpu)!.reason, /^HDRF: admitted: dominant share 0\.00 is the smallest whose request fits/);
-    // Generous, and still far below the 30 s monitor period: only the kill's event can have scheduled b.
-    assert.ok(scheduledMs < 10_000, `b was scheduled ${scheduledMs} ms after the kill`);
+    // Generous (a loaded 2-core machine), and still far below the 300 s monitor period: only the kill's event can have scheduled b.
+    assert.ok(scheduledMs < 60_000, `b was scheduled ${scheduledMs} ms after the kill`);
   });
 
   it('runs a waiting topology on the GPU of a supervisor that joins, through the /supervisors watch', async () => {
@@ -154,14 +154,15 @@ describe('HDRF on a live cluster: GPU memory, a visible queue, freed resources r
     const admitted = await waitFor('c admitted on the new GPU', async () => {
       const x = await assignmentOf(c.id);
       return x && !x.queue && x.workers.some((w) => w.gpu?.gpuId === 'gtx1060-b') ? x : null;
-    }, 30_000, 50);
+    }, 60_000, 50);
     const running = await gpuWorkerRunning('c', 'gtx1060-b');
     assert.equal(running.supervisor, 'sup-gpu-2');
     process.stdout.write(
       `      new supervisor used (watch on /supervisors): c scheduled ${admitted.createdAt - joined} ms after sup-gpu-2 registered; ` +
         `its GPU worker running ${running.firstBeatAt - admitted.createdAt} ms later\n`,
     );
-    assert.ok(admitted.createdAt - joined < 10_000, `c was scheduled ${admitted.createdAt - joined} ms after the supervisor joined`);
+    // As above: far below the monitor period, so only the /supervisors watch can have scheduled c.
+    assert.ok(admitted.createdAt - joined < 60_000, `c was scheduled ${admitted.createdAt - joined} ms after the supervisor joined`);
     for (const name of ['b', 'c']) {
       const r = await cluster.cli(['kill', name, '--wait', '0']);
       assert.equal(r.code, 0, r.stderr);

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLocal, PACKAGE_ROOT } from '../../cli/local-run.js';
+import { untilAcked } from '../helpers/until-acked.js';
 import { SENTENCES } from '../../examples/word-count/index.js';
 import type { RunSummary } from '../../cli/run-summary.js';
 
@@ -19,7 +20,7 @@ function readLines<T>(file: string): T[] {
 }
 
 describe('local mode (multi-process)', function () {
-  this.timeout(120_000);
+  this.timeout(240_000);
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'hstorm-local-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,7 +30,7 @@ describe('local mode (multi-process)', function () {
     const perSpout = 300;
     const summary = await runLocal({
       module: join(PACKAGE_ROOT, 'examples/word-count'),
-      durationSec: 4,
+      ...untilAcked(2 * perSpout),
       overrides: { 'topology.workers': 2, 'wordcount.sentences': perSpout, 'wordcount.output': out, 'wordcount.parallelism.spout': 2 },
     });
     assert.equal(summary.workers, 2);
@@ -57,7 +58,7 @@ describe('local mode (multi-process)', function () {
     const messages = 400;
     await runLocal({
       module: join(PACKAGE_ROOT, 'test/fixtures/flaky-topology'),
-      durationSec: 8,
+      ...untilAcked(messages),
       overrides: { 'flaky.messages': messages, 'flaky.output': out, 'flaky.failRate': 0.1, 'topology.message.timeout.secs': 3 },
       drainSec: 8,
     });

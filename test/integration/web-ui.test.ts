@@ -269,7 +269,7 @@ describe('operator views: Storm UI REST API, /metrics and the web UI (real proce
     assert.match(await page.locator('[data-testid=user-metrics]').allInnerTexts().then((t) => t.join('\n')), /ids: \d+/);
     // Live refresh, not a reload: the chart gains points while the page stays.
     const before = Number(await page.locator('[data-testid=split-chart]').getAttribute('data-points'));
-    await waitFor('more γ points on the page', async () => Number(await page.locator('[data-testid=split-chart]').getAttribute('data-points')) > before, 20_000, 300);
+    await waitFor('more γ points on the page', async () => Number(await page.locator('[data-testid=split-chart]').getAttribute('data-points')) > before, 60_000, 300);
     await page.screenshot({ path: join(SHOTS, 'topology.png'), fullPage: true });
 
     await page.locator('a', { hasText: 'sink' }).first().click();
@@ -278,7 +278,7 @@ describe('operator views: Storm UI REST API, /metrics and the web UI (real proce
     await page.goBack();
 
     await page.locator('[data-testid=deactivate]').click();
-    await page.locator('[data-testid=topology-status]', { hasText: 'INACTIVE' }).waitFor({ timeout: 20_000 });
+    await page.locator('[data-testid=topology-status]', { hasText: 'INACTIVE' }).waitFor({ timeout: 60_000 });
     const t = await get<TopologyPage>(`/api/v1/topology/${id}`);
     assert.equal(t.status, 'INACTIVE');
     await page.screenshot({ path: join(SHOTS, 'topology-deactivated.png'), fullPage: true });

@@ -77,6 +77,11 @@ export abstract class Executor {
     (system ? this.systemQueue : this.queue).push(t);
   }
 
+  /** 1 while an async user call is in progress (the tuple in service), else 0. */
+  get inService(): number {
+    return this.busy ? 1 : 0;
+  }
+
   get queueDepth(): number {
     return this.queue.length + this.systemQueue.length;
   }

@@ -27,7 +27,7 @@ async function rejectsWith(p: Promise<unknown>, kind: ClusterStateErrorKind): Pr
 }
 
 /** A watcher that records every call; `next()` resolves with the next event (or fails after `ms`). */
-function recorder(ms = 5000): { watcher: Watcher; events: WatchEvent[]; next(): Promise<WatchEvent> } {
+function recorder(ms = 15_000): { watcher: Watcher; events: WatchEvent[]; next(): Promise<WatchEvent> } {
   const events: WatchEvent[] = [];
   const waiting: ((e: WatchEvent) => void)[] = [];
   let read = 0;
@@ -52,7 +52,7 @@ function recorder(ms = 5000): { watcher: Watcher; events: WatchEvent[]; next(): 
   };
 }
 
-async function waitUntil(what: string, check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
+async function waitUntil(what: string, check: () => Promise<boolean> | boolean, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
@@ -62,7 +62,7 @@ async function waitUntil(what: string, check: () => Promise<boolean> | boolean, 
 
 export function clusterStateContract(name: string, factory: () => Promise<ContractEnv>): void {
   describe(`ClusterState contract: ${name}`, function () {
-    this.timeout(20_000);
+    this.timeout(40_000);
     let env: ContractEnv;
     let c: ClusterState;
 

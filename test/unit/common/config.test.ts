@@ -188,6 +188,20 @@ describe('common/config', () => {
     });
   });
 
+  describe('load-aware grouping keys', () => {
+    it('take Storm\'s locality bounds and reject a lower bound not below the higher one, naming both', () => {
+      const c = buildConfig([], topology);
+      assert.equal(c['topology.localityaware.higher.bound'], 0.8);
+      assert.equal(c['topology.localityaware.lower.bound'], 0.2);
+      assert.equal(c['topology.load.update.interval.ms'], 100);
+      assert.throws(
+        () => buildConfig([{ 'topology.localityaware.lower.bound': 0.9 }], topology),
+        configError('topology.localityaware.lower.bound', '0.9', 'topology.localityaware.higher.bound (0.8)'),
+      );
+      assert.throws(() => buildConfig([{ 'topology.load.update.interval.ms': 0 }], topology), configError('topology.load.update.interval.ms'));
+    });
+  });
+
   describe('user keys', () => {
     it('are kept as given in topology config', () => {
       const c = buildConfig([{ 'wordcount.words': ['a', 'b'], 'my.rate': 5 }], topology);

@@ -23,7 +23,7 @@ describe('GPU backend selection', () => {
   });
 
   it('GPU slot with the real probes: a CPU backend is never labelled GPU', async function () {
-    this.timeout(15_000);
+    this.timeout(60_000);
     const s = await selectGpuBackend({ gpu: H200, forced: 'auto', log, probeTimeoutMs: 3000 });
     if (isGpuBackend(s.backend)) {
       assert.ok(s.device, 'a GPU backend names its adapter');

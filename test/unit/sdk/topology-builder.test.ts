@@ -3,6 +3,8 @@ import { BasicBolt, Bolt, Spout, TopologyBuilder, TopologyValidationError, Confi
 import type { OutputFieldsDeclarer, Tuple } from '../../../topology-sdk/index.js';
 import { buildConfig } from '../../../common/config/index.js';
 import { toSchedTopology } from '../../../nimbus/sched-topology.js';
+import { Grouping } from '../../../topology-sdk/grouping.js';
+import { topologyDefSchema } from '../../../common/record-schemas.js';
 
 class WordSpout extends Spout {
   nextTuple(): void {}
@@ -214,6 +216,20 @@ describe('topology-sdk/topology-builder', () => {
         { component: 'words', stream: 'default', grouping: { type: 'fields', fields: ['count'] } },
         { component: 'split', stream: 'default', grouping: { type: 'localOrShuffle' } },
       ]);
+    });
+
+    it('with the load-based groupings, which pass the stored-definition schema', () => {
+      const b = new TopologyBuilder();
+      b.setSpout('words', () => new WordSpout());
+      b.setBolt('a', () => new SinkBolt(), 3).twoChoiceGrouping('words');
+      b.setBolt('b', () => new SinkBolt(), 2).loadAwareShuffleGrouping('words', 'lines');
+      b.setBolt('c', () => new SinkBolt()).grouping('words', Grouping.twoChoice(), 'lines');
+      const { def } = b.createTopology();
+      const inputs = Object.fromEntries(def.components.map((c) => [c.id, c.inputs]));
+      assert.deepEqual(inputs['a'], [{ component: 'words', stream: 'default', grouping: { type: 'twoChoice' } }]);
+      assert.deepEqual(inputs['b'], [{ component: 'words', stream: 'lines', grouping: { type: 'loadAwareShuffle' } }]);
+      assert.deepEqual(inputs['c'], [{ component: 'words', stream: 'lines', grouping: { type: 'twoChoice' } }]);
+      assert.ok(topologyDefSchema.safeParse(JSON.parse(JSON.stringify(def))).success);
     });
 
     it('with the GPU marker, component config and topology config', () => {

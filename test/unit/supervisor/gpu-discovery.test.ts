@@ -251,10 +251,12 @@ describe('supervisor: GPU discovery', () => {
     });
 
     it('probes for real and comes back within its timeout, with an adapter or a reason', async function () {
-      this.timeout(15_000);
+      this.timeout(60_000);
       const t0 = Date.now();
       const r = await probeWebGpu(5_000);
-      assert.ok(Date.now() - t0 < 6_000);
+      // The probe's own 5 s timeout must end it: 30 s (not 6) leaves a loaded machine room to start and kill the probe
+      // process, and still fails a probe that waits on a hung adapter with no timeout of its own.
+      assert.ok(Date.now() - t0 < 30_000, `the probe took ${Date.now() - t0} ms`);
       if (!r.ok) assert.ok(r.why.length > 0);
       else assert.ok(r.adapter.vendor || r.adapter.description);
     });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { OutputRouter, type RoutingTopology } from '../../../worker/routing.js';
+import { NO_LOAD, type LoadView } from '../../../worker/load/task-load.js';
 import { computeTasks, type ComponentDef, type GroupingDef, type TopologyDef } from '../../../common/topology-def.js';
 
 /** A small deterministic PRNG (mulberry32) so the shuffle tests do not depend on luck. */
@@ -159,5 +160,32 @@ describe('worker/routing OutputRouter', () => {
   it('an unknown emitting component is a TopologyValidationError', () => {
     const topo = topology([]);
     assert.throws(() => new OutputRouter('ghost', topo), { code: 'HSTORM_ERR_TOPOLOGY_INVALID' });
+  });
+  it('twoChoice routes by the host\'s load view: a task with a long wait gets nothing, and every pick is noted', () => {
+    const probe = topology([bolt('w', 4, { type: 'twoChoice' })]);
+    const [slow, ...fast] = tasksOf(probe, 'w');
+    const sent: number[] = [];
+    const view: LoadView = { waitMs: (t) => (t === slow ? 100 : 1), loadFraction: () => null, noteSent: (t) => sent.push(t) };
+    const topo = { ...probe, routingLoad: { view, clock: () => 0, refreshMs: 100, higherBound: 0.8, lowerBound: 0.2 } };
+    const router = new OutputRouter('src', topo, seeded(5));
+    const counts = new Map<number, number>();
+    for (let i = 0; i < 3000; i++) {
+      const [t] = router.route('default', ['x', i]);
+      counts.set(t!, (counts.get(t!) ?? 0) + 1);
+    }
+    assert.equal(counts.get(slow!) ?? 0, 0);
+    for (const t of fast) assert.ok((counts.get(t) ?? 0) > 800, `fast task ${t} got ${counts.get(t)}`);
+    assert.equal(sent.length, 3000);
+  });
+
+  it('twoChoice and loadAwareShuffle without a load signal spread over every task', () => {
+    for (const type of ['twoChoice', 'loadAwareShuffle'] as const) {
+      const topo = { ...topology([bolt('w', 3, { type })]), routingLoad: null };
+      const router = new OutputRouter('src', topo, seeded(9));
+      const seen = new Set<number>();
+      for (let i = 0; i < 300; i++) seen.add(router.route('default', ['x', i])[0]!);
+      assert.deepEqual([...seen].sort((a, b) => a - b), tasksOf(topo, 'w'), type);
+    }
+    assert.equal(NO_LOAD.waitMs(1), null);
   });
 });

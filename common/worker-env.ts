@@ -17,6 +17,8 @@ export interface WorkerLaunch {
   /** Cluster config (validated) — ZooKeeper address, root, timeouts. */
   clusterConfig: Record<string, unknown>;
   gpu: GpuBinding | null;
+  /** Where the worker writes its local heartbeat for its supervisor (common/local-heartbeat.ts); absent: nowhere. */
+  localHeartbeatFile?: string;
 }
 
 export const WORKER_ENV = 'HSTORM_WORKER_LAUNCH';

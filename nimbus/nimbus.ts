@@ -24,6 +24,7 @@ import { BlobStore } from './blob-store.js';
 import { ClusterReader } from './cluster-reader.js';
 import { BadRequestError, TopologyExistsError } from './errors.js';
 import { HeartbeatTracker } from './heartbeat-tracker.js';
+import { SupervisorGrace } from './supervisor-grace.js';
 import { nimbusSettings, type NimbusSettings } from './nimbus-config.js';
 import { NimbusRegistration } from './nimbus-registration.js';
 import { planPlacement } from './placement.js';
@@ -75,6 +76,7 @@ export class Nimbus {
   private readonly badSlots = new Map<string, number>();
   private deadWorkers = new Map<string, Set<string>>();
   private readonly knownSupervisors = new Set<string>();
+  private readonly supervisorGrace: SupervisorGrace;
   private monitorTimer: NodeJS.Timeout | null = null;
   /** γ, δ, latencies and Storm's windowed stats, sampled from heartbeats on each monitor tick. */
   readonly sampler: HeartbeatSampler;
@@ -94,6 +96,7 @@ export class Nimbus {
       taskTimeoutMs: this.settings.taskTimeoutMs,
       startTimeoutMs: this.settings.workerStartTimeoutMs,
     });
+    this.supervisorGrace = new SupervisorGrace(this.settings.supervisorGraceMs);
     this.admin = new TopologyAdmin({
       state: this.state,
       reader: this.reader,
@@ -375,7 +378,7 @@ export class Nimbus {
   /** One pass: removals due, orphans, dead workers, placement. Caller holds the lock. */
   private async round(opts: { checkHeartbeats?: boolean; forced?: ReadonlySet<string> }): Promise<void> {
     const now = Date.now();
-    const supervisors = await this.reader.supervisors();
+    const supervisors = this.supervisorGrace.apply(await this.reader.supervisors(), now);
     this.noteSupervisors(supervisors);
     const stormIds = new Set(await this.reader.childrenOf(ZkPaths.storms));
     const storms = await this.reader.storms();
@@ -484,10 +487,12 @@ export class Nimbus {
     this.lastSession = s;
     if (this.stopped || s === was) return;
     if (s === 'connected') {
+      this.tracker.regainSight();
       this.log.info('store session (re)connected; re-reading the cluster');
       this.exclusive(() => this.armWatches()).catch(() => undefined);
       this.requestRound();
     } else {
+      this.tracker.blind();
       this.log.warn({ state: s }, 'store session state changed');
     }
   }

@@ -32,6 +32,7 @@ import { readJsonNode, writeJsonNode } from './state-json.js';
 import { WorkerGpuBackends, type ForcedBackend } from './gpu-backend.js';
 import { readComponentLoad } from './component-load.js';
 import { userMetricsOf } from './user-metrics-api.js';
+import { writeLocalHeartbeat } from '../common/local-heartbeat.js';
 
 /** Longest a single executor runs before the loop moves on (keeps timers, I/O and heartbeats fed). */
 const SLICE_MS = 2;
@@ -146,8 +147,13 @@ export class Worker implements ExecutorHost {
     for (const ex of this.spouts) await ex.start();
     this.applyStatus(this.base.status);
     const beatMs = Math.max(100, (this.launch.clusterConfig['worker.heartbeat.frequency.secs'] as number | undefined ?? 1) * 1000);
+    this.beatLocally();
     await this.heartbeat();
-    this.heartbeatTimer = setInterval(() => void this.heartbeat().catch((err: unknown) => this.log.warn({ err }, 'heartbeat failed')), beatMs);
+    this.heartbeatTimer = setInterval(() => {
+      // Local first: the supervisor's view of this worker must not depend on ZooKeeper answering.
+      this.beatLocally();
+      void this.heartbeat().catch((err: unknown) => this.log.warn({ err }, 'heartbeat failed'));
+    }, beatMs);
     void this.watchAssignment();
     void this.watchStormBase();
     this.log.info({ executors: mine.executors.length, port: this.launch.port, gpu: mine.gpu }, 'worker started');
@@ -416,6 +422,12 @@ export class Worker implements ExecutorHost {
       this.log.warn({ err }, 'reading the topology failed; retrying');
       setTimeout(() => void this.watchStormBase(), 1000).unref();
     }
+  }
+
+  /** The heartbeat the supervisor judges this worker by (common/local-heartbeat.ts). */
+  private beatLocally(): void {
+    const file = this.launch.localHeartbeatFile;
+    if (file && !writeLocalHeartbeat(file)) this.dropLog.warn({ file }, 'could not write the local heartbeat');
   }
 
   private async heartbeat(): Promise<void> {

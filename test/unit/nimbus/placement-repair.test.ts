@@ -102,3 +102,21 @@ for (const strategy of ['even', 'hetero'] as const) {
     });
   });
 }
+
+describe('nimbus supervisor grace', () => {
+  it('keeps a vanished supervisor for the grace period, then drops it; one that is back is simply current', async () => {
+    const { SupervisorGrace } = await import('../../../nimbus/supervisor-grace.js');
+    const grace = new SupervisorGrace(2000);
+    const a = supervisor('a', [1]);
+    const b = supervisor('b', [1]);
+    assert.deepEqual([...grace.apply(new Map([['a', a], ['b', b]]), 0).keys()], ['a', 'b']);
+    assert.deepEqual([...grace.apply(new Map([['a', a]]), 100).keys()], ['a', 'b'], 'b just vanished: still there');
+    assert.deepEqual([...grace.apply(new Map([['a', a]]), 2099).keys()], ['a', 'b']);
+    assert.deepEqual([...grace.apply(new Map([['a', a]]), 2100).keys()], ['a'], 'gone for the grace: gone');
+    assert.deepEqual([...grace.apply(new Map([['a', a]]), 2200).keys()], ['a']);
+    // Vanishes and comes back within the grace: never missing; a later vanish starts a fresh grace.
+    assert.deepEqual([...grace.apply(new Map([['b', b]]), 3000).keys()].sort(), ['a', 'b']);
+    assert.deepEqual([...grace.apply(new Map([['a', a], ['b', b]]), 3500).keys()], ['a', 'b']);
+    assert.deepEqual([...grace.apply(new Map([['b', b]]), 6000).keys()].sort(), ['a', 'b']);
+  });
+});

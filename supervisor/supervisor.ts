@@ -100,6 +100,8 @@ export class Supervisor {
   private unsubscribeSession: (() => void) | null = null;
   private stopped = true;
   private syncRequested = false;
+  /** Set until leftovers are adopted: a sync before that would start a second worker on an adopted port. */
+  private syncHeld = true;
   private syncLoop: Promise<void> | null = null;
   gpus: GpuInfo[] = [];
 
@@ -168,6 +170,7 @@ export class Supervisor {
     this.unsubscribeSession = this.state.onSessionState((s) => this.onSession(s));
     await this.watcher.start();
     await this.adopt(leftovers);
+    this.syncHeld = false;
     this.requestSync();
     this.monitorTimer = setInterval(() => this.monitorTick(), this.settings.monitorMs);
   }
@@ -241,7 +244,7 @@ export class Supervisor {
   private requestSync(): void {
     if (this.stopped) return;
     this.syncRequested = true;
-    if (this.syncLoop) return;
+    if (this.syncLoop || this.syncHeld) return;
     this.syncLoop = (async () => {
       while (this.syncRequested && !this.stopped) {
         this.syncRequested = false;

@@ -31,7 +31,7 @@ import { planPlacement } from './placement.js';
 import type { SchedulerStrategy } from './scheduler/types.js';
 import { HeartbeatSampler } from './heartbeat-sampler.js';
 import { ensureNode, putJson, removeNode } from './state-ops.js';
-import { checkTopologyName, mergeTopologyConfig, parseTopologyDef } from './submit-validation.js';
+import { checkStormRecordSize, checkTopologyName, mergeTopologyConfig, parseTopologyDef } from './submit-validation.js';
 import { TopologyAdmin } from './topology-admin.js';
 import { holdingsOf, queueOrder, queueView, totalsOf } from './fairness-views.js';
 import { supervisorSummaries, topologyDetail, topologySummary, usedSlotKeys } from './topology-views.js';
@@ -131,6 +131,8 @@ export class Nimbus {
     this.stopped = true;
     if (this.monitorTimer) clearInterval(this.monitorTimer);
     this.monitorTimer = null;
+    if (this.graceTimer) clearTimeout(this.graceTimer);
+    this.graceTimer = null;
     this.unsubscribeSession?.();
     this.admin.stop();
     this.registration?.stop();
@@ -150,6 +152,7 @@ export class Nimbus {
     checkTopologyName(name);
     const parsed = parseTopologyDef(def);
     const config = mergeTopologyConfig(this.config, parsed.config, topologyConfig);
+    checkStormRecordSize({ def: parsed, config });
     if (code.kind === 'bundle' && !(await this.blobs?.has(code.sha256))) {
       throw new BadRequestError(`bundle ${code.sha256} was not uploaded to this nimbus`, 'code');
     }
@@ -380,6 +383,7 @@ export class Nimbus {
     const now = Date.now();
     const supervisors = this.supervisorGrace.apply(await this.reader.supervisors(), now);
     this.noteSupervisors(supervisors);
+    this.roundAfterGrace(now);
     const stormIds = new Set(await this.reader.childrenOf(ZkPaths.storms));
     const storms = await this.reader.storms();
     const assignments = await this.reader.assignments();
@@ -442,6 +446,19 @@ export class Nimbus {
         if (!stormIds.has(id)) await removeNode(this.state, `${dir}/${id}`, true);
       }
     }
+  }
+
+  private graceTimer: NodeJS.Timeout | null = null;
+
+  /** A supervisor in its grace period is looked at again as soon as the grace ends, not at the next monitor tick. */
+  private roundAfterGrace(now: number): void {
+    const next = this.supervisorGrace.nextExpiry();
+    if (next === null || this.graceTimer) return;
+    this.graceTimer = setTimeout(() => {
+      this.graceTimer = null;
+      this.requestRound();
+    }, Math.max(0, next - now) + 10);
+    this.graceTimer.unref();
   }
 
   private noteSupervisors(current: ReadonlyMap<string, SupervisorInfo>): void {

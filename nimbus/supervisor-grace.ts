@@ -27,4 +27,15 @@ export class SupervisorGrace {
     }
     return out;
   }
+
+  /** When the earliest grace now running ends (a round then must look again), or null when none runs. */
+  nextExpiry(): number | null {
+    let next: number | null = null;
+    for (const seen of this.lastSeen.values()) {
+      if (seen.goneSince === null) continue;
+      const end = seen.goneSince + this.graceMs;
+      if (next === null || end < next) next = end;
+    }
+    return next;
+  }
 }

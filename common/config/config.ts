@@ -42,9 +42,13 @@ function describeAllowed(schema: z.ZodType, issueMessage: string): string {
     // .int() implies the safe-integer range: not worth saying.
     const lo = inner.minValue != null && inner.minValue > Number.MIN_SAFE_INTEGER ? inner.minValue : null;
     const hi = inner.maxValue != null && inner.maxValue < Number.MAX_SAFE_INTEGER ? inner.maxValue : null;
-    if (lo !== null && hi !== null) return `${what} in [${lo}, ${hi}]${orNull}`;
-    if (lo !== null) return `${what} ≥ ${lo}${orNull}`;
-    if (hi !== null) return `${what} ≤ ${hi}${orNull}`;
+    // .positive() is "> 0", not "≥ 0": the bound's inclusiveness lives in the check that set it.
+    const strict = (kind: string, v: number | null) => (def?.checks ?? []).some((c) => c._zod?.def?.check === kind && c._zod.def.value === v && c._zod.def.inclusive === false);
+    const loOpen = strict('greater_than', lo);
+    const hiOpen = strict('less_than', hi);
+    if (lo !== null && hi !== null) return `${what} in ${loOpen ? '(' : '['}${lo}, ${hi}${hiOpen ? ')' : ']'}${orNull}`;
+    if (lo !== null) return `${what} ${loOpen ? '>' : '≥'} ${lo}${orNull}`;
+    if (hi !== null) return `${what} ${hiOpen ? '<' : '≤'} ${hi}${orNull}`;
     return `${what}${orNull}`;
   }
   return issueMessage;
@@ -52,6 +56,7 @@ function describeAllowed(schema: z.ZodType, issueMessage: string): string {
 
 interface ZodDefLike {
   type?: string;
+  checks?: { _zod?: { def?: { check?: string; value?: unknown; inclusive?: boolean } } }[];
   entries?: Record<string, string>;
   innerType?: z.ZodType & { def?: ZodDefLike };
 }
@@ -86,19 +91,24 @@ function editDistance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
-export function checkKey(key: string, value: unknown): unknown {
+/** Where a `-c key=value` came from, in messages (not a file: a user looking in hstorm.yaml would not find it). */
+export const COMMAND_LINE = 'the -c options';
+
+/** Validates one key; `where` (a file, "the command line (-c)", "topology config") goes into the message. */
+export function checkKey(key: string, value: unknown, where?: string): unknown {
+  const src = where ? ` in ${where}` : '';
   if (!isKnownKey(key)) {
     const hint = closest(key);
-    throw new ConfigError(`unknown config key "${key}"${hint ? `; did you mean "${hint}"?` : ''}`, key, value);
+    throw new ConfigError(`unknown config key "${key}"${src}${hint ? `; did you mean "${hint}"?` : ''}`, key, value);
   }
   const spec = CONFIG_KEYS[key];
   const parsed = spec.schema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length ? ` (at ${issue.path.join('.')})` : '';
+    const at = issue && issue.path.length ? ` (at ${issue.path.join('.')})` : '';
     const allowed = describeAllowed(spec.schema, issue?.message ?? 'see docs');
     throw new ConfigError(
-      `invalid value for config key "${key}": ${JSON.stringify(value)}${where}; allowed: ${allowed}`,
+      `invalid value for config key "${key}"${src}: ${JSON.stringify(value)}${at}; allowed: ${allowed}`,
       key,
       value,
     );
@@ -125,7 +135,7 @@ export function validateEntries(raw: RawConfig, opts: ValidateOptions): RawConfi
       out[k] = v;
       continue;
     }
-    out[k] = checkKey(k, v);
+    out[k] = checkKey(k, v, opts.where);
   }
   return out;
 }

@@ -207,6 +207,8 @@ describe('nimbus HTTP API over ZooKeeper', function () {
       ['invalid config value', () => submit('x', { config: { 'topology.workers': -3 } }), 400, 'HSTORM_ERR_CONFIG_INVALID'],
       ['misspelt config key', () => submit('x', { config: { 'topology.wokers': 2 } }), 400, 'HSTORM_ERR_CONFIG_INVALID'],
       ['cluster key in topology config', () => submit('x', { config: { 'nimbus.scheduler': 'even' } }), 400, 'HSTORM_ERR_CONFIG_INVALID'],
+      // Larger than one ZooKeeper node: a client mistake (4xx), not "cluster state unavailable" (503).
+      ['1.5 MB config value', () => submit('x', { config: { 'topology.workers': 2, 'my.blob': 'x'.repeat(1_500_000) } }), 400, 'HSTORM_ERR_NIMBUS_BAD_REQUEST'],
       ['unknown topology', () => fetch(`${base}/topologies/nope`), 404, 'HSTORM_ERR_NIMBUS_TOPOLOGY_NOT_FOUND'],
       ['kill unknown', () => post('/topologies/nope/kill', {}), 404, 'HSTORM_ERR_NIMBUS_TOPOLOGY_NOT_FOUND'],
       ['bad kill wait', () => post('/topologies/nope/kill', { waitSecs: 'soon' }), 400, 'HSTORM_ERR_NIMBUS_BAD_REQUEST'],

@@ -163,6 +163,12 @@ describe('common/config', () => {
       assert.throws(() => checkKey('topology.workers', '4'), configError('topology.workers', '"4"', /allowed: an integer ≥ 1/));
     });
 
+    it('says "> 0" for a key that must be positive, "≥ 0" for one that may be 0', () => {
+      assert.throws(() => checkKey('topology.message.timeout.secs', 0), configError('topology.message.timeout.secs', ': 0', /allowed: a number > 0$/));
+      assert.throws(() => checkKey('supervisor.collector.period.secs', -1), configError('supervisor.collector.period.secs', /allowed: a number ≥ 0$/));
+      assert.equal(checkKey('supervisor.collector.period.secs', 0), 0);
+    });
+
     for (const k of ['hstorm.scheduler.alpha', 'hstorm.gpu.beta', 'hstorm.split.theta', 'hstorm.split.gamma0']) {
       it(`keeps ${k} in [0, 1]`, () => {
         assert.equal(buildConfig([{ [k]: 0 }], topology)[k], 0);

@@ -111,9 +111,11 @@ describe('nimbus supervisor grace', () => {
     const b = supervisor('b', [1]);
     assert.deepEqual([...grace.apply(new Map([['a', a], ['b', b]]), 0).keys()], ['a', 'b']);
     assert.deepEqual([...grace.apply(new Map([['a', a]]), 100).keys()], ['a', 'b'], 'b just vanished: still there');
+    assert.equal(grace.nextExpiry(), 2100, 'nimbus looks again when the grace ends');
     assert.deepEqual([...grace.apply(new Map([['a', a]]), 2099).keys()], ['a', 'b']);
     assert.deepEqual([...grace.apply(new Map([['a', a]]), 2100).keys()], ['a'], 'gone for the grace: gone');
     assert.deepEqual([...grace.apply(new Map([['a', a]]), 2200).keys()], ['a']);
+    assert.equal(grace.nextExpiry(), null);
     // Vanishes and comes back within the grace: never missing; a later vanish starts a fresh grace.
     assert.deepEqual([...grace.apply(new Map([['b', b]]), 3000).keys()].sort(), ['a', 'b']);
     assert.deepEqual([...grace.apply(new Map([['a', a], ['b', b]]), 3500).keys()], ['a', 'b']);

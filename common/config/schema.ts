@@ -75,7 +75,7 @@ export const CONFIG_KEYS = {
   'topology.gpu.workers': key(nonNegInt, 0, 'topology', 'how many of the workers are GPU workers'),
   'topology.acker.executors': key(nonNegInt.nullable(), null, 'topology', 'acker tasks (default: one per worker; 0 disables acking)'),
   'topology.message.timeout.secs': key(posNum, 30, 'topology', 'a spout tuple not fully acked in this time fails'),
-  'topology.max.spout.pending': key(posInt.nullable(), 1000, 'topology', 'spout tuples in flight per spout task (null: unbounded)'),
+  'topology.max.spout.pending': key(posInt.nullable(), 1000, 'topology', 'spout tuples in flight per spout task; null (unbounded) only with acking off (topology.acker.executors=0), where nothing is pending'),
   'topology.transfer.batch.size': key(posInt, 128, 'topology', 'tuples per batch to another worker'),
   'topology.batch.flush.interval.millis': key(z.number().min(0), 1, 'topology', 'a partial batch waits at most this long'),
   'topology.executor.receive.buffer.size': key(posInt, 1024, 'topology', 'bounded receive queue per executor'),

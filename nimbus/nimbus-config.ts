@@ -18,6 +18,8 @@ export interface NimbusSettings {
   /** How long a vanished supervisor node is waited for before its workers move (nimbus/supervisor-grace.ts): one supervisor heartbeat period. */
   supervisorGraceMs: number;
   localDir: string;
+  /** `nimbus.bundle.max.inflated.mb` in bytes: an upload inflating to more is refused (413). */
+  maxBundleInflatedBytes: number;
   host: string;
   httpPort: number;
 }
@@ -38,6 +40,7 @@ export function nimbusSettings(config: Config): NimbusSettings {
     monitorMs: secsToMs(config['nimbus.monitor.freq.secs'] as number),
     supervisorGraceMs: secsToMs(config['supervisor.heartbeat.frequency.secs'] as number),
     localDir: config['hstorm.local.dir'] as string,
+    maxBundleInflatedBytes: Math.round((config['nimbus.bundle.max.inflated.mb'] as number) * 2 ** 20),
     host: config['nimbus.host'] as string,
     httpPort: config['nimbus.http.port'] as number,
   };

@@ -25,6 +25,7 @@ import { ClusterReader } from './cluster-reader.js';
 import { BadRequestError, TopologyExistsError } from './errors.js';
 import { HeartbeatTracker } from './heartbeat-tracker.js';
 import { SupervisorGrace } from './supervisor-grace.js';
+import { UploadsInFlight } from './bundle-upload.js';
 import { nimbusSettings, type NimbusSettings } from './nimbus-config.js';
 import { NimbusRegistration } from './nimbus-registration.js';
 import { planPlacement } from './placement.js';
@@ -77,6 +78,7 @@ export class Nimbus {
   private deadWorkers = new Map<string, Set<string>>();
   private readonly knownSupervisors = new Set<string>();
   private readonly supervisorGrace: SupervisorGrace;
+  private readonly uploads = new UploadsInFlight();
   private monitorTimer: NodeJS.Timeout | null = null;
   /** γ, δ, latencies and Storm's windowed stats, sampled from heartbeats on each monitor tick. */
   readonly sampler: HeartbeatSampler;
@@ -169,10 +171,37 @@ export class Nimbus {
     });
   }
 
-  /** Verifies (checksum, gzip) and stores an uploaded bundle; returns its key. */
+  /** Verifies (checksum, bounded streaming inflate) and stores an uploaded bundle; returns its key. */
   async storeBundle(gz: Uint8Array, sha256: string): Promise<string> {
     if (!this.blobs) throw new BadRequestError('this nimbus has no blob store (local mode): submit code by path', 'bundle');
-    return this.blobs.put(gz, sha256);
+    return this.blobs.put(gz, sha256, this.settings.maxBundleInflatedBytes);
+  }
+
+  /**
+   * Stores a bundle and submits the topology that runs it; when the submit is
+   * refused (bad config, name taken…), the bundle is deleted again unless a
+   * topology or another upload in flight uses the same code.
+   */
+  async submitBundle(name: string, def: unknown, topologyConfig: RawConfig, gz: Uint8Array, sha256: string): Promise<SubmitResult> {
+    this.uploads.begin(sha256);
+    let submitted = false;
+    try {
+      await this.storeBundle(gz, sha256);
+      const result = await this.submit(name, def, topologyConfig, { kind: 'bundle', sha256, size: gz.length });
+      submitted = true;
+      return result;
+    } finally {
+      if (this.uploads.end(sha256) && !submitted && this.blobs) await this.dropUnusedBundle(sha256);
+    }
+  }
+
+  private async dropUnusedBundle(sha256: string): Promise<void> {
+    const blobs = this.blobs;
+    if (!blobs) return;
+    await this.exclusive(async () => {
+      const used = [...(await this.reader.storms()).values()].some((s) => s.code.kind === 'bundle' && s.code.sha256 === sha256);
+      if (!used) await blobs.delete(sha256);
+    }).catch((err: unknown) => this.log.warn({ err, sha256 }, 'could not delete the bundle of a refused submit'));
   }
 
   /** Status `killed` now (spouts stop); assignment and the rest removed after `waitSecs` (default: the topology's message timeout). */

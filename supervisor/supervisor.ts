@@ -126,6 +126,7 @@ export class Supervisor {
       nimbusHost: this.settings.nimbusHost,
       nimbusPort: this.settings.nimbusPort,
       log: this.log,
+      maxInflatedBytes: this.settings.maxBundleInflatedBytes,
       ...(options.fetchImpl && { fetchImpl: options.fetchImpl }),
     });
     this.watcher = new AssignmentWatcher(this.state, () => this.requestSync(), this.log);
@@ -273,7 +274,7 @@ export class Supervisor {
     await this.launchDesired(desired, (port) => !stopping.has(port));
     await Promise.all(stopping.values());
     await this.launchDesired(desired, (port) => stopping.has(port));
-    await this.fetcher.prune(new Set([...desired.values()].map((d) => d.topologyId)), []);
+    await this.fetcher.prune(new Set([...desired.values()].map((d) => d.topologyId)));
   }
 
   private async launchDesired(desired: Map<number, { topologyId: string; worker: WorkerAssignment }>, which: (port: number) => boolean): Promise<void> {

@@ -46,6 +46,7 @@ export const CONFIG_KEYS = {
   'hstorm.local.dir': key(z.string().min(1), './hstorm-data', 'cluster', 'data dir of a daemon (blobs, worker logs, caches)'),
   'nimbus.host': key(z.string().min(1), '127.0.0.1', 'cluster', 'host the CLI and supervisors reach nimbus at'),
   'nimbus.http.port': key(port, 6627, 'cluster', 'nimbus HTTP API port'),
+  'nimbus.bundle.max.inflated.mb': key(posNum, 256, 'cluster', 'largest size a submitted topology bundle may inflate to, in MiB; nimbus counts it as a stream and refuses more (HTTP 413), so a gzip bomb costs it neither memory nor event-loop time'),
   'nimbus.task.timeout.secs': key(posNum, 10, 'cluster', 'a worker without heartbeat this long is dead'),
   'nimbus.task.launch.secs': key(posNum, 30, 'cluster', 'a worker that never heartbeat this long after its assignment is dead (its supervisor restarts it first, after supervisor.worker.start.timeout.secs)'),
   'nimbus.monitor.freq.secs': key(posNum, 1, 'cluster', 'how often nimbus checks heartbeats'),

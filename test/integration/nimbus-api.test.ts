@@ -9,7 +9,7 @@
 import { waitFor } from '../helpers/wait-for.js';
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -234,6 +234,34 @@ describe('nimbus HTTP API over ZooKeeper', function () {
     const summary = (await (await fetch(`${base}/cluster/summary`)).json()) as ClusterSummaryView;
     assert.equal(summary.topologies, 0);
     assert.equal((await submit('still-ok')).status, 201);
+  });
+
+  it('refuses a gzip bomb with 413 and keeps serving; deletes the bundle of a refused submit, keeps one still in use', async () => {
+    await startNimbus({ 'nimbus.bundle.max.inflated.mb': 1 });
+    await addSupervisor('sup-a', [7001, 7002]);
+    const blobs = join(dataDir, 'blobs');
+    const stored = async () => (await readdir(blobs).catch(() => [] as string[])).filter((f) => f.endsWith('.gz')).sort();
+    // 64 MiB of zeros gzip to about 64 KiB: inflating it whole is what the limit (1 MiB) prevents.
+    const bomb = gzipSync(Buffer.alloc(64 * 2 ** 20), { level: 9 });
+    const bombSha = createHash('sha256').update(bomb).digest('hex');
+    const refused = await errorOf(await submit('bomb', { bundle: bomb.toString('base64'), sha256: bombSha }));
+    assert.deepEqual([refused.status, refused.code], [413, 'HSTORM_ERR_NIMBUS_BUNDLE_TOO_LARGE'], refused.message);
+    assert.match(refused.message, /nimbus\.bundle\.max\.inflated\.mb/);
+    assert.deepEqual(await stored(), [], 'the bomb was not stored');
+
+    // Refused for its config: the bundle it brought is deleted again.
+    const other = bundle('export default "other";\n');
+    const bad = await errorOf(await submit('bad', { config: { 'topology.workers': -1 }, bundle: other.b64, sha256: other.sha256 }));
+    assert.equal(bad.status, 400);
+    assert.deepEqual(await stored(), [], 'the refused bundle was deleted');
+
+    // Refused because the name is taken: the code is the running topology's, so it stays.
+    assert.equal((await submit('wc')).status, 201);
+    const running = await stored();
+    assert.equal(running.length, 1);
+    assert.equal((await submit('wc')).status, 409);
+    assert.deepEqual(await stored(), running, 'a bundle in use is kept');
+    assert.equal((await fetch(`${base}/cluster/summary`)).status, 200, 'nimbus keeps serving');
   });
 
   it('counts and skips a corrupt supervisor znode', async () => {

@@ -75,6 +75,7 @@ export const CONFIG_KEYS = {
   'topology.workers': key(posInt, 1, 'topology', 'worker processes for the topology'),
   'topology.gpu.workers': key(nonNegInt, 0, 'topology', 'how many of the workers are GPU workers'),
   'topology.acker.executors': key(nonNegInt.nullable(), null, 'topology', 'acker tasks (default: one per worker; 0 disables acking)'),
+  'topology.load.timeout.secs': key(posNum, 60, 'topology', 'longest a topology module may take to load and build its topology (its top-level await, the promise its default export returns) in submit, local and every worker; past it the module is refused'),
   'topology.message.timeout.secs': key(posNum, 30, 'topology', 'a spout tuple not fully acked in this time fails'),
   'topology.max.spout.pending': key(posInt.nullable(), 1000, 'topology', 'spout tuples in flight per spout task; null (unbounded) only with acking off (topology.acker.executors=0), where nothing is pending'),
   'topology.transfer.batch.size': key(posInt, 128, 'topology', 'tuples per batch to another worker'),

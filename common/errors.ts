@@ -44,6 +44,22 @@ export class TopologyValidationError extends HstormError {
   }
 }
 
+/**
+ * A component emitted what its declaration does not allow, at run time: on a
+ * stream it never declared, a number of values other than the stream's
+ * fields, or emitDirect to a task that does not subscribe directly. The
+ * author's mistake, not hstorm's: `component` and `stream` name it.
+ */
+export class EmitError extends HstormError {
+  constructor(
+    message: string,
+    readonly component: string,
+    readonly stream: string,
+  ) {
+    super('HSTORM_ERR_TOPOLOGY_EMIT', message);
+  }
+}
+
 /** A topology module could not be loaded or did not export a topology. */
 export class TopologyLoadError extends HstormError {
   constructor(

@@ -14,6 +14,24 @@ export function createLogger(name: string, options: { level?: LevelWithSilent; d
   return pino({ name, level, base: { pid: process.pid } }, dest);
 }
 
+/**
+ * Ends the process once everything logged so far is written: the destination
+ * is asynchronous, so `process.exit()` right after a last `log.fatal` would
+ * drop exactly the lines that say why a process died. Exits after
+ * `timeoutMs` even if the write never completes (a full disk, a closed pipe).
+ */
+export function flushThenExit(log: Logger, code: number, timeoutMs = 2000): void {
+  const timer = setTimeout(() => process.exit(code), timeoutMs);
+  try {
+    log.flush(() => {
+      clearTimeout(timer);
+      process.exit(code);
+    });
+  } catch {
+    // A destination that cannot flush (already closed): the timer still ends the process.
+  }
+}
+
 /** A logger that drops everything (tests, embedded use). */
 export function silentLogger(): Logger {
   return pino({ level: 'silent' });

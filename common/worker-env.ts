@@ -20,6 +20,8 @@ export interface WorkerLaunch {
   gpu: GpuBinding | null;
   /** The topology's CURVE key pair (hstorm.messaging.curve); absent or null: plain links. */
   curve?: CurveKeys | null;
+  /** Where the worker writes its local heartbeat for its supervisor (common/local-heartbeat.ts); absent: nowhere. */
+  localHeartbeatFile?: string;
 }
 
 export const WORKER_ENV = 'HSTORM_WORKER_LAUNCH';

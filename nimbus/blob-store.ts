@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { inflatedSize } from './bundle-upload.js';
 import { BundleInvalidError } from './errors.js';
 
 const SHA256 = /^[0-9a-f]{64}$/;
@@ -18,19 +18,16 @@ export function sha256Hex(data: Uint8Array): string {
 
 /**
  * Checks a gzip bundle against its claimed checksum and that it inflates
- * (a truncated upload fails here, not in a worker). Returns the inflated size.
+ * within `maxInflatedBytes` (a truncated upload fails here, not in a worker;
+ * a gzip bomb is refused without being held in memory). Returns the inflated size.
  */
-export function verifyBundle(gz: Uint8Array, sha256: string): number {
+export async function verifyBundle(gz: Uint8Array, sha256: string, maxInflatedBytes: number): Promise<number> {
   if (!SHA256.test(sha256)) throw new BundleInvalidError(`sha256 must be 64 lowercase hex digits, got ${JSON.stringify(sha256)}`);
   const actual = sha256Hex(gz);
   if (actual !== sha256) {
     throw new BundleInvalidError(`bundle checksum mismatch: the upload hashes to ${actual}, the request says ${sha256}`);
   }
-  try {
-    return gunzipSync(gz).length;
-  } catch (err) {
-    throw new BundleInvalidError(`bundle is not valid gzip data: ${(err as Error).message}`);
-  }
+  return inflatedSize(gz, maxInflatedBytes);
 }
 
 export class BlobStore {
@@ -42,8 +39,8 @@ export class BlobStore {
   }
 
   /** Verifies and stores a bundle; returns its key. */
-  async put(gz: Uint8Array, sha256: string): Promise<string> {
-    verifyBundle(gz, sha256);
+  async put(gz: Uint8Array, sha256: string, maxInflatedBytes: number): Promise<string> {
+    await verifyBundle(gz, sha256, maxInflatedBytes);
     await mkdir(this.dir, { recursive: true });
     const final = this.pathOf(sha256);
     const tmp = `${final}.${process.pid}.${Date.now()}.tmp`;

@@ -87,8 +87,7 @@ export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
   app.post(`${API_PREFIX}/topologies`, async (req, reply) => {
     const body = parseBody(submitRequestSchema, req.body);
     const gz = decodeBase64(body.bundle, 'bundle');
-    const sha256 = await nimbus.storeBundle(gz, body.sha256);
-    const result = await nimbus.submit(body.name, body.def, body.config, { kind: 'bundle', sha256, size: gz.length });
+    const result = await nimbus.submitBundle(body.name, body.def, body.config, gz, body.sha256);
     return reply.status(201).send(result);
   });
 

@@ -6,6 +6,7 @@
  */
 import { ClusterStateError } from '../common/cluster-state.js';
 import { ConfigError, HstormError, TopologyValidationError } from '../common/errors.js';
+import { BundleTooLargeError } from './bundle-upload.js';
 import { BadRequestError, BundleInvalidError, ComponentNotFoundError, TopologyExistsError, TopologyNotFoundError, TopologyStateError } from './errors.js';
 
 export interface HttpErrorBody {
@@ -16,6 +17,7 @@ export function httpError(err: unknown): { status: number; body: HttpErrorBody }
   const body = (code: string, message: string): HttpErrorBody => ({ error: { code, message } });
   if (err instanceof TopologyNotFoundError || err instanceof ComponentNotFoundError) return { status: 404, body: body(err.code, err.message) };
   if (err instanceof TopologyExistsError || err instanceof TopologyStateError) return { status: 409, body: body(err.code, err.message) };
+  if (err instanceof BundleTooLargeError) return { status: 413, body: body(err.code, err.message) };
   if (err instanceof BadRequestError || err instanceof BundleInvalidError || err instanceof ConfigError || err instanceof TopologyValidationError) {
     return { status: 400, body: body(err.code, err.message) };
   }

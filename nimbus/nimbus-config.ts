@@ -15,7 +15,11 @@ export interface NimbusSettings {
   taskTimeoutMs: number;
   workerStartTimeoutMs: number;
   monitorMs: number;
+  /** How long a vanished supervisor node is waited for before its workers move (nimbus/supervisor-grace.ts): one supervisor heartbeat period. */
+  supervisorGraceMs: number;
   localDir: string;
+  /** `nimbus.bundle.max.inflated.mb` in bytes: an upload inflating to more is refused (413). */
+  maxBundleInflatedBytes: number;
   host: string;
   httpPort: number;
 }
@@ -34,7 +38,9 @@ export function nimbusSettings(config: Config): NimbusSettings {
     // Storm's nimbus.task.launch.secs: nimbus gives up on a never-started worker only after its supervisor had a chance to restart it.
     workerStartTimeoutMs: secsToMs(config['nimbus.task.launch.secs'] as number),
     monitorMs: secsToMs(config['nimbus.monitor.freq.secs'] as number),
+    supervisorGraceMs: secsToMs(config['supervisor.heartbeat.frequency.secs'] as number),
     localDir: config['hstorm.local.dir'] as string,
+    maxBundleInflatedBytes: Math.round((config['nimbus.bundle.max.inflated.mb'] as number) * 2 ** 20),
     host: config['nimbus.host'] as string,
     httpPort: config['nimbus.http.port'] as number,
   };

@@ -24,6 +24,8 @@ import { BlobStore } from './blob-store.js';
 import { ClusterReader } from './cluster-reader.js';
 import { BadRequestError, TopologyExistsError } from './errors.js';
 import { HeartbeatTracker } from './heartbeat-tracker.js';
+import { SupervisorGrace } from './supervisor-grace.js';
+import { UploadsInFlight } from './bundle-upload.js';
 import { nimbusSettings, type NimbusSettings } from './nimbus-config.js';
 import { NimbusRegistration } from './nimbus-registration.js';
 import { planPlacement } from './placement.js';
@@ -32,7 +34,7 @@ import { HeartbeatSampler } from './heartbeat-sampler.js';
 import { ensureNode, putJson, removeNode } from './state-ops.js';
 import { CurveKeyStore } from './curve-key-store.js';
 import type { CurveKeys } from '../common/security/curve-keys.js';
-import { checkTopologyName, mergeTopologyConfig, parseTopologyDef } from './submit-validation.js';
+import { checkStormRecordSize, checkTopologyName, mergeTopologyConfig, parseTopologyDef } from './submit-validation.js';
 import { TopologyAdmin } from './topology-admin.js';
 import { holdingsOf, queueOrder, queueView, totalsOf } from './fairness-views.js';
 import { supervisorSummaries, topologyDetail, topologySummary, usedSlotKeys } from './topology-views.js';
@@ -78,6 +80,8 @@ export class Nimbus {
   private readonly badSlots = new Map<string, number>();
   private deadWorkers = new Map<string, Set<string>>();
   private readonly knownSupervisors = new Set<string>();
+  private readonly supervisorGrace: SupervisorGrace;
+  private readonly uploads = new UploadsInFlight();
   private monitorTimer: NodeJS.Timeout | null = null;
   /** γ, δ, latencies and Storm's windowed stats, sampled from heartbeats on each monitor tick. */
   readonly sampler: HeartbeatSampler;
@@ -98,6 +102,7 @@ export class Nimbus {
       taskTimeoutMs: this.settings.taskTimeoutMs,
       startTimeoutMs: this.settings.workerStartTimeoutMs,
     });
+    this.supervisorGrace = new SupervisorGrace(this.settings.supervisorGraceMs);
     this.admin = new TopologyAdmin({
       state: this.state,
       reader: this.reader,
@@ -132,6 +137,8 @@ export class Nimbus {
     this.stopped = true;
     if (this.monitorTimer) clearInterval(this.monitorTimer);
     this.monitorTimer = null;
+    if (this.graceTimer) clearTimeout(this.graceTimer);
+    this.graceTimer = null;
     this.unsubscribeSession?.();
     this.admin.stop();
     this.registration?.stop();
@@ -151,6 +158,7 @@ export class Nimbus {
     checkTopologyName(name);
     const parsed = parseTopologyDef(def);
     const config = mergeTopologyConfig(this.config, parsed.config, topologyConfig);
+    checkStormRecordSize({ def: parsed, config });
     if (code.kind === 'bundle' && !(await this.blobs?.has(code.sha256))) {
       throw new BadRequestError(`bundle ${code.sha256} was not uploaded to this nimbus`, 'code');
     }
@@ -167,10 +175,37 @@ export class Nimbus {
     });
   }
 
-  /** Verifies (checksum, gzip) and stores an uploaded bundle; returns its key. */
+  /** Verifies (checksum, bounded streaming inflate) and stores an uploaded bundle; returns its key. */
   async storeBundle(gz: Uint8Array, sha256: string): Promise<string> {
     if (!this.blobs) throw new BadRequestError('this nimbus has no blob store (local mode): submit code by path', 'bundle');
-    return this.blobs.put(gz, sha256);
+    return this.blobs.put(gz, sha256, this.settings.maxBundleInflatedBytes);
+  }
+
+  /**
+   * Stores a bundle and submits the topology that runs it; when the submit is
+   * refused (bad config, name taken…), the bundle is deleted again unless a
+   * topology or another upload in flight uses the same code.
+   */
+  async submitBundle(name: string, def: unknown, topologyConfig: RawConfig, gz: Uint8Array, sha256: string): Promise<SubmitResult> {
+    this.uploads.begin(sha256);
+    let submitted = false;
+    try {
+      await this.storeBundle(gz, sha256);
+      const result = await this.submit(name, def, topologyConfig, { kind: 'bundle', sha256, size: gz.length });
+      submitted = true;
+      return result;
+    } finally {
+      if (this.uploads.end(sha256) && !submitted && this.blobs) await this.dropUnusedBundle(sha256);
+    }
+  }
+
+  private async dropUnusedBundle(sha256: string): Promise<void> {
+    const blobs = this.blobs;
+    if (!blobs) return;
+    await this.exclusive(async () => {
+      const used = [...(await this.reader.storms()).values()].some((s) => s.code.kind === 'bundle' && s.code.sha256 === sha256);
+      if (!used) await blobs.delete(sha256);
+    }).catch((err: unknown) => this.log.warn({ err, sha256 }, 'could not delete the bundle of a refused submit'));
   }
 
   /** Status `killed` now (spouts stop); assignment and the rest removed after `waitSecs` (default: the topology's message timeout). */
@@ -386,8 +421,9 @@ export class Nimbus {
   /** One pass: removals due, orphans, dead workers, placement. Caller holds the lock. */
   private async round(opts: { checkHeartbeats?: boolean; forced?: ReadonlySet<string> }): Promise<void> {
     const now = Date.now();
-    const supervisors = await this.reader.supervisors();
+    const supervisors = this.supervisorGrace.apply(await this.reader.supervisors(), now);
     this.noteSupervisors(supervisors);
+    this.roundAfterGrace(now);
     const stormIds = new Set(await this.reader.childrenOf(ZkPaths.storms));
     const storms = await this.reader.storms();
     const assignments = await this.reader.assignments();
@@ -452,6 +488,19 @@ export class Nimbus {
     }
   }
 
+  private graceTimer: NodeJS.Timeout | null = null;
+
+  /** A supervisor in its grace period is looked at again as soon as the grace ends, not at the next monitor tick. */
+  private roundAfterGrace(now: number): void {
+    const next = this.supervisorGrace.nextExpiry();
+    if (next === null || this.graceTimer) return;
+    this.graceTimer = setTimeout(() => {
+      this.graceTimer = null;
+      this.requestRound();
+    }, Math.max(0, next - now) + 10);
+    this.graceTimer.unref();
+  }
+
   private noteSupervisors(current: ReadonlyMap<string, SupervisorInfo>): void {
     for (const id of current.keys()) if (!this.knownSupervisors.has(id)) this.log.info({ supervisor: id }, 'supervisor joined');
     for (const id of this.knownSupervisors) if (!current.has(id)) this.log.warn({ supervisor: id }, 'supervisor gone');
@@ -495,10 +544,12 @@ export class Nimbus {
     this.lastSession = s;
     if (this.stopped || s === was) return;
     if (s === 'connected') {
+      this.tracker.regainSight();
       this.log.info('store session (re)connected; re-reading the cluster');
       this.exclusive(() => this.armWatches()).catch(() => undefined);
       this.requestRound();
     } else {
+      this.tracker.blind();
       this.log.warn({ state: s }, 'store session state changed');
     }
   }

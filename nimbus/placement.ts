@@ -6,6 +6,10 @@
  * dropped, so repeating a round (monitor ticks, duplicate events) writes
  * nothing and no worker restarts.
  *
+ * A topology that lost some of its workers (a node gone, workers dead) keeps
+ * the others untouched, as Storm does: only the executors it lost are placed
+ * again, on the slots left, so losing one node restarts no worker elsewhere.
+ *
  * With HDRF (`fairness`), every live worker goes in `occupied` tagged with its
  * topology (the shares come from them), a waiting topology is reconsidered in
  * every round, and one that does not fit waits in the queue: a new topology
@@ -161,11 +165,30 @@ export function planPlacement(input: PlacementInput): PlacementChange[] {
     occupied.push({ supervisorId: key.slice(0, i), port: Number(key.slice(i + 1)), gpuId: null });
   }
 
+  // A topology that only lost some workers keeps the rest where they run (as Storm does): its survivors
+  // hold their slots and only the lost executors are placed, so a lost node restarts nothing elsewhere.
+  const repairs = new Map<string, WorkerAssignment[]>();
+  if (!fair) {
+    for (const t of todo) {
+      const survivors = survivorsOf(t.storm, input);
+      if (!survivors) continue;
+      repairs.set(t.storm.id, survivors);
+      const storm = t.storm;
+      const demands = survivors.some((w) => !w.resources) ? demandsOf(storm) : undefined;
+      for (const w of survivors) {
+        occupied.push({ supervisorId: w.supervisorId, port: w.port, gpuId: w.gpu?.gpuId ?? null, topologyId: storm.id, resources: workerResources(storm, w, demands) });
+        taken.add(workerKey(w));
+      }
+    }
+  }
+
   const topologies: SchedTopology[] = todo.map((t) => {
     const current = input.assignments.get(t.storm.id);
     // Waiting since: as recorded in its queue entry, else its submission (new) or now (it just needs a new placement).
     const waitingSince = current?.queue?.since ?? (current ? input.now : t.storm.launchTime);
-    return { ...schedTopologyFor(t.storm), waitingSince };
+    const full = { ...schedTopologyFor(t.storm), waitingSince };
+    const survivors = repairs.get(t.storm.id);
+    return survivors ? lostPart(full, survivors) : full;
   });
   const result = schedule(
     {
@@ -189,6 +212,8 @@ export function planPlacement(input: PlacementInput): PlacementChange[] {
     let workers = placed.workers;
     let unassigned = placed.unassigned;
     const queue = placed.queue ?? null;
+    const survivors = repairs.get(storm.id);
+    if (survivors) workers = [...survivors, ...workers];
     if (queue && current) {
       // Waiting, but running: what still runs keeps running; what it lost waits with the queue's reason.
       const dead = input.deadWorkers.get(storm.id);
@@ -212,6 +237,33 @@ export function planPlacement(input: PlacementInput): PlacementChange[] {
     });
   }
   return changes;
+}
+
+/**
+ * The workers of a topology that keep running while the rest of it is placed
+ * again: those still alive where they are, when the topology lost some (not
+ * all) of its workers and was not asked to rebalance. Null: place it whole.
+ */
+function survivorsOf(storm: StormBase, input: PlacementInput): WorkerAssignment[] | null {
+  const current = input.assignments.get(storm.id);
+  if (!current || input.forced.has(storm.id) || current.queue) return null;
+  const dead = input.deadWorkers.get(storm.id);
+  const survivors = current.workers.filter((w) => canStay(w, input.supervisors) && !dead?.has(workerKey(w)));
+  if (survivors.length === 0 || survivors.length === current.workers.length) return null;
+  return survivors;
+}
+
+/** The part of a topology its survivors do not run: its other executors, in the workers it has left to ask for. */
+function lostPart(t: SchedTopology, survivors: readonly WorkerAssignment[]): SchedTopology {
+  const kept = new Set(survivors.flatMap((w) => w.executors.map((e) => e.task)));
+  const gpuSurvivors = survivors.filter((w) => w.gpu).length;
+  const numWorkers = Math.max(1, t.numWorkers - survivors.length);
+  return {
+    ...t,
+    executors: t.executors.filter((x) => !kept.has(x.task)),
+    numWorkers,
+    numGpuWorkers: Math.min(numWorkers, Math.max(0, t.numGpuWorkers - gpuSurvivors)),
+  };
 }
 
 /** Same queue state (durations are not stored, so an unchanged queue compares equal round after round). */

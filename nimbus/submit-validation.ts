@@ -14,6 +14,30 @@ import { BadRequestError } from './errors.js';
 
 const NAME = /^[A-Za-z0-9_-]{1,100}$/;
 
+/**
+ * Largest topology record (definition + merged config, as JSON) nimbus
+ * stores: one ZooKeeper node holds at most jute.maxbuffer (1 MiB by default)
+ * with its request framing, so a larger record would fail in ZooKeeper and
+ * reach the client as "cluster state unavailable" (503) — a client mistake
+ * reported as a server fault.
+ */
+export const MAX_STORM_RECORD_BYTES = 1_000_000;
+
+/** Refuses (400, naming the largest config values) a topology whose record would not fit in one ZooKeeper node. */
+export function checkStormRecordSize(record: { def: TopologyDef; config: RawConfig }): void {
+  const bytes = Buffer.byteLength(JSON.stringify(record));
+  if (bytes <= MAX_STORM_RECORD_BYTES) return;
+  const sizes = Object.entries(record.config)
+    .map(([k, v]) => [k, Buffer.byteLength(JSON.stringify(v) ?? '')] as const)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([k, n]) => `"${k}" ${n} bytes`);
+  throw new BadRequestError(
+    `topology definition and config take ${bytes} bytes as JSON; at most ${MAX_STORM_RECORD_BYTES} fit in the cluster state (largest config values: ${sizes.join(', ')}). Keep large data out of config: ship it in the bundle or pass a path`,
+    'config',
+  );
+}
+
 export function checkTopologyName(name: unknown): string {
   if (typeof name !== 'string' || !NAME.test(name)) {
     throw new BadRequestError(

@@ -7,9 +7,10 @@
  * installation for its import to resolve.
  */
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import type { ClusterState } from '../common/cluster-state.js';
 import { readJson } from '../common/cluster-state/json-node.js';
 import type { Logger } from '../common/logger.js';
@@ -27,7 +28,11 @@ export interface CodeFetcherOptions {
   nimbusPort: number;
   log: Logger;
   fetchImpl?: typeof fetch;
+  /** Largest inflated bundle (`nimbus.bundle.max.inflated.mb`, bytes): nimbus refuses larger, this guards the node too. */
+  maxInflatedBytes: number;
 }
+
+const gunzipAsync = promisify(gunzip);
 
 export class CodeFetcher {
   private readonly inflight = new Map<string, Promise<string>>();
@@ -51,9 +56,25 @@ export class CodeFetcher {
     return join(this.o.localDir, 'stormdist', topologyId);
   }
 
-  /** Drops the cached code of topologies no longer assigned here. */
-  async prune(keep: ReadonlySet<string>, present: Iterable<string>): Promise<void> {
-    for (const id of present) if (!keep.has(id)) await rm(this.dirOf(id), { recursive: true, force: true });
+  /** Topologies whose code is cached on this node. */
+  async cached(): Promise<string[]> {
+    try {
+      return (await readdir(join(this.o.localDir, 'stormdist'), { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+    } catch {
+      return [];
+    }
+  }
+
+  /** Drops the cached code of topologies no longer assigned here (killed, or moved away); a download in flight is kept. */
+  async prune(keep: ReadonlySet<string>): Promise<string[]> {
+    const dropped: string[] = [];
+    for (const id of await this.cached()) {
+      if (keep.has(id) || this.inflight.has(id)) continue;
+      await rm(this.dirOf(id), { recursive: true, force: true });
+      dropped.push(id);
+    }
+    if (dropped.length > 0) this.o.log.info({ topologies: dropped }, 'deleted the code of topologies no longer assigned here');
+    return dropped;
   }
 
   private async bundle(topologyId: string, sha256: string): Promise<string> {
@@ -79,7 +100,8 @@ export class CodeFetcher {
     }
     let code: Buffer;
     try {
-      code = gunzipSync(gz);
+      // Off the event loop (zlib's thread pool), and bounded: a bundle inflating past the limit is refused.
+      code = await gunzipAsync(gz, { maxOutputLength: this.o.maxInflatedBytes });
     } catch (err) {
       throw new BundleDownloadError(`bundle of ${topologyId} is not valid gzip: ${(err as Error).message}`, topologyId, { cause: err });
     }

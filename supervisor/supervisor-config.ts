@@ -25,6 +25,8 @@ export interface SupervisorSettings {
   collectorMs: number;
   childopts: string[];
   localDir: string;
+  /** `nimbus.bundle.max.inflated.mb` in bytes: a downloaded bundle inflating to more is refused. */
+  maxBundleInflatedBytes: number;
   nimbusHost: string;
   nimbusPort: number;
 }
@@ -46,6 +48,7 @@ export function supervisorSettings(config: Config): SupervisorSettings {
     collectorMs: secsToMs(config['supervisor.collector.period.secs'] as number),
     childopts: config['worker.childopts'] as string[],
     localDir: config['hstorm.local.dir'] as string,
+    maxBundleInflatedBytes: Math.round((config['nimbus.bundle.max.inflated.mb'] as number) * 2 ** 20),
     nimbusHost: config['nimbus.host'] as string,
     nimbusPort: config['nimbus.http.port'] as number,
   };

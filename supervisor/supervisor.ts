@@ -3,12 +3,14 @@
  * assignments, and keeps exactly the workers assigned to it running — one
  * process per assigned port, restarted when it dies or stops heartbeating,
  * restarted when its executors or GPU change, stopped (SIGTERM, then SIGKILL)
- * when it is no longer assigned. Works the same in cluster mode (ZooKeeper,
+ * when it is no longer assigned. A worker's health is judged from the
+ * heartbeat it writes to local disk, so a ZooKeeper outage restarts nothing;
+ * a supervisor restarted on the same data dir adopts the workers it finds
+ * still running their assignment (cluster mode; local mode has no survivors). Works the same in cluster mode (ZooKeeper,
  * bundles from nimbus) and local mode (in-memory store served to workers over
  * IPC, code by path).
  */
 import { join } from 'node:path';
-import { z } from 'zod';
 import type { GpuBinding, WorkerAssignment } from '../common/assignment.js';
 import { isStateError, type ClusterState, type SessionState } from '../common/cluster-state.js';
 import { readJson } from '../common/cluster-state/json-node.js';
@@ -24,7 +26,7 @@ import { NodeCollector, osSources, type NodeSources } from './node-collector.js'
 import { defaultWorkerEntry } from '../common/package-root.js';
 import { SupervisorRegistration } from './registration.js';
 import { supervisorSettings, type SupervisorSettings } from './supervisor-config.js';
-import { WorkerLauncher, type IpcServe, type LaunchedWorker } from './worker-launcher.js';
+import { WorkerLauncher, type IpcServe, type LeftoverWorker, type WorkerProcess } from './worker-launcher.js';
 import { fetchWithSecret } from '../common/security/authorized-fetch.js';
 import type { CurveKeys } from '../common/security/curve-keys.js';
 import { nimbusSecret } from '../common/security/secrets.js';
@@ -69,7 +71,7 @@ interface Slot {
   topologyId: string;
   signature: string;
   worker: WorkerAssignment;
-  proc: LaunchedWorker | null;
+  proc: WorkerProcess | null;
   launches: number;
   /** Consecutive deaths soon after start: they space out restarts (the first is immediate). */
   fastFailures: number;
@@ -81,9 +83,6 @@ const FAST_FAILURE_MS = 10_000;
 const MAX_BACKOFF_MS = 30_000;
 /** Every this many monitor ticks the assignments are re-read in full, in case a watch was lost. */
 const FULL_REFRESH_TICKS = 10;
-
-/** Only what the supervisor needs from a heartbeat; the rest is the worker's and nimbus's business. */
-const beatSchema = z.looseObject({ pid: z.number(), time: z.number() });
 
 function signatureOf(w: WorkerAssignment): string {
   const tasks = w.executors.map((e) => e.task).sort((a, b) => a - b);
@@ -109,6 +108,8 @@ export class Supervisor {
   private unsubscribeSession: (() => void) | null = null;
   private stopped = true;
   private syncRequested = false;
+  /** Set until leftovers are adopted: a sync before that would start a second worker on an adopted port. */
+  private syncHeld = true;
   private syncLoop: Promise<void> | null = null;
   gpus: GpuInfo[] = [];
 
@@ -135,6 +136,7 @@ export class Supervisor {
       nimbusHost: this.settings.nimbusHost,
       nimbusPort: this.settings.nimbusPort,
       log: this.log,
+      maxInflatedBytes: this.settings.maxBundleInflatedBytes,
       fetchImpl: authorizedFetch,
     });
     this.curveKeys = curveKeySource(options, this.settings, this.state, authorizedFetch, this.log);
@@ -155,7 +157,8 @@ export class Supervisor {
 
   async start(): Promise<void> {
     this.stopped = false;
-    await this.launcher.reapLeftovers();
+    // Local mode's workers die with the process that served them their store: nothing to adopt there.
+    const leftovers = this.options.ipc ? (await this.launcher.reapLeftovers(), []) : await this.launcher.adoptLeftovers(this.ports);
     this.gpus = this.options.gpus ?? (await this.discover());
     for (const root of ZkPaths.roots()) {
       await this.state.create(root, new Uint8Array(), { parents: true }).catch((err: unknown) => {
@@ -178,6 +181,8 @@ export class Supervisor {
     }
     this.unsubscribeSession = this.state.onSessionState((s) => this.onSession(s));
     await this.watcher.start();
+    await this.adopt(leftovers);
+    this.syncHeld = false;
     this.requestSync();
     this.monitorTimer = setInterval(() => this.monitorTick(), this.settings.monitorMs);
   }
@@ -225,10 +230,33 @@ export class Supervisor {
 
   // ── reconcile ─────────────────────────────────────────────────────────────
 
+  /**
+   * Takes over the workers a previous supervisor left running when they still
+   * run what is assigned to their port (Storm does the same): the first sync
+   * then finds them in place and starts nothing. Any other leftover is stopped.
+   */
+  private async adopt(leftovers: readonly LeftoverWorker[]): Promise<void> {
+    const stopping: Promise<unknown>[] = [];
+    for (const l of leftovers) {
+      const assigned = this.watcher.assignments.get(l.topologyId)?.workers.find((w) => w.supervisorId === this.id && w.port === l.port);
+      if (!assigned || signatureOf(assigned) !== l.signature || this.slots.has(l.port)) {
+        const now = assigned ? signatureOf(assigned) : null;
+        this.log.info({ topology: l.topologyId, port: l.port, pid: l.proc.pid, runs: l.signature, assigned: now }, 'stopping a worker left by a previous supervisor: it no longer runs its assignment');
+        stopping.push(l.proc.stop(this.graceMs));
+        continue;
+      }
+      const slot: Slot = { port: l.port, topologyId: l.topologyId, signature: l.signature, worker: assigned, proc: l.proc, launches: 1, fastFailures: 0, nextLaunchAt: 0 };
+      this.slots.set(l.port, slot);
+      void l.proc.exited.then((exit) => this.onWorkerExit(slot, l.proc, exit));
+      this.log.info({ topology: l.topologyId, port: l.port, pid: l.proc.pid }, 'adopted a worker left running by a previous supervisor');
+    }
+    await Promise.all(stopping);
+  }
+
   private requestSync(): void {
     if (this.stopped) return;
     this.syncRequested = true;
-    if (this.syncLoop) return;
+    if (this.syncLoop || this.syncHeld) return;
     this.syncLoop = (async () => {
       while (this.syncRequested && !this.stopped) {
         this.syncRequested = false;
@@ -257,7 +285,7 @@ export class Supervisor {
     await this.launchDesired(desired, (port) => !stopping.has(port));
     await Promise.all(stopping.values());
     await this.launchDesired(desired, (port) => stopping.has(port));
-    await this.fetcher.prune(new Set([...desired.values()].map((d) => d.topologyId)), []);
+    await this.fetcher.prune(new Set([...desired.values()].map((d) => d.topologyId)));
   }
 
   private async launchDesired(desired: Map<number, { topologyId: string; worker: WorkerAssignment }>, which: (port: number) => boolean): Promise<void> {
@@ -297,13 +325,14 @@ export class Supervisor {
       modulePath,
       gpu: slot.worker.gpu,
       curve,
+      signature: slot.signature,
     });
     slot.proc = proc;
     slot.launches++;
     void proc.exited.then((exit) => this.onWorkerExit(slot, proc, exit));
   }
 
-  private onWorkerExit(slot: Slot, proc: LaunchedWorker, exit: { code: number | null; signal: string | null }): void {
+  private onWorkerExit(slot: Slot, proc: WorkerProcess, exit: { code: number | null; signal: string | null }): void {
     if (slot.proc !== proc || this.stopped || this.slots.get(slot.port) !== slot) return;
     slot.proc = null;
     const now = Date.now();
@@ -349,22 +378,22 @@ export class Supervisor {
       .catch((err: unknown) => this.log.warn({ err }, 'supervisor monitor round failed'));
   }
 
-  /** Restarts a running worker that never heartbeat within the start timeout, or whose heartbeat went stale. */
+  /**
+   * Restarts a running worker that never heartbeat within the start timeout,
+   * or whose heartbeat went stale. The heartbeat read is the one the worker
+   * writes to local disk: ZooKeeper being unreachable says nothing about the
+   * worker.
+   */
   private async checkHeartbeats(): Promise<void> {
     const now = Date.now();
     for (const slot of this.slots.values()) {
       const proc = slot.proc;
       if (!proc?.alive) continue;
-      let beat: { pid: number; time: number } | null = null;
-      try {
-        beat = (await readJson(this.state, ZkPaths.workerbeat(slot.topologyId, this.id, slot.port), beatSchema)).value;
-      } catch (err) {
-        if (!isStateError(err, 'NO_NODE') && !isStateError(err, 'CORRUPT')) throw err;
-      }
+      const beat = this.launcher.localHeartbeatOf(slot.port);
       const mine = beat !== null && beat.pid === proc.pid;
       let why: string | null = null;
       if (!mine && now - proc.startedAt > this.settings.workerStartTimeoutMs) why = 'no heartbeat within supervisor.worker.start.timeout.secs';
-      if (mine && beat && now - beat.time > this.settings.workerTimeoutMs) why = 'heartbeat older than nimbus.task.timeout.secs';
+      if (mine && now - beat.time > this.settings.workerTimeoutMs) why = 'local heartbeat older than nimbus.task.timeout.secs';
       if (why && slot.proc === proc) {
         this.log.warn({ topology: slot.topologyId, port: slot.port, pid: proc.pid, why }, 'restarting a hung worker');
         slot.proc = null;

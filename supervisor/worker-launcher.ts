@@ -6,14 +6,18 @@
  * supervisor goes away), and in local mode an IPC channel on which the
  * supervisor's process serves the cluster state.
  *
- * Each launch is recorded in `<pids>/<port>.json` so a restarted supervisor
- * can stop the workers its previous incarnation left behind (they would hold
- * the ports its new workers need).
+ * Each launch is recorded in `<pids>/<port>.json` (pid, topology, executor
+ * signature, log file) so a restarted supervisor can adopt the workers its
+ * previous incarnation left running, as Storm's supervisor does, instead of
+ * restarting them. Each worker writes its local heartbeat to
+ * `<pids>/<port>.beat` (common/local-heartbeat.ts): the supervisor judges a
+ * worker's health from that file, not from ZooKeeper.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GpuBinding } from '../common/assignment.js';
+import { readLocalHeartbeat, type LocalHeartbeat } from '../common/local-heartbeat.js';
 import type { Logger } from '../common/logger.js';
 import { encodeWorkerLaunch, type WorkerLaunch } from '../common/worker-env.js';
 import type { CurveKeys } from '../common/security/curve-keys.js';
@@ -51,6 +55,8 @@ export interface WorkerSpec {
   gpu: GpuBinding | null;
   /** The topology's CURVE key pair, when hstorm.messaging.curve is on. */
   curve?: CurveKeys | null;
+  /** The supervisor's fingerprint of the worker's executors and GPU: a restarted supervisor adopts the worker only if it still matches. */
+  signature?: string;
 }
 
 export interface WorkerExit {
@@ -63,10 +69,33 @@ interface PidRecord {
   topologyId: string;
   entry: string;
   startedAt: number;
+  /** Absent in records written before adoption existed: such a worker is stopped, not adopted. */
+  signature?: string;
+  port?: number;
+  logFile?: string;
+}
+
+/** A worker process the supervisor runs: one it launched, or one it adopted from its previous incarnation. */
+export interface WorkerProcess {
+  readonly pid: number;
+  readonly startedAt: number;
+  readonly logFile: string;
+  readonly alive: boolean;
+  readonly exited: Promise<WorkerExit>;
+  /** SIGTERM, then SIGKILL after `graceMs`. */
+  stop(graceMs: number): Promise<WorkerExit>;
+}
+
+/** A worker left running by a previous supervisor on this data dir, found through its pid record. */
+export interface LeftoverWorker {
+  port: number;
+  topologyId: string;
+  signature: string;
+  proc: WorkerProcess;
 }
 
 /** One running worker process. */
-export class LaunchedWorker {
+export class LaunchedWorker implements WorkerProcess {
   readonly startedAt = Date.now();
   exit: WorkerExit | null = null;
   readonly exited: Promise<WorkerExit>;
@@ -134,6 +163,7 @@ export class WorkerLauncher {
       clusterConfig: this.o.clusterConfig,
       gpu: spec.gpu,
       ...(spec.curve && { curve: spec.curve }),
+      localHeartbeatFile: this.localHeartbeatFileOf(spec.port),
     };
     let fd: number;
     try {
@@ -163,14 +193,24 @@ export class WorkerLauncher {
       if (child.exitCode === null && child.signalCode === null && child.pid === undefined) child.emit('exit', null, null);
     });
     const server = this.o.ipc && child.pid !== undefined ? this.o.ipc(child) : null;
-    if (child.pid !== undefined) this.recordPid(spec, child.pid);
+    if (child.pid !== undefined) this.recordPid(spec, child.pid, logFile);
     const w = new LaunchedWorker(spec, child, logFile, server, () => this.forgetPid(spec.port, child.pid));
     this.o.log.info({ topology: spec.topologyId, port: spec.port, pid: child.pid, gpu: spec.gpu?.gpuId ?? null, logFile }, 'worker started');
     return w;
   }
 
-  private recordPid(spec: WorkerSpec, pid: number): void {
-    const rec: PidRecord = { pid, topologyId: spec.topologyId, entry: this.o.entry, startedAt: Date.now() };
+  /** Where the worker on `port` writes its local heartbeat. */
+  localHeartbeatFileOf(port: number): string {
+    return join(this.o.pidDir, `${port}.beat`);
+  }
+
+  /** The last local heartbeat of the worker on `port` (whichever pid wrote it), or null. */
+  localHeartbeatOf(port: number): LocalHeartbeat | null {
+    return readLocalHeartbeat(this.localHeartbeatFileOf(port));
+  }
+
+  private recordPid(spec: WorkerSpec, pid: number, logFile: string): void {
+    const rec: PidRecord = { pid, topologyId: spec.topologyId, entry: this.o.entry, startedAt: Date.now(), port: spec.port, logFile, ...(spec.signature !== undefined && { signature: spec.signature }) };
     try {
       mkdirSync(this.o.pidDir, { recursive: true });
       writeFileSync(join(this.o.pidDir, `${spec.port}.json`), JSON.stringify(rec));
@@ -190,17 +230,54 @@ export class WorkerLauncher {
   }
 
   /**
+   * The workers a previous supervisor on this data dir left running, on one of
+   * `ports`, whose records say what they run: the caller adopts them (or stops
+   * them when they are no longer assigned). Any other leftover is killed, as
+   * reapLeftovers does. A pid counts only if its command line still names the
+   * worker entry, so a recycled pid is never taken for a worker.
+   */
+  async adoptLeftovers(ports: readonly number[]): Promise<LeftoverWorker[]> {
+    const out: LeftoverWorker[] = [];
+    const others: string[] = [];
+    for (const f of this.pidFiles()) {
+      const file = join(this.o.pidDir, f);
+      let rec: PidRecord;
+      try {
+        rec = JSON.parse(readFileSync(file, 'utf8')) as PidRecord;
+      } catch {
+        others.push(f);
+        continue;
+      }
+      const { port, signature, logFile } = rec;
+      if (port === undefined || signature === undefined || logFile === undefined || !ports.includes(port) || !isWorkerProcess(rec.pid, rec.entry)) {
+        others.push(f);
+        continue;
+      }
+      const proc = new AdoptedWorker(rec.pid, rec.entry, rec.startedAt, logFile, () => this.forgetPid(port, rec.pid));
+      out.push({ port, topologyId: rec.topologyId, signature, proc });
+    }
+    await this.reap(others);
+    return out;
+  }
+
+  private pidFiles(): string[] {
+    try {
+      return readdirSync(this.o.pidDir).filter((f) => f.endsWith('.json'));
+    } catch {
+      return [];
+    }
+  }
+
+  /**
    * Kills workers a previous supervisor on this data dir left running. A pid
    * is only killed if its command line still names the worker entry, so a
    * recycled pid is never hit.
    */
   async reapLeftovers(): Promise<number> {
-    let files: string[];
-    try {
-      files = readdirSync(this.o.pidDir).filter((f) => f.endsWith('.json'));
-    } catch {
-      return 0;
-    }
+    return this.reap(this.pidFiles());
+  }
+
+  private async reap(files: readonly string[]): Promise<number> {
     let reaped = 0;
     for (const f of files) {
       const file = join(this.o.pidDir, f);
@@ -218,6 +295,63 @@ export class WorkerLauncher {
       rmSync(file, { force: true });
     }
     return reaped;
+  }
+}
+
+/**
+ * A worker this supervisor did not start: no exit event reaches it, so its
+ * exit is noticed by polling the pid (and its command line, against reuse).
+ */
+class AdoptedWorker implements WorkerProcess {
+  exit: WorkerExit | null = null;
+  readonly exited: Promise<WorkerExit>;
+  private readonly poll: NodeJS.Timeout;
+
+  constructor(
+    readonly pid: number,
+    private readonly entry: string,
+    readonly startedAt: number,
+    readonly logFile: string,
+    onGone: () => void,
+  ) {
+    let done!: (e: WorkerExit) => void;
+    this.exited = new Promise((resolve) => (done = resolve));
+    this.poll = setInterval(() => {
+      if (isWorkerProcess(this.pid, this.entry)) return;
+      clearInterval(this.poll);
+      this.exit = { code: null, signal: null };
+      onGone();
+      done(this.exit);
+    }, ADOPTED_POLL_MS);
+    this.poll.unref();
+  }
+
+  get alive(): boolean {
+    return this.exit === null;
+  }
+
+  async stop(graceMs: number): Promise<WorkerExit> {
+    if (this.exit) return this.exit;
+    signal(this.pid, 'SIGTERM');
+    const timer = setTimeout(() => {
+      if (!this.exit && isWorkerProcess(this.pid, this.entry)) signal(this.pid, 'SIGKILL');
+    }, graceMs);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** How often an adopted worker's pid is checked. */
+const ADOPTED_POLL_MS = 200;
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // already gone
   }
 }
 

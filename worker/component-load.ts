@@ -8,7 +8,20 @@ import type { ClusterState } from '../common/cluster-state.js';
 import type { ExecutorMetrics, WorkerHeartbeat } from '../common/storm-base.js';
 import { ZkPaths } from '../common/zk-paths.js';
 import type { ComponentLoad } from '../topology-sdk/context.js';
+import { z } from 'zod';
 import { readJsonNode } from './state-json.js';
+
+/** What this file reads of a heartbeat, validated (a malformed beat is skipped, never a TypeError mid-estimate). */
+const beatShape = z.looseObject({
+  time: z.number(),
+  executors: z.array(
+    z.looseObject({
+      component: z.string(),
+      executeLatencyMs: z.looseObject({ count: z.number(), mean: z.number() }),
+      gpu: z.looseObject({ launches: z.number(), tuples: z.number(), kernelMs: z.looseObject({ mean: z.number() }) }).optional(),
+    }),
+  ),
+});
 
 /** Heartbeats older than this belong to dead workers and are ignored. */
 const STALE_MS = 30_000;
@@ -43,7 +56,8 @@ export async function readComponentLoad(store: ClusterState, topologyId: string,
   const names = await store.children(dir).catch(() => [] as string[]);
   const beats: WorkerHeartbeat[] = [];
   for (const n of names) {
-    const b = await readJsonNode<WorkerHeartbeat>(store, `${dir}/${n}`).catch(() => null);
+    // Validated in what serviceMs reads; the rest of the beat is the writer's business.
+    const b = (await readJsonNode(store, `${dir}/${n}`, beatShape).catch(() => null)) as WorkerHeartbeat | null;
     if (b && Array.isArray(b.executors)) beats.push(b);
   }
   return componentLoadFrom(beats, component);

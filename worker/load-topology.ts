@@ -10,7 +10,7 @@ import { StormTopology } from '../topology-sdk/topology-builder.js';
 import type { TopologyModule } from '../topology-sdk/topology-module.js';
 import type { TopologyDef } from '../common/topology-def.js';
 import { HstormError, TopologyLoadError } from '../common/errors.js';
-import { buildConfig, type Config, type RawConfig } from '../common/config/index.js';
+import { buildConfig, CONFIG_KEYS, secsToMs, type Config, type RawConfig } from '../common/config/index.js';
 
 export interface LoadedTopology {
   topology: StormTopology;
@@ -40,17 +40,51 @@ export function resolveModulePath(input: string, packageRoot: string): string {
   throw new TopologyLoadError(`cannot find a topology module at "${input}" (tried ${candidates.slice(0, 6).join(', ')}, …)`, input);
 }
 
+/**
+ * Waits for a module's own promise (its top-level await, or the one its
+ * default export returns) at most `timeoutMs`. A promise that never settles
+ * would otherwise hang `submit` or, with nothing else keeping Node alive, end
+ * the process with exit code 13 and no word about why.
+ */
+async function withinLoadTimeout<T>(what: string, p: Promise<T>, timeoutMs: number, modulePath: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new TopologyLoadError(
+            `topology module ${modulePath}: ${what} did not settle within ${timeoutMs / 1000} s (topology.load.timeout.secs); does it wait for something that never comes?`,
+            modulePath,
+          ),
+        ),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function loadTimeoutMs(config: Readonly<Record<string, unknown>>): number {
+  const v = config['topology.load.timeout.secs'];
+  return secsToMs(typeof v === 'number' && v > 0 ? v : (CONFIG_KEYS['topology.load.timeout.secs'].default as number));
+}
+
 export async function loadTopology(modulePath: string, config: Readonly<Record<string, unknown>>): Promise<LoadedTopology> {
+  const timeoutMs = loadTimeoutMs(config);
   let mod: { default?: unknown };
   try {
-    mod = (await import(pathToFileURL(modulePath).href)) as { default?: unknown };
+    mod = (await withinLoadTimeout('its top-level code', import(pathToFileURL(modulePath).href), timeoutMs, modulePath)) as { default?: unknown };
   } catch (err) {
+    if (err instanceof TopologyLoadError) throw err;
     throw new TopologyLoadError(`topology module ${modulePath} failed to load: ${(err as Error)?.message ?? String(err)}`, modulePath, { cause: err });
   }
   const exported = mod.default as TopologyModule | undefined;
   let topology: unknown;
   try {
-    topology = typeof exported === 'function' ? await exported({ config }) : exported;
+    topology = typeof exported === 'function' ? await withinLoadTimeout('the promise its default export returned', Promise.resolve(exported({ config })), timeoutMs, modulePath) : exported;
   } catch (err) {
     if (err instanceof HstormError) throw err;
     throw new TopologyLoadError(`topology module ${modulePath} threw while building the topology: ${(err as Error)?.message ?? String(err)}`, modulePath, { cause: err });

@@ -4,13 +4,12 @@
  * the topology module, run the Worker until SIGTERM.
  */
 import { decodeWorkerLaunch } from '../common/worker-env.js';
-import { createLogger } from '../common/logger.js';
+import { createLogger, flushThenExit } from '../common/logger.js';
 import type { ClusterState } from '../common/cluster-state.js';
 import { IpcClusterState } from '../common/cluster-state/ipc-proxy.js';
 import { connectZooKeeper, zookeeperOptions } from '../common/cluster-state/zookeeper-store.js';
 import { ZkPaths } from '../common/zk-paths.js';
-import type { Assignment } from '../common/assignment.js';
-import type { StormBase } from '../common/storm-base.js';
+import { assignmentSchema, stormBaseSchema } from '../common/record-schemas.js';
 import { loadTopology, checkSameShape } from './load-topology.js';
 import { readJsonNode } from './state-json.js';
 import { Worker } from './worker.js';
@@ -28,8 +27,8 @@ async function connect(): Promise<ClusterState> {
 
 async function main(): Promise<void> {
   const store = await connect();
-  const base = await readJsonNode<StormBase>(store, ZkPaths.storm(launch.topologyId));
-  const assignment = await readJsonNode<Assignment>(store, ZkPaths.assignment(launch.topologyId));
+  const base = await readJsonNode(store, ZkPaths.storm(launch.topologyId), stormBaseSchema);
+  const assignment = await readJsonNode(store, ZkPaths.assignment(launch.topologyId), assignmentSchema);
   if (!base || !assignment) throw new Error(`topology ${launch.topologyId} has no ${base ? 'assignment' : 'definition'} in the cluster state`);
   installGpuRuntime(launch, log);
   const { topology, def } = await loadTopology(launch.modulePath, base.config);
@@ -48,10 +47,7 @@ async function main(): Promise<void> {
       .then(() => releaseWebGpu())
       .catch((err: unknown) => log.warn({ err }, 'releasing WebGPU failed'))
       .finally(() => {
-        void store.close().finally(() => {
-          log.flush();
-          process.exit(0);
-        });
+        void store.close().finally(() => flushThenExit(log, 0));
       });
   }
   process.on('SIGTERM', () => shutdown('SIGTERM'));
@@ -65,12 +61,10 @@ process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejectio
 process.on('uncaughtException', (err) => {
   // Unknown state: let the supervisor restart a clean process.
   log.fatal({ err }, 'uncaught exception; exiting');
-  log.flush();
-  process.exit(70);
+  flushThenExit(log, 70);
 });
 
 main().catch((err: unknown) => {
   log.fatal({ err }, 'worker failed to start');
-  log.flush();
-  setTimeout(() => process.exit(1), 50);
+  flushThenExit(log, 1);
 });

@@ -4,7 +4,7 @@
  * topology definition; `route` is on the hot path and allocates one array.
  */
 import type { GroupingDef, TopologyDef } from '../common/topology-def.js';
-import { TopologyValidationError } from '../common/errors.js';
+import { EmitError, TopologyValidationError } from '../common/errors.js';
 import { hashValues } from './fields-hash.js';
 import { NO_LOAD, type RoutingLoad } from './load/task-load.js';
 import { pickTwoChoice } from './load/two-choice.js';
@@ -39,6 +39,8 @@ export class OutputRouter {
   private readonly byStream = new Map<string, Subscription[]>();
   private readonly directTargets = new Map<string, Set<number>>();
   private readonly load: RoutingLoad;
+  /** stream → its declared fields: an emit must carry exactly that many values. */
+  private readonly declared = new Map<string, readonly string[]>();
 
   constructor(
     readonly component: string,
@@ -48,7 +50,10 @@ export class OutputRouter {
     const src = topo.def.components.find((c) => c.id === component);
     if (!src) throw new TopologyValidationError(`unknown component "${component}"`);
     this.load = topo.routingLoad ?? NO_ROUTING_LOAD;
-    for (const s of src.streams) this.byStream.set(s.id, []);
+    for (const s of src.streams) {
+      this.byStream.set(s.id, []);
+      this.declared.set(s.id, s.fields);
+    }
     for (const c of topo.def.components) {
       for (const input of c.inputs) {
         if (input.component !== component) continue;
@@ -89,7 +94,8 @@ export class OutputRouter {
   /** Target tasks of one tuple; throws for a stream the component never declared. */
   route(stream: string, values: readonly unknown[]): number[] {
     const subs = this.byStream.get(stream);
-    if (!subs) throw new Error(`component "${this.component}" emits on undeclared stream "${stream}"`);
+    if (!subs) throw this.undeclared(stream);
+    this.checkValues(stream, values);
     const out: number[] = [];
     for (const s of subs) {
       switch (s.grouping.type) {
@@ -125,14 +131,31 @@ export class OutputRouter {
   targets(stream: string, values: readonly unknown[], directTask: number | null): number[] {
     if (directTask === null) return this.route(stream, values);
     this.checkDirect(stream, directTask);
+    this.checkValues(stream, values);
     return [directTask];
   }
 
   /** Checks that `task` subscribes to `stream` with direct grouping. */
   checkDirect(stream: string, task: number): void {
-    if (!this.byStream.has(stream)) throw new Error(`component "${this.component}" emits on undeclared stream "${stream}"`);
+    if (!this.byStream.has(stream)) throw this.undeclared(stream);
     if (!this.directTargets.get(stream)?.has(task)) {
-      throw new Error(`emitDirect from "${this.component}" on stream "${stream}" to task ${task}, which does not subscribe to it with direct grouping`);
+      throw new EmitError(`emitDirect from "${this.component}" on stream "${stream}" to task ${task}, which does not subscribe to it with direct grouping`, this.component, stream);
+    }
+  }
+
+  private undeclared(stream: string): EmitError {
+    const known = [...this.byStream.keys()].map((s) => `"${s}"`).join(', ') || 'none';
+    return new EmitError(`component "${this.component}" emits on undeclared stream "${stream}" (declared: ${known}; declare it in declareOutputFields)`, this.component, stream);
+  }
+
+  private checkValues(stream: string, values: readonly unknown[]): void {
+    const fields = this.declared.get(stream);
+    if (fields && values.length !== fields.length) {
+      throw new EmitError(
+        `component "${this.component}" emitted ${values.length} value(s) on stream "${stream}", which declares ${fields.length} field(s) (${fields.join(', ')})`,
+        this.component,
+        stream,
+      );
     }
   }
 

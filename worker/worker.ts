@@ -5,7 +5,9 @@
  * follows assignment and status changes, and heartbeats its metrics.
  */
 import { dirname } from 'node:path';
-import type { ClusterState } from '../common/cluster-state.js';
+import { isStateError, type ClusterState } from '../common/cluster-state.js';
+import { EmitError } from '../common/errors.js';
+import { assignmentSchema, stormBaseSchema } from '../common/record-schemas.js';
 import type { Logger } from '../common/logger.js';
 import { RateLimitedLog } from '../common/logger.js';
 import { ACKER_COMPONENT, computeTasks, type TopologyDef } from '../common/topology-def.js';
@@ -37,6 +39,8 @@ import { userMetricsOf } from './user-metrics-api.js';
 import { WorkerLoad } from './load/worker-load.js';
 import { LOAD_STREAM } from './load/load-message.js';
 import type { RoutingLoad } from './load/task-load.js';
+import { writeLocalHeartbeat } from '../common/local-heartbeat.js';
+import { workerSettings, type WorkerSettings } from './worker-settings.js';
 
 /** Longest a single executor runs before the loop moves on (keeps timers, I/O and heartbeats fed). */
 const SLICE_MS = 2;
@@ -87,6 +91,11 @@ export class Worker implements ExecutorHost {
   private readonly dropLog: RateLimitedLog;
   droppedFrames = 0;
   droppedTuples = 0;
+  /** Assignment or topology znodes read that were malformed (and skipped). */
+  corruptZnodes = 0;
+  private readonly corruptLog: RateLimitedLog;
+  /** Config compiled once (worker-settings.ts). */
+  readonly settings: WorkerSettings;
   private stopping = false;
   /** Created by the first GPU bolt task that asks; probes once per process. */
   private gpuBackends: WorkerGpuBackends | null = null;
@@ -102,10 +111,11 @@ export class Worker implements ExecutorHost {
     this.def = opts.stormBase.def;
     this.selfKey = workerKey({ supervisorId: opts.launch.supervisorId, port: opts.launch.port });
     this.log = opts.log.child({ worker: this.selfKey });
+    this.settings = workerSettings(opts.stormBase.config, opts.launch.clusterConfig);
     this.dropLog = new RateLimitedLog(this.log);
+    this.corruptLog = new RateLimitedLog(this.log);
     const conf = this.base.config;
-    const ackers = (conf['topology.acker.executors'] as number | null) ?? (conf['topology.workers'] as number);
-    for (const t of computeTasks(this.def, ackers)) {
+    for (const t of computeTasks(this.def, this.settings.ackers)) {
       this.taskComponent.set(t.task, t.component);
       const list = this.componentTasks.get(t.component) ?? [];
       list.push(t.task);
@@ -117,13 +127,13 @@ export class Worker implements ExecutorHost {
       this.componentConfig.set(c.id, Object.freeze({ ...conf, ...c.config }));
     }
     this.componentConfig.set(ACKER_COMPONENT, Object.freeze({ ...conf }));
-    this.transferLimit = conf['topology.transfer.buffer.size'] as number;
+    this.transferLimit = this.settings.transferBufferSize;
     this.transport = new ZmqTransport(
       {
         port: this.launch.port,
         ...opts.link,
-        batchSize: conf['topology.transfer.batch.size'] as number,
-        flushIntervalMs: conf['topology.batch.flush.interval.millis'] as number,
+        batchSize: this.settings.transferBatchSize,
+        flushIntervalMs: this.settings.flushIntervalMs,
         highWaterMark: 64,
       },
       {
@@ -165,9 +175,14 @@ export class Worker implements ExecutorHost {
       for (const peer of this.transport.peerKeys()) this.transport.send(peer, tuple);
     });
     this.applyStatus(this.base.status);
-    const beatMs = Math.max(100, (this.launch.clusterConfig['worker.heartbeat.frequency.secs'] as number | undefined ?? 1) * 1000);
+    const beatMs = this.settings.heartbeatMs;
+    this.beatLocally();
     await this.heartbeat();
-    this.heartbeatTimer = setInterval(() => void this.heartbeat().catch((err: unknown) => this.log.warn({ err }, 'heartbeat failed')), beatMs);
+    this.heartbeatTimer = setInterval(() => {
+      // Local first: the supervisor's view of this worker must not depend on ZooKeeper answering.
+      this.beatLocally();
+      void this.heartbeat().catch((err: unknown) => this.log.warn({ err }, 'heartbeat failed'));
+    }, beatMs);
     void this.watchAssignment();
     void this.watchStormBase();
     this.log.info({ executors: mine.executors.length, port: this.launch.port, gpu: mine.gpu }, 'worker started');
@@ -224,7 +239,7 @@ export class Worker implements ExecutorHost {
 
   fieldsOf(component: string, stream: string): Fields {
     const f = this.fields.get(component)?.get(stream) ?? SYSTEM_FIELDS.get(stream);
-    if (!f) throw new Error(`stream "${stream}" of "${component}" is not declared`);
+    if (!f) throw new EmitError(`stream "${stream}" of "${component}" is not declared`, component, stream);
     return f;
   }
 
@@ -307,7 +322,7 @@ export class Worker implements ExecutorHost {
       componentLoad: (c: string) => readComponentLoad(this.store, this.topologyId, c),
       ...userMetricsOf(() => this.executors.get(task), component, task),
       acquireGpuBackend: () => {
-        this.gpuBackends ??= new WorkerGpuBackends(gpu, this.base.config['topology.gpu.cpu.threads'] as number | null, this.log.child({ gpu: gpu?.gpuId ?? null }));
+        this.gpuBackends ??= new WorkerGpuBackends(gpu, this.settings.gpuCpuThreads, this.log.child({ gpu: gpu?.gpuId ?? null }));
         return this.gpuBackends.acquire((this.configOf(component)['topology.gpu.backend'] as ForcedBackend | undefined) ?? 'auto');
       },
     };
@@ -424,7 +439,7 @@ export class Worker implements ExecutorHost {
   private async watchAssignment(): Promise<void> {
     const path = ZkPaths.assignment(this.topologyId);
     try {
-      const a = await readJsonNode<Assignment>(this.store, path, () => void this.watchAssignment());
+      const a = await readJsonNode(this.store, path, assignmentSchema, () => void this.watchAssignment());
       if (!a) {
         this.opts.onRetired?.('the topology has no assignment any more');
       } else if (a.epoch !== this.assignment.epoch) {
@@ -433,23 +448,43 @@ export class Worker implements ExecutorHost {
         if (!this.myAssignment(a)) this.opts.onRetired?.('this slot is no longer assigned');
       }
     } catch (err) {
+      if (this.skipCorrupt(err, path)) return;
       this.log.warn({ err }, 'reading the assignment failed; retrying');
       setTimeout(() => void this.watchAssignment(), 1000).unref();
     }
   }
 
+  /**
+   * A znode that is not JSON or not the record it should be is counted, logged
+   * (rate-limited) and skipped: the worker keeps what it had, and the watch set
+   * before the read brings the node's next version. True when `err` was that.
+   */
+  private skipCorrupt(err: unknown, path: string): boolean {
+    if (!isStateError(err, 'CORRUPT')) return false;
+    this.corruptZnodes++;
+    this.corruptLog.warn({ path, corruptZnodes: this.corruptZnodes, err: (err as Error).message }, 'skipped a malformed znode; keeping the last good one');
+    return true;
+  }
+
   private async watchStormBase(): Promise<void> {
     const path = ZkPaths.storm(this.topologyId);
     try {
-      const b = await readJsonNode<StormBase>(this.store, path, () => void this.watchStormBase());
+      const b = await readJsonNode(this.store, path, stormBaseSchema, () => void this.watchStormBase());
       if (!b) return;
       if (b.status !== this.base.status) this.log.info({ status: b.status }, 'topology status changed');
       this.base = b;
       this.applyStatus(b.status);
     } catch (err) {
+      if (this.skipCorrupt(err, path)) return;
       this.log.warn({ err }, 'reading the topology failed; retrying');
       setTimeout(() => void this.watchStormBase(), 1000).unref();
     }
+  }
+
+  /** The heartbeat the supervisor judges this worker by (common/local-heartbeat.ts). */
+  private beatLocally(): void {
+    const file = this.launch.localHeartbeatFile;
+    if (file && !writeLocalHeartbeat(file)) this.dropLog.warn({ file }, 'could not write the local heartbeat');
   }
 
   private async heartbeat(): Promise<void> {

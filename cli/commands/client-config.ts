@@ -5,23 +5,36 @@
  */
 import {
   buildConfig,
+  checkKey,
+  COMMAND_LINE,
   CONFIG_KEYS,
   isKnownKey,
   parseOverrides,
   readConfigFile,
+  RESERVED_PREFIXES,
+  validateEntries,
   type Config,
   type RawConfig,
 } from '../../common/config/index.js';
 import type { ConfigFlags } from './config-options.js';
 
+/**
+ * Splits `-c` overrides by scope, checking each on the way: a key under one of
+ * hstorm's prefixes that hstorm does not know is a typo (`nimbus.hots`) and is
+ * refused with a did-you-mean, whatever the command — not silently left unused.
+ */
 export function splitOverrides(conf: readonly string[]): { cluster: RawConfig; topology: RawConfig } {
   const cluster: RawConfig = {};
   const topology: RawConfig = {};
   for (const [k, v] of Object.entries(parseOverrides(conf))) {
+    if (!isKnownKey(k) && RESERVED_PREFIXES.some((p) => k.startsWith(p))) checkKey(k, v, COMMAND_LINE);
     if (isKnownKey(k) && CONFIG_KEYS[k].scope === 'cluster') cluster[k] = v;
     else topology[k] = v;
   }
-  return { cluster, topology };
+  return {
+    cluster: validateEntries(cluster, { allowUserKeys: false, where: COMMAND_LINE }),
+    topology: validateEntries(topology, { allowUserKeys: true, where: COMMAND_LINE }),
+  };
 }
 
 /** Cluster config of a client command; topology keys given with -c are left to the caller. */
@@ -30,5 +43,6 @@ export function clientConfig(flags: ConfigFlags): { config: Config; topology: Ra
   const file = readConfigFile(flags.config ?? 'hstorm.yaml', flags.config !== undefined);
   const fileCluster: RawConfig = {};
   for (const [k, v] of Object.entries(file)) if (!isKnownKey(k) || CONFIG_KEYS[k].scope === 'cluster') fileCluster[k] = v;
-  return { config: buildConfig([fileCluster, cluster], { allowUserKeys: false, where: flags.config ?? 'hstorm.yaml' }), topology };
+  const where = flags.config ?? 'hstorm.yaml';
+  return { config: buildConfig([validateEntries(fileCluster, { allowUserKeys: false, where }), cluster], { allowUserKeys: false, where }), topology };
 }

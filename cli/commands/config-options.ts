@@ -1,6 +1,6 @@
 /** The `--config FILE` and `-c key=value` options every command shares. */
 import type { Command } from 'commander';
-import { buildConfig, parseOverrides, readConfigFile, type Config } from '../../common/config/index.js';
+import { buildConfig, COMMAND_LINE, parseOverrides, readConfigFile, validateEntries, type Config } from '../../common/config/index.js';
 
 export interface ConfigFlags {
   config?: string;
@@ -15,6 +15,9 @@ export function addConfigOptions(cmd: Command): Command {
 
 /** Cluster config for a daemon or client: file + overrides, no user keys. */
 export function loadClusterConfig(flags: ConfigFlags): Config {
-  const file = readConfigFile(flags.config ?? 'hstorm.yaml', flags.config !== undefined);
-  return buildConfig([file, parseOverrides(flags.conf)], { allowUserKeys: false, where: flags.config ?? 'hstorm.yaml' });
+  const where = flags.config ?? 'hstorm.yaml';
+  // Each layer checked under its own name: a bad -c key is reported as from the command line, not from the file.
+  const file = validateEntries(readConfigFile(where, flags.config !== undefined), { allowUserKeys: false, where });
+  const overrides = validateEntries(parseOverrides(flags.conf), { allowUserKeys: false, where: COMMAND_LINE });
+  return buildConfig([file, overrides], { allowUserKeys: false, where });
 }

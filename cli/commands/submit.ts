@@ -24,27 +24,45 @@ export function registerSubmit(program: Command): void {
       .requiredOption('-n, --name <name>', 'topology name (letters, digits, _ and -)')
       .option('--json', 'print the result as JSON'),
   ).action(async (module: string, flags: SubmitFlags) => {
-    const { config, topology } = clientConfig(flags);
-    const modulePath = resolveModulePath(module, packageRoot());
-    const { def } = await loadConfiguredTopology(modulePath, topology);
-    const bundle = await bundleTopology(modulePath);
-    const client = NimbusClient.fromConfig(config);
-    const result = await client.submit({
-      name: flags.name,
-      def,
-      config: topology,
-      bundle: bundle.gz.toString('base64'),
-      sha256: bundle.sha256,
-    });
-    if (flags.json) {
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-      return;
+    try {
+      await submit(module, flags);
+    } finally {
+      endDespiteModuleTimers();
     }
-    const workers = result.assignment?.workers ?? [];
-    process.stdout.write(
-      `submitted topology ${result.name} as ${result.id} (bundle ${bundle.gz.length} bytes, sha256 ${bundle.sha256.slice(0, 12)}…)\n` +
-        workers.map((w) => `  worker ${w.supervisorId} ${w.host}:${w.port}${w.gpu ? ` gpu ${w.gpu.gpuId}` : ''}: ${w.executors.length} executors\n`).join('') +
-        (result.assignment?.unassigned.length ? `  ${result.assignment.unassigned.length} executors unassigned (see \`hstorm describe ${result.name}\`)\n` : ''),
-    );
   });
+}
+
+/**
+ * Loading the module ran its code here: a timer or socket it opened would keep
+ * this process alive after the submit is done (or refused). Once the command
+ * has finished, end the process if anything still holds it; a timer that does
+ * not itself keep Node alive, so a process with nothing left exits as usual.
+ */
+function endDespiteModuleTimers(): void {
+  setTimeout(() => process.exit(), 200).unref();
+}
+
+async function submit(module: string, flags: SubmitFlags): Promise<void> {
+  const { config, topology } = clientConfig(flags);
+  const modulePath = resolveModulePath(module, packageRoot());
+  const { def } = await loadConfiguredTopology(modulePath, topology);
+  const bundle = await bundleTopology(modulePath);
+  const client = NimbusClient.fromConfig(config);
+  const result = await client.submit({
+    name: flags.name,
+    def,
+    config: topology,
+    bundle: bundle.gz.toString('base64'),
+    sha256: bundle.sha256,
+  });
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  const workers = result.assignment?.workers ?? [];
+  process.stdout.write(
+    `submitted topology ${result.name} as ${result.id} (bundle ${bundle.gz.length} bytes, sha256 ${bundle.sha256.slice(0, 12)}…)\n` +
+      workers.map((w) => `  worker ${w.supervisorId} ${w.host}:${w.port}${w.gpu ? ` gpu ${w.gpu.gpuId}` : ''}: ${w.executors.length} executors\n`).join('') +
+      (result.assignment?.unassigned.length ? `  ${result.assignment.unassigned.length} executors unassigned (see \`hstorm describe ${result.name}\`)\n` : ''),
+  );
 }

@@ -331,6 +331,34 @@ export class ProcessCluster {
     return pids;
   }
 
+  /** kill -9 of a supervisor's process alone: its workers (their own process groups) keep running. */
+  async kill9SupervisorOnly(id: string): Promise<void> {
+    const s = this.supervisor(id);
+    s.proc.kill9();
+    await s.proc.exited;
+  }
+
+  /** Starts a supervisor again on its config and data dir (after kill9SupervisorOnly) without waiting; its log goes on in the same file. */
+  respawnSupervisor(id: string): DaemonProcess {
+    const s = this.supervisor(id);
+    if (s.proc.alive) throw new Error(`supervisor ${id} is still running`);
+    s.proc = this.spawnSupervisor(id, s.configFile);
+    return s.proc;
+  }
+
+  /**
+   * Freezes ZooKeeper (SIGSTOP to its whole process group): every client loses
+   * it at once, as in a network outage, and nothing is lost on the server;
+   * thawZooKeeper (SIGCONT) ends the outage.
+   */
+  freezeZooKeeper(): void {
+    process.kill(-this.zookeeper.pid, 'SIGSTOP');
+  }
+
+  thawZooKeeper(): void {
+    process.kill(-this.zookeeper.pid, 'SIGCONT');
+  }
+
   // ── the CLI ───────────────────────────────────────────────────────────────
 
   /** Runs `hstorm <args> --config <client.yaml>`; never throws on a non-zero exit. */

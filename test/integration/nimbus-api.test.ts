@@ -9,10 +9,12 @@
 import { waitFor } from '../helpers/wait-for.js';
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { Assignment } from '../../common/assignment.js';
 import type { ClusterState } from '../../common/cluster-state.js';
@@ -50,6 +52,28 @@ const DEF: TopologyDef = {
 function bundle(text = 'export default 42;\n'): { b64: string; sha256: string; gz: Buffer } {
   const gz = gzipSync(Buffer.from(text));
   return { gz, b64: gz.toString('base64'), sha256: createHash('sha256').update(gz).digest('hex') };
+}
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const fixture = (name: string) => join(ROOT, 'dist', 'test', 'fixtures', name);
+
+/** Runs `hstorm …` in a temp dir; kills it (and fails) if it does not end within 60 s — a hang is the bug under test. */
+function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((res, rej) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin', 'hstorm.js'), ...args], { cwd: tmpdir(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      rej(new Error(`hstorm ${args.join(' ')} did not end within 60 s\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, 60_000);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      res({ code, stdout, stderr });
+    });
+  });
 }
 
 function supervisorInfo(id: string, ports: number[]): SupervisorInfo {
@@ -207,6 +231,8 @@ describe('nimbus HTTP API over ZooKeeper', function () {
       ['invalid config value', () => submit('x', { config: { 'topology.workers': -3 } }), 400, 'HSTORM_ERR_CONFIG_INVALID'],
       ['misspelt config key', () => submit('x', { config: { 'topology.wokers': 2 } }), 400, 'HSTORM_ERR_CONFIG_INVALID'],
       ['cluster key in topology config', () => submit('x', { config: { 'nimbus.scheduler': 'even' } }), 400, 'HSTORM_ERR_CONFIG_INVALID'],
+      // Larger than one ZooKeeper node: a client mistake (4xx), not "cluster state unavailable" (503).
+      ['1.5 MB config value', () => submit('x', { config: { 'topology.workers': 2, 'my.blob': 'x'.repeat(1_500_000) } }), 400, 'HSTORM_ERR_NIMBUS_BAD_REQUEST'],
       ['unknown topology', () => fetch(`${base}/topologies/nope`), 404, 'HSTORM_ERR_NIMBUS_TOPOLOGY_NOT_FOUND'],
       ['kill unknown', () => post('/topologies/nope/kill', {}), 404, 'HSTORM_ERR_NIMBUS_TOPOLOGY_NOT_FOUND'],
       ['bad kill wait', () => post('/topologies/nope/kill', { waitSecs: 'soon' }), 400, 'HSTORM_ERR_NIMBUS_BAD_REQUEST'],
@@ -232,6 +258,52 @@ describe('nimbus HTTP API over ZooKeeper', function () {
     const summary = (await (await fetch(`${base}/cluster/summary`)).json()) as ClusterSummaryView;
     assert.equal(summary.topologies, 0);
     assert.equal((await submit('still-ok')).status, 201);
+  });
+
+  it('refuses a gzip bomb with 413 and keeps serving; deletes the bundle of a refused submit, keeps one still in use', async () => {
+    await startNimbus({ 'nimbus.bundle.max.inflated.mb': 1 });
+    await addSupervisor('sup-a', [7001, 7002]);
+    const blobs = join(dataDir, 'blobs');
+    const stored = async () => (await readdir(blobs).catch(() => [] as string[])).filter((f) => f.endsWith('.gz')).sort();
+    // 64 MiB of zeros gzip to about 64 KiB: inflating it whole is what the limit (1 MiB) prevents.
+    const bomb = gzipSync(Buffer.alloc(64 * 2 ** 20), { level: 9 });
+    const bombSha = createHash('sha256').update(bomb).digest('hex');
+    const refused = await errorOf(await submit('bomb', { bundle: bomb.toString('base64'), sha256: bombSha }));
+    assert.deepEqual([refused.status, refused.code], [413, 'HSTORM_ERR_NIMBUS_BUNDLE_TOO_LARGE'], refused.message);
+    assert.match(refused.message, /nimbus\.bundle\.max\.inflated\.mb/);
+    assert.deepEqual(await stored(), [], 'the bomb was not stored');
+
+    // Refused for its config: the bundle it brought is deleted again.
+    const other = bundle('export default "other";\n');
+    const bad = await errorOf(await submit('bad', { config: { 'topology.workers': -1 }, bundle: other.b64, sha256: other.sha256 }));
+    assert.equal(bad.status, 400);
+    assert.deepEqual(await stored(), [], 'the refused bundle was deleted');
+
+    // Refused because the name is taken: the code is the running topology's, so it stays.
+    assert.equal((await submit('wc')).status, 201);
+    const running = await stored();
+    assert.equal(running.length, 1);
+    assert.equal((await submit('wc')).status, 409);
+    assert.deepEqual(await stored(), running, 'a bundle in use is kept');
+    assert.equal((await fetch(`${base}/cluster/summary`)).status, 200, 'nimbus keeps serving');
+  });
+
+  it('hstorm submit ends although the module left a timer running; a module that never settles is refused (submit and local)', async () => {
+    await startNimbus();
+    await addSupervisor('sup-a', [7001, 7002]);
+    const port = new URL(base).port;
+    const ok = await runCli(['submit', fixture('timer-topology.js'), '--name', 'timer', '--json', '-c', 'nimbus.host=127.0.0.1', '-c', `nimbus.http.port=${port}`]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal((JSON.parse(ok.stdout) as { name: string }).name, 'timer');
+
+    for (const cmd of [['submit', '--name', 'never'], ['local', '--duration', '1']]) {
+      const never = await runCli([cmd[0]!, fixture('never-settles-topology.js'), ...cmd.slice(1), '-c', 'topology.load.timeout.secs=1', '-c', `nimbus.http.port=${port}`]);
+      assert.notEqual(never.code, 0, `${cmd[0]}: ${never.stdout}`);
+      assert.match(never.stderr, /did not settle within 1 s \(topology\.load\.timeout\.secs\)/, `${cmd[0]}: ${never.stderr}`);
+      assert.match(never.stderr, /HSTORM_ERR_TOPOLOGY_LOAD/);
+    }
+    const names = ((await (await fetch(`${base}/topologies`)).json()) as { topologies: { name: string }[] }).topologies.map((t) => t.name);
+    assert.deepEqual(names, ['timer'], 'the never-settling module reached nimbus neither way');
   });
 
   it('counts and skips a corrupt supervisor znode', async () => {

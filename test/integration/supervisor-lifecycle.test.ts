@@ -244,6 +244,9 @@ describe('supervisor in cluster mode (ZooKeeper, bundle from nimbus)', function 
 
       await nimbus.kill('zk', 0);
       await waitFor('the worker stopped', () => sup.workers().length === 0);
+      // The killed topology's code goes from the supervisor and from nimbus's blob store.
+      await waitFor('its code deleted on the supervisor', async () => !(await lstat(join(supDir, 'stormdist', id)).catch(() => null)));
+      await waitFor('its bundle deleted on nimbus', async () => !(await lstat(join(dir, 'nimbus', 'blobs', `${sha256}.gz`)).catch(() => null)));
     } finally {
       await sup.stop();
       await app.close();

@@ -163,6 +163,19 @@ describe('common/config', () => {
       assert.throws(() => checkKey('topology.workers', '4'), configError('topology.workers', '"4"', /allowed: an integer ≥ 1/));
     });
 
+    it('refuses an unbounded topology.max.spout.pending while acking is on, with the reason; allows it with acking off', () => {
+      assert.throws(() => buildConfig([{ 'topology.max.spout.pending': null }], topology), configError('topology.max.spout.pending', 'null (unbounded)', 'acking', 'Raise the bound'));
+      assert.throws(() => buildConfig([{ 'topology.max.spout.pending': null, 'topology.acker.executors': 2 }], topology), configError('topology.max.spout.pending'));
+      assert.equal(buildConfig([{ 'topology.max.spout.pending': null, 'topology.acker.executors': 0 }], topology)['topology.max.spout.pending'], null);
+      assert.equal(buildConfig([{ 'topology.max.spout.pending': 50_000 }], topology)['topology.max.spout.pending'], 50_000, 'the user can raise the bound');
+    });
+
+    it('says "> 0" for a key that must be positive, "≥ 0" for one that may be 0', () => {
+      assert.throws(() => checkKey('topology.message.timeout.secs', 0), configError('topology.message.timeout.secs', ': 0', /allowed: a number > 0$/));
+      assert.throws(() => checkKey('supervisor.collector.period.secs', -1), configError('supervisor.collector.period.secs', /allowed: a number ≥ 0$/));
+      assert.equal(checkKey('supervisor.collector.period.secs', 0), 0);
+    });
+
     for (const k of ['hstorm.scheduler.alpha', 'hstorm.gpu.beta', 'hstorm.split.theta', 'hstorm.split.gamma0']) {
       it(`keeps ${k} in [0, 1]`, () => {
         assert.equal(buildConfig([{ [k]: 0 }], topology)[k], 0);

@@ -144,6 +144,16 @@ describe('worker/routing OutputRouter', () => {
     assert.equal(router.hasStream('default'), true);
     assert.equal(router.hasStream('missing'), false);
     assert.throws(() => router.route('missing', [1]), /undeclared stream "missing"/);
+    // The author's mistake, with its own code (not HSTORM_ERR_INTERNAL), naming component and stream.
+    assert.throws(() => router.route('missing', [1]), { code: 'HSTORM_ERR_TOPOLOGY_EMIT', component: 'src', stream: 'missing' });
+  });
+
+  it('emitting a number of values other than the stream declares is an EmitError naming the fields', () => {
+    const topo = topology([bolt('work', 2, { type: 'shuffle' }), bolt('c', 1, { type: 'direct' }, 'd')]);
+    const router = new OutputRouter('src', topo);
+    assert.throws(() => router.route('default', ['only-one']), (e: Error & { code?: string }) => e.code === 'HSTORM_ERR_TOPOLOGY_EMIT' && /emitted 1 value\(s\) on stream "default", which declares 2 field\(s\) \(word, n\)/.test(e.message));
+    assert.throws(() => router.targets('d', [1, 2], tasksOf(topo, 'c')[0]!), { code: 'HSTORM_ERR_TOPOLOGY_EMIT' });
+    assert.equal(router.route('default', ['w', 1]).length, 1);
   });
 
   it('one tuple reaches every subscribing component, and allTargets lists every reachable task', () => {

@@ -151,6 +151,16 @@ export function formatDetail(d: TopologyDetail): string {
       for (const a of c.gpuKernels?.adapters ?? []) if (!a.identityVerified) out.push(`  ${id}: GPU identity not verified: ${a.identity}`);
     }
   }
+  const errors = Object.entries(d.components).filter(([, c]) => c.lastError);
+  if (errors.length) {
+    out.push('', 'last error per component:');
+    for (const [id, c] of errors) {
+      const e = c.lastError!;
+      const [head, ...stack] = e.error.split('\n');
+      out.push(`  ${id} (task ${e.task} on ${e.host}:${e.port}, ${new Date(e.time).toISOString()}): ${head}`);
+      for (const frame of stack.slice(0, 3)) out.push(`    ${frame.trim()}`);
+    }
+  }
   out.push('', 'workers:');
   out.push(
     table(

@@ -38,6 +38,7 @@ function emptyStats(kind: ComponentStats['kind'], gpu: boolean, executors: numbe
     fallbackReasons: [],
     gpuKernels: null,
     split: null,
+    lastError: null,
   };
 }
 
@@ -118,7 +119,12 @@ export function topologyDetail(
       for (const m of hb.executors) {
         const s = components[m.component];
         const sum = sums.get(m.component);
-        if (s && sum && assigned.has(m.task)) addExecutor(s, sum, m);
+        if (s && sum && assigned.has(m.task)) {
+          addExecutor(s, sum, m);
+          for (const e of m.errors ?? []) {
+            if (!s.lastError || e.time > s.lastError.time) s.lastError = { error: e.error, time: e.time, host: hb.host, port: hb.port, task: m.task };
+          }
+        }
       }
     }
     workers.push({

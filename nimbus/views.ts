@@ -142,6 +142,18 @@ export interface ComponentStats {
    * controller has.
    */
   split: Record<string, unknown> | null;
+  /** Storm's "last error": the newest error a task of the component reported (reportError, a throwing execute or nextTuple). */
+  lastError: ComponentLastError | null;
+}
+
+export interface ComponentLastError {
+  /** The message and the first stack frames. */
+  error: string;
+  /** Epoch ms at the worker. */
+  time: number;
+  host: string;
+  port: number;
+  task: number;
 }
 
 export interface WorkerMetrics {

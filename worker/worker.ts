@@ -176,6 +176,7 @@ export class Worker implements ExecutorHost {
       } catch (err) {
         this.log.warn({ err, task: ex.task }, 'component close threw');
       }
+      ex.flushLogs();
     }
     this.signals.close();
     await this.heartbeat().catch(() => undefined);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { runLocal, PACKAGE_ROOT } from '../../cli/local-run.js';
 import { SENTENCES } from '../../examples/word-count/index.js';
 import type { RunSummary } from '../../cli/run-summary.js';
+import type { WorkerLogLine } from '../../cli/worker-log-tail.js';
 
 function readLines<T>(file: string): T[] {
   if (!existsSync(file)) return [];
@@ -50,6 +51,48 @@ describe('local mode (multi-process)', function () {
     assert.equal(summary.acked, 2 * perSpout);
     assert.equal(summary.failed, 0);
     assert.ok(summary.components.count!.executed > 0);
+  });
+
+  it('shows a throwing bolt: its warnings streamed, failed counted alike in the headline and the table, last error, run dir kept', async () => {
+    const lines: WorkerLogLine[] = [];
+    let kept: string | null = null;
+    const summary = await runLocal({
+      module: join(PACKAGE_ROOT, 'test/fixtures/always-throwing-bolt-topology'),
+      durationSec: 2,
+      overrides: { 'throwing.messages': 200 },
+      onWorkerLog: (l) => lines.push(l),
+      onRunDirKept: (d) => (kept = d),
+    });
+    try {
+      assert.equal(summary.components.numbers!.failed, 200);
+      assert.equal(summary.failed, summary.components.numbers!.failed, 'headline and table disagree');
+      const last = summary.components.typo!.lastError;
+      assert.ok(last, 'no last error for the throwing bolt');
+      assert.match(last.error, /getIntegerByFeild is not a function/);
+      assert.match(last.error, /always-throwing-bolt-topology/, 'the stack should point at the topology module');
+      assert.equal(last.port > 0, true);
+      const streamed = lines.filter((l) => l.component === 'typo' && /execute threw/.test(l.msg));
+      assert.ok(streamed.length > 0, 'the error was not streamed from the worker log');
+      // The worker's own log is rate-limited per message: not 200 lines with stacks.
+      assert.ok(streamed.length <= 10, `${streamed.length} identical warnings reached the worker log`);
+      assert.ok(kept !== null && existsSync(kept), 'the run directory was not kept');
+      assert.equal(summary.runDir, kept);
+    } finally {
+      if (kept) rmSync(kept, { recursive: true, force: true });
+    }
+  });
+
+  it('removes the run directory of a run where nothing failed', async () => {
+    let kept: string | null = null;
+    const summary = await runLocal({
+      module: join(PACKAGE_ROOT, 'examples/word-count'),
+      durationSec: 1,
+      overrides: { 'wordcount.sentences': 20, 'wordcount.output': join(dir, 'wc.jsonl') },
+      onRunDirKept: (d) => (kept = d),
+    });
+    assert.equal(summary.failed, 0);
+    assert.equal(kept, null);
+    assert.equal(summary.runDir, undefined);
   });
 
   it('is at-least-once: a bolt failing ~10% still gets every message acked', async () => {

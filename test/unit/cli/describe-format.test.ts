@@ -22,6 +22,7 @@ function stats(kind: ComponentStats['kind'], extra: Partial<ComponentStats> = {}
     fallbackReasons: [],
     gpuKernels: null,
     split: null,
+    lastError: null,
     ...extra,
   };
 }
@@ -48,6 +49,17 @@ function detail(components: Record<string, ComponentStats>, queue: QueueView | n
 }
 
 describe('describe output', () => {
+  it("shows each component's last error with its task, host, port and first stack frames", () => {
+    const out = formatDetail(
+      detail({
+        split: stats('bolt', { failed: 12, lastError: { error: 'execute threw; failing the tuple: TypeError: boom\n    at Split.execute (file:///t/index.ts:9:3)', time: Date.UTC(2026, 0, 2), host: 'h1', port: 6701, task: 4 } }),
+        count: stats('bolt'),
+      }),
+    );
+    assert.match(out, /last error per component:\n {2}split \(task 4 on h1:6701, 2026-01-02T00:00:00\.000Z\): execute threw; failing the tuple: TypeError: boom\n {4}at Split\.execute \(file:\/\/\/t\/index\.ts:9:3\)/);
+    assert.doesNotMatch(out, /count \(task/);
+  });
+
   it('shows γ, δ and both latencies of a split spout', () => {
     const split = { gamma: 0.7912, delta: 0.8011, latCpuMs: 171.2, latGpuMs: 42.5, theta: 0.3, policy: 'latency', windows: 24, sentCpu: 40, sentGpu: 150, controller: true };
     const text = formatDetail(detail({ source: stats('spout', { split }), cpu: stats('bolt') }));

@@ -62,6 +62,20 @@ export const supervisorInfoSchema = z.looseObject({
   heartbeatAt: z.number(),
   // A malformed collector round is left out; the supervisor itself stays valid.
   node: nodeStatsSchema.optional().catch(undefined),
+  workerExits: z
+    .array(
+      z.object({
+        topologyId: z.string(),
+        port,
+        deaths: count,
+        fastDeaths: count,
+        crashLooping: z.boolean(),
+        lastExit: z.object({ code: z.number().nullable(), signal: z.string().nullable(), time: z.number() }),
+        lastError: z.string().nullable(),
+      }),
+    )
+    .optional()
+    .catch(undefined),
   version: z.literal(1),
 }) satisfies z.ZodType<SupervisorInfo>;
 

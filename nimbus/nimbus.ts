@@ -250,18 +250,20 @@ export class Nimbus {
   async topologies(): Promise<TopologySummary[]> {
     const storms = await this.reader.storms();
     const assignments = await this.reader.assignments();
-    const totals = totalsOf((await this.reader.supervisors()).values());
+    const supervisors = [...(await this.reader.supervisors()).values()];
+    const totals = totalsOf(supervisors);
+    const now = Date.now();
     return [...storms.values()]
       .sort((a, b) => a.launchTime - b.launchTime)
-      .map((s) => topologySummary(s, assignments.get(s.id) ?? null, totals));
+      .map((s) => topologySummary(s, assignments.get(s.id) ?? null, totals, now, supervisors));
   }
 
   async topologyDetail(nameOrId: string): Promise<TopologyDetail> {
     const storm = await this.admin.find(nameOrId);
     const assignment = await this.reader.assignment(storm.id);
     const beats = await this.reader.heartbeats(storm.id);
-    const totals = totalsOf((await this.reader.supervisors()).values());
-    return topologyDetail(storm, assignment, beats, (w) => this.tracker.liveness(storm.id, w), totals);
+    const supervisors = [...(await this.reader.supervisors()).values()];
+    return topologyDetail(storm, assignment, beats, (w) => this.tracker.liveness(storm.id, w), totalsOf(supervisors), Date.now(), supervisors);
   }
 
   /** The HDRF queue: waiting topologies in the order HDRF considers them (the reservation first). */
@@ -311,7 +313,7 @@ export class Nimbus {
       storm,
       assignment,
       beats,
-      detail: topologyDetail(storm, assignment, beats, (w) => this.tracker.liveness(storm.id, w), totalsOf(supervisors.values())),
+      detail: topologyDetail(storm, assignment, beats, (w) => this.tracker.liveness(storm.id, w), totalsOf(supervisors.values()), Date.now(), supervisors.values()),
       stats: this.sampler.stats,
       splitPoints: this.sampler.splits.points(storm.id),
       nodes: new Map([...supervisors].map(([id, s]) => [id, s.node])),

@@ -3,7 +3,7 @@
  * it run, drain, and return the summary. Tests and benchmarks call this; the
  * command adds flags and printing.
  */
-import { loadConfiguredTopology, resolveModulePath } from '../worker/load-topology.js';
+import { defaultTopologyName, loadConfiguredTopology, resolveModulePath } from '../worker/load-topology.js';
 import { packageRoot } from '../common/package-root.js';
 import type { RawConfig } from '../common/config/index.js';
 import { silentLogger, type Logger } from '../common/logger.js';
@@ -39,8 +39,9 @@ export interface LocalRunOptions {
 
 export async function runLocal(opts: LocalRunOptions): Promise<RunSummary> {
   const modulePath = resolveModulePath(opts.module, PACKAGE_ROOT);
-  const { def, topologyConfig, config: finalConfig } = await loadConfiguredTopology(modulePath, opts.overrides);
-  const name = opts.name ?? modulePath.replace(/^.*\/(examples|bench|test)\//, '').replace(/(\/index)?\.m?js$/, '').replace(/[^A-Za-z0-9_.-]+/g, '-');
+  // For TypeScript, `loaded` is the compiled file: the workers load that, not the source.
+  const { def, topologyConfig, config: finalConfig, modulePath: loaded } = await loadConfiguredTopology(modulePath, opts.overrides);
+  const name = opts.name ?? defaultTopologyName(modulePath);
   const workers = (finalConfig['topology.workers'] as number) ?? 1;
   const spouts = new Set(def.components.filter((c) => c.kind === 'spout').map((c) => c.id));
   const cluster = await LocalCluster.start({
@@ -56,7 +57,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<RunSummary> {
   let timer: NodeJS.Timeout | null = null;
   let summary: RunSummary | null = null;
   try {
-    const { topologyId } = await cluster.submit(name, modulePath, def, topologyConfig);
+    const { topologyId } = await cluster.submit(name, loaded, def, topologyConfig);
     const latest = async (): Promise<WorkerHeartbeat[]> => cluster.heartbeats(topologyId);
     if (opts.onProgress) {
       timer = setInterval(() => {

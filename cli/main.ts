@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { HstormError } from '../common/errors.js';
 import { registerCommands } from './commands/index.js';
+import { enableSourceMaps } from '../common/ts-module.js';
 
 export function buildProgram(): Command {
   const program = new Command('hstorm')
@@ -18,6 +19,8 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // Topology modules load here too (local, submit, schedule): their stack traces should name the user's lines.
+  enableSourceMaps();
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

@@ -5,6 +5,7 @@
  */
 import { decodeWorkerLaunch } from '../common/worker-env.js';
 import { createLogger } from '../common/logger.js';
+import { enableSourceMaps } from '../common/ts-module.js';
 import type { ClusterState } from '../common/cluster-state.js';
 import { IpcClusterState } from '../common/cluster-state/ipc-proxy.js';
 import { connectZooKeeper, zookeeperOptions } from '../common/cluster-state/zookeeper-store.js';
@@ -17,6 +18,8 @@ import { Worker } from './worker.js';
 import { installGpuRuntime } from './gpu-runtime.js';
 import { releaseWebGpu } from './gpu-backend.js';
 
+// Before any topology code loads: stack traces from a compiled TypeScript module or a bundle name the user's lines.
+enableSourceMaps();
 const launch = decodeWorkerLaunch(process.env);
 const log = createLogger('worker').child({ topology: launch.topologyId, port: launch.port });
 

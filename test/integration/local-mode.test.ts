@@ -3,7 +3,7 @@
  * in-memory store over IPC, the same nimbus/supervisor code as a cluster.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLocal, PACKAGE_ROOT } from '../../cli/local-run.js';
@@ -77,6 +77,57 @@ describe('local mode (multi-process)', function () {
       assert.ok(streamed.length <= 10, `${streamed.length} identical warnings reached the worker log`);
       assert.ok(kept !== null && existsSync(kept), 'the run directory was not kept');
       assert.equal(summary.runDir, kept);
+    } finally {
+      if (kept) rmSync(kept, { recursive: true, force: true });
+    }
+  });
+
+  it('runs a TypeScript module from outside the package, named after its directory, with stack traces at its .ts lines', async () => {
+    const mod = join(dir, 'mytopo');
+    mkdirSync(mod);
+    writeFileSync(
+      join(mod, 'bolt.ts'),
+      [
+        "import { BasicBolt, type Tuple } from 'hstorm';",
+        'export class Picky extends BasicBolt {',
+        '  execute(t: Tuple): void {',
+        "    const n: number = t.getNumberByField('n');",
+        '    if (n % 50 === 7) throw new Error(`picky about ${n}`);',
+        '  }',
+        '}',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(mod, 'index.ts'),
+      [
+        "import { TopologyBuilder, Spout, type SpoutOutputCollector, type OutputFieldsDeclarer, type Conf, type TopologyContext } from 'hstorm';",
+        "import { Picky } from './bolt.js';",
+        'class Numbers extends Spout {',
+        '  private c!: SpoutOutputCollector;',
+        '  private n = 0;',
+        '  override open(_conf: Conf, _ctx: TopologyContext, c: SpoutOutputCollector): void { this.c = c; }',
+        '  nextTuple(): void { if (this.n < 100) this.c.emit([this.n], { messageId: this.n++ }); }',
+        "  declareOutputFields(d: OutputFieldsDeclarer): void { d.declare(['n']); }",
+        '}',
+        'export default () => {',
+        '  const b = new TopologyBuilder();',
+        "  b.setSpout('numbers', () => new Numbers(), 1);",
+        "  b.setBolt('picky', () => new Picky(), 1).shuffleGrouping('numbers');",
+        '  return b.createTopology({});',
+        '};',
+      ].join('\n'),
+    );
+    let kept: string | null = null;
+    const summary = await runLocal({ module: join(mod, 'index.ts'), durationSec: 2, overrides: {}, onRunDirKept: (d) => (kept = d) });
+    try {
+      assert.equal(summary.topology, 'mytopo');
+      assert.equal(summary.acked, 98);
+      assert.equal(summary.failed, 2);
+      const last = summary.components.picky!.lastError;
+      assert.ok(last);
+      assert.match(last.error, /picky about (7|57)/);
+      // Line 5 column 27 of bolt.ts, through the inline source map — not a line of the compiled bundle.
+      assert.match(last.error, new RegExp(`${join(mod, 'bolt.ts').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:5:\\d+`));
     } finally {
       if (kept) rmSync(kept, { recursive: true, force: true });
     }

@@ -11,13 +11,17 @@ import {
   readConfigFile,
   type Config,
   type RawConfig,
+  validateEntries,
 } from '../../common/config/index.js';
 import type { ConfigFlags } from './config-options.js';
 
 export function splitOverrides(conf: readonly string[]): { cluster: RawConfig; topology: RawConfig } {
   const cluster: RawConfig = {};
   const topology: RawConfig = {};
-  for (const [k, v] of Object.entries(parseOverrides(conf))) {
+  const given = parseOverrides(conf);
+  // Unknown hstorm-namespace keys and Storm's key names fail here, named as -c (user keys pass on to the topology).
+  validateEntries(given, { allowUserKeys: true, where: '-c' });
+  for (const [k, v] of Object.entries(given)) {
     if (isKnownKey(k) && CONFIG_KEYS[k].scope === 'cluster') cluster[k] = v;
     else topology[k] = v;
   }
@@ -30,5 +34,6 @@ export function clientConfig(flags: ConfigFlags): { config: Config; topology: Ra
   const file = readConfigFile(flags.config ?? 'hstorm.yaml', flags.config !== undefined);
   const fileCluster: RawConfig = {};
   for (const [k, v] of Object.entries(file)) if (!isKnownKey(k) || CONFIG_KEYS[k].scope === 'cluster') fileCluster[k] = v;
-  return { config: buildConfig([fileCluster, cluster], { allowUserKeys: false, where: flags.config ?? 'hstorm.yaml' }), topology };
+  const fromFile = validateEntries(fileCluster, { allowUserKeys: false, where: flags.config ?? 'hstorm.yaml' });
+  return { config: buildConfig([fromFile, cluster], { allowUserKeys: false, where: '-c' }), topology };
 }

@@ -1,7 +1,7 @@
 /** `hstorm local <module>`: run a topology on this machine (the embedded default). */
 import { Option, type Command } from 'commander';
 import { CliUsageError } from '../../common/errors.js';
-import { readConfigFile } from '../../common/config/index.js';
+import { readConfigFile, validateEntries } from '../../common/config/index.js';
 import { splitOverrides } from './client-config.js';
 import { addConfigOptions } from './config-options.js';
 import { runLocal } from '../local-run.js';
@@ -40,6 +40,8 @@ export function registerLocal(program: Command): void {
       let keptDir: string | null = null;
       // -c takes both kinds of keys here: cluster keys (e.g. nimbus.scheduler) configure the embedded daemons.
       const { cluster, topology } = splitOverrides(flags.conf);
+      const configFile = flags.config ?? 'hstorm.yaml';
+      const fileConfig = validateEntries(readConfigFile(configFile, flags.config !== undefined), { allowUserKeys: false, where: configFile });
       let summary: RunSummary | null = null;
       try {
         summary = await runLocal({
@@ -47,7 +49,7 @@ export function registerLocal(program: Command): void {
           name: flags.name,
           durationSec: duration,
           overrides: topology,
-          clusterConfig: { ...readConfigFile(flags.config ?? 'hstorm.yaml', flags.config !== undefined), ...cluster },
+          clusterConfig: { ...fileConfig, ...cluster },
           log: createLogger('local', { level: flags.logLevel as 'info', destination: 2 }),
           onWorkerLog: (line) => workerLogs.show(line),
           onRunDirKept: (dir) => (keptDir = dir),

@@ -7,6 +7,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { CONFIG_KEYS, RESERVED_PREFIXES, type ConfigKey } from './schema.js';
+import { stormKeyHint } from './storm-keys.js';
 import type { z } from 'zod';
 
 type KeyValue<K extends ConfigKey> = z.infer<(typeof CONFIG_KEYS)[K]['schema']>;
@@ -86,10 +87,13 @@ function editDistance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
-export function checkKey(key: string, value: unknown): unknown {
+export function checkKey(key: string, value: unknown, where?: string): unknown {
+  const at = where ? ` in ${where}` : '';
+  const storm = stormKeyHint(key);
+  if (storm) throw new ConfigError(`unknown config key "${key}"${at}: ${storm}`, key, value);
   if (!isKnownKey(key)) {
     const hint = closest(key);
-    throw new ConfigError(`unknown config key "${key}"${hint ? `; did you mean "${hint}"?` : ''}`, key, value);
+    throw new ConfigError(`unknown config key "${key}"${at}${hint ? `; did you mean "${hint}"?` : ''}`, key, value);
   }
   const spec = CONFIG_KEYS[key];
   const parsed = spec.schema.safeParse(value);
@@ -118,14 +122,15 @@ export function validateEntries(raw: RawConfig, opts: ValidateOptions): RawConfi
   const out: RawConfig = {};
   for (const [k, v] of Object.entries(raw)) {
     const reserved = RESERVED_PREFIXES.some((p) => k.startsWith(p));
-    if (!reserved && !isKnownKey(k)) {
+    // A Storm key (storm.zookeeper.servers, nimbus.seeds…) is refused with the hstorm key to use, even where user keys are allowed.
+    if (!reserved && !isKnownKey(k) && stormKeyHint(k) === null) {
       if (!opts.allowUserKeys) {
         throw new ConfigError(`unknown config key "${k}"${opts.where ? ` in ${opts.where}` : ''}`, k, v);
       }
       out[k] = v;
       continue;
     }
-    out[k] = checkKey(k, v);
+    out[k] = checkKey(k, v, opts.where);
   }
   return out;
 }

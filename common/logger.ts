@@ -1,17 +1,23 @@
 /**
  * pino loggers: one root logger per process, children per topology /
- * component / task. JSON by default (daemons write to files); pretty is left to
- * `pino-pretty` in the reader's terminal. Loggers are passed in, never imported
- * as globals.
+ * component / task. JSON lines when writing to a file or a pipe (workers always
+ * do); pino-pretty when a daemon writes to a terminal. Loggers are passed in,
+ * never imported as globals.
  */
 import { pino, type Logger, type LevelWithSilent } from 'pino';
+import { PinoPretty as pinoPretty } from 'pino-pretty';
 import { MessageRateLimiter } from './message-rate-limiter.js';
 
 export type { Logger };
 
 export function createLogger(name: string, options: { level?: LevelWithSilent; destination?: number | string } = {}): Logger {
   const level = options.level ?? ((process.env.HSTORM_LOG_LEVEL as LevelWithSilent | undefined) || 'info');
-  const dest = pino.destination({ dest: options.destination ?? 1, sync: false, mkdir: true });
+  const fd = options.destination ?? 1;
+  // A daemon started in a terminal logs for a person (pino-pretty); in a file or a pipe, JSON lines for tools.
+  if ((fd === 1 && process.stdout.isTTY) || (fd === 2 && process.stderr.isTTY)) {
+    return pino({ name, level, base: { pid: process.pid } }, pinoPretty({ destination: fd, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+  }
+  const dest = pino.destination({ dest: fd, sync: false, mkdir: true });
   return pino({ name, level, base: { pid: process.pid } }, dest);
 }
 

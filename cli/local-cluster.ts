@@ -147,7 +147,7 @@ export class LocalCluster {
     return this.nimbus.kill(name, waitSecs);
   }
 
-  rebalance(name: string, opts: { workers?: number; waitSecs?: number } = {}): Promise<StormBase> {
+  rebalance(name: string, opts: { workers?: number; waitSecs?: number; executors?: Record<string, number> } = {}): Promise<StormBase> {
     return this.nimbus.rebalance(name, opts);
   }
 

@@ -88,7 +88,7 @@ export class NimbusClient {
     return this.request('POST', `/topologies/${encodeURIComponent(name)}/deactivate`, {});
   }
 
-  rebalance(name: string, opts: { workers?: number; waitSecs?: number }): Promise<TopologyStatusView> {
+  rebalance(name: string, opts: { workers?: number; waitSecs?: number; executors?: Record<string, number> }): Promise<TopologyStatusView> {
     return this.request('POST', `/topologies/${encodeURIComponent(name)}/rebalance`, opts);
   }
 }

@@ -123,6 +123,7 @@ export const stormBaseSchema = z.looseObject({
   code: topologyCodeSchema,
   killWaitSecs: z.number().min(0).optional(),
   killedAt: z.number().optional(),
+  parallelismOverrides: z.record(z.string(), z.number().int().min(1)).optional(),
 }) satisfies z.ZodType<StormBase>;
 
 const gpuBindingSchema = z.object({

@@ -25,6 +25,8 @@ export interface StormBase {
   /** When killed: how long workers get to drain before they are stopped. */
   killWaitSecs?: number;
   killedAt?: number;
+  /** Parallelism set by `rebalance -e` (already in `def`): workers apply it to the topology the module builds before comparing. */
+  parallelismOverrides?: Record<string, number>;
 }
 
 export interface LatencyStats {

@@ -12,7 +12,7 @@
  *   POST /api/v1/topologies/:name/kill            { waitSecs? }
  *   POST /api/v1/topologies/:name/activate
  *   POST /api/v1/topologies/:name/deactivate
- *   POST /api/v1/topologies/:name/rebalance       { workers?, waitSecs? }
+ *   POST /api/v1/topologies/:name/rebalance       { workers?, waitSecs?, executors?: { component: n } }
  *
  * and beside it what operators look at: Storm's UI REST API (storm-ui/routes.ts,
  * including /api/v1/cluster/summary), the web UI at `/` (web-ui.ts) and
@@ -102,6 +102,7 @@ export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
       .rebalance(req.params.name, {
         ...(body.workers !== undefined && { workers: body.workers }),
         ...(body.waitSecs !== undefined && { waitSecs: body.waitSecs }),
+        ...(body.executors !== undefined && { executors: body.executors }),
       })
       .then(statusView);
   });

@@ -21,7 +21,12 @@ export const killRequestSchema = z.object({ waitSecs: z.number().min(0).optional
 export type KillRequest = z.input<typeof killRequestSchema>;
 
 export const rebalanceRequestSchema = z
-  .object({ workers: z.number().int().min(1).optional(), waitSecs: z.number().min(0).optional() })
+  .object({
+    workers: z.number().int().min(1).optional(),
+    waitSecs: z.number().min(0).optional(),
+    // Storm's `rebalance -e component=N`: new parallelism per component.
+    executors: z.record(z.string(), z.number().int().min(1)).optional(),
+  })
   .default({});
 export type RebalanceRequest = z.input<typeof rebalanceRequestSchema>;
 

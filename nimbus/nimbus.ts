@@ -31,7 +31,7 @@ import type { SchedulerStrategy } from './scheduler/types.js';
 import { HeartbeatSampler } from './heartbeat-sampler.js';
 import { ensureNode, putJson, removeNode } from './state-ops.js';
 import { checkTopologyName, mergeTopologyConfig, parseTopologyDef } from './submit-validation.js';
-import { TopologyAdmin } from './topology-admin.js';
+import { TopologyAdmin, type RebalanceOptions } from './topology-admin.js';
 import { holdingsOf, queueOrder, queueView, totalsOf } from './fairness-views.js';
 import { supervisorSummaries, topologyDetail, topologySummary, usedSlotKeys } from './topology-views.js';
 import type { ClusterSummary, QueueListing, SupervisorSummary, TopologyDetail, TopologySummary, TopologyTimeseries } from './views.js';
@@ -183,7 +183,7 @@ export class Nimbus {
   }
 
   /** Status `rebalancing`, optionally a new `topology.workers`, then a fresh placement and the previous status back. */
-  rebalance(name: string, opts: { workers?: number; waitSecs?: number } = {}): Promise<StormBase> {
+  rebalance(name: string, opts: RebalanceOptions = {}): Promise<StormBase> {
     return this.admin.rebalance(name, opts);
   }
 

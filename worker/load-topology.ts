@@ -8,7 +8,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { StormTopology } from '../topology-sdk/topology-builder.js';
 import type { TopologyModule } from '../topology-sdk/topology-module.js';
-import type { TopologyDef } from '../common/topology-def.js';
+import { withParallelism, type TopologyDef } from '../common/topology-def.js';
 import { HstormError, TopologyLoadError } from '../common/errors.js';
 import { buildConfig, type Config, type RawConfig } from '../common/config/index.js';
 import { compileTsModule, isTypeScript, TS_EXTENSIONS } from '../common/ts-module.js';
@@ -118,7 +118,9 @@ export async function loadConfiguredTopology(modulePath: string, overrides: RawC
 }
 
 /** A worker must build exactly the topology nimbus scheduled; a module that builds differently is an error. */
-export function checkSameShape(expected: TopologyDef, actual: TopologyDef, modulePath: string): void {
+export function checkSameShape(expected: TopologyDef, built: TopologyDef, modulePath: string, parallelism: Readonly<Record<string, number>> = {}): void {
+  // A rebalance may have changed some components' parallelism since the module's own.
+  const actual = withParallelism(built, parallelism);
   const shape = (d: TopologyDef) => JSON.stringify(d.components.map((c) => [c.id, c.kind, c.parallelism, c.streams, c.inputs]));
   if (shape(expected) !== shape(actual)) {
     throw new TopologyLoadError(`topology module ${modulePath} built a different topology than the one submitted (is it deterministic for the same config?)`, modulePath);

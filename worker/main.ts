@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   if (!base || !assignment) throw new Error(`topology ${launch.topologyId} has no ${base ? 'assignment' : 'definition'} in the cluster state`);
   installGpuRuntime(launch, log);
   const { topology, def } = await loadTopology(launch.modulePath, base.config);
-  checkSameShape(base.def, def, launch.modulePath);
+  checkSameShape(base.def, def, launch.modulePath, base.parallelismOverrides);
   let stopping = false;
   const worker = new Worker({ launch, store, log, stormBase: base, assignment, topology, onRetired: (why) => shutdown(why) });
   function shutdown(why: string): void {

@@ -31,7 +31,7 @@ export interface LocalRunOptions {
   drainSec?: number;
   /** Every warning and error line the workers log, as it is written (the command prints them, rate-limited). */
   onWorkerLog?: (line: WorkerLogLine) => void;
-  /** Keep the run directory (worker logs): 'on-failure' (default) when a tuple failed or a worker logged an error. */
+  /** Keep the run directory (worker logs): 'on-failure' (what `hstorm local` asks) when a tuple failed or a worker logged an error; default 'never' (tests, benchmarks). */
   keepRunDir?: 'always' | 'on-failure' | 'never';
   /** Called with the run directory when it is kept (also when the run threw). */
   onRunDirKept?: (dir: string) => void;
@@ -78,7 +78,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<RunSummary> {
     await tail.stop();
     if (summary) summary.workerLog = { warnings: tail.counts.warn, errors: tail.counts.error };
     const failed = summary === null || tail.counts.error > 0 || Object.values(summary.components).some((c) => c.failed > 0 || c.lastError);
-    const keep = opts.keepRunDir ?? 'on-failure';
+    const keep = opts.keepRunDir ?? 'never';
     if (keep === 'always' || (keep === 'on-failure' && failed)) {
       if (summary) summary.runDir = cluster.dataDir;
       opts.onRunDirKept?.(cluster.dataDir);

@@ -52,6 +52,7 @@ export function registerLocal(program: Command): void {
           clusterConfig: { ...fileConfig, ...cluster },
           log: createLogger('local', { level: flags.logLevel as 'info', destination: 2 }),
           onWorkerLog: (line) => workerLogs.show(line),
+          keepRunDir: 'on-failure',
           onRunDirKept: (dir) => (keptDir = dir),
           onProgress: (s, t) => {
             if (tty) process.stderr.write(`\r\x1b[2K${progressLine(s, t)}`);

@@ -61,6 +61,7 @@ describe('local mode (multi-process)', function () {
       durationSec: 2,
       overrides: { 'throwing.messages': 200 },
       onWorkerLog: (l) => lines.push(l),
+      keepRunDir: 'on-failure',
       onRunDirKept: (d) => (kept = d),
     });
     try {
@@ -118,7 +119,7 @@ describe('local mode (multi-process)', function () {
       ].join('\n'),
     );
     let kept: string | null = null;
-    const summary = await runLocal({ module: join(mod, 'index.ts'), durationSec: 2, overrides: {}, onRunDirKept: (d) => (kept = d) });
+    const summary = await runLocal({ module: join(mod, 'index.ts'), durationSec: 2, overrides: {}, keepRunDir: 'on-failure', onRunDirKept: (d) => (kept = d) });
     try {
       assert.equal(summary.topology, 'mytopo');
       assert.equal(summary.acked, 98);
@@ -139,6 +140,7 @@ describe('local mode (multi-process)', function () {
       module: join(PACKAGE_ROOT, 'examples/word-count'),
       durationSec: 1,
       overrides: { 'wordcount.sentences': 20, 'wordcount.output': join(dir, 'wc.jsonl') },
+      keepRunDir: 'on-failure',
       onRunDirKept: (d) => (kept = d),
     });
     assert.equal(summary.failed, 0);

@@ -138,6 +138,10 @@ export class LocalCluster {
     return this.nimbus.activate(name);
   }
 
+  setLogLevel(name: string, level: string, timeoutSecs?: number): Promise<StormBase> {
+    return this.nimbus.setLogLevel(name, level, timeoutSecs);
+  }
+
   deactivate(name: string): Promise<StormBase> {
     return this.nimbus.deactivate(name);
   }

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { Assignment } from './assignment.js';
 import type { SupervisorInfo } from './resources.js';
-import type { StormBase } from './storm-base.js';
+import { LOG_LEVELS, type StormBase } from './storm-base.js';
 import type { TopologyDef } from './topology-def.js';
 
 const port = z.number().int().min(1).max(65535);
@@ -124,6 +124,7 @@ export const stormBaseSchema = z.looseObject({
   killWaitSecs: z.number().min(0).optional(),
   killedAt: z.number().optional(),
   parallelismOverrides: z.record(z.string(), z.number().int().min(1)).optional(),
+  logLevel: z.object({ level: z.enum(LOG_LEVELS), until: z.number().nullable() }).optional().catch(undefined),
 }) satisfies z.ZodType<StormBase>;
 
 const gpuBindingSchema = z.object({

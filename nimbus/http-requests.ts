@@ -30,6 +30,8 @@ export const rebalanceRequestSchema = z
   .default({});
 export type RebalanceRequest = z.input<typeof rebalanceRequestSchema>;
 
+export const logLevelRequestSchema = z.object({ level: z.string().min(1), timeoutSecs: z.number().positive().optional() });
+
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const r = schema.safeParse(body ?? undefined);
   if (!r.success) {

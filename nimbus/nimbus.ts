@@ -178,6 +178,10 @@ export class Nimbus {
     return this.admin.setActive(name, true);
   }
 
+  setLogLevel(name: string, level: string, timeoutSecs?: number): Promise<StormBase> {
+    return this.admin.setLogLevel(name, level, timeoutSecs);
+  }
+
   deactivate(name: string): Promise<StormBase> {
     return this.admin.setActive(name, false);
   }

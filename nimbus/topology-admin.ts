@@ -9,7 +9,7 @@ import { checkKey } from '../common/config/index.js';
 import { ConfigError } from '../common/errors.js';
 import type { ClusterState } from '../common/cluster-state.js';
 import type { Logger } from '../common/logger.js';
-import type { StormBase, TopologyStatus } from '../common/storm-base.js';
+import { LOG_LEVELS, type LogLevelName, type StormBase, type TopologyStatus } from '../common/storm-base.js';
 import { withParallelism } from '../common/topology-def.js';
 import { ZkPaths } from '../common/zk-paths.js';
 import type { BlobStore } from './blob-store.js';
@@ -74,6 +74,25 @@ export class TopologyAdmin {
         );
       }
       return killed;
+    });
+  }
+
+  /** `hstorm set-log-level`: every worker of the topology logs at `level` (for `timeoutSecs`, or until reset); 'reset' goes back to the workers' own level. */
+  async setLogLevel(name: string, level: string, timeoutSecs?: number): Promise<StormBase> {
+    if (level !== 'reset' && !(LOG_LEVELS as readonly string[]).includes(level)) {
+      throw new BadRequestError(`invalid log level ${JSON.stringify(level)}; allowed: ${LOG_LEVELS.join(', ')}, reset`, 'level');
+    }
+    if (timeoutSecs !== undefined && !(Number.isFinite(timeoutSecs) && timeoutSecs > 0)) {
+      throw new BadRequestError(`invalid timeout ${JSON.stringify(timeoutSecs)}; allowed: a number of seconds > 0`, 'timeoutSecs');
+    }
+    return this.d.exclusive(async () => {
+      const storm = await this.find(name);
+      const { logLevel: _old, ...rest } = storm;
+      const next: StormBase =
+        level === 'reset' ? rest : { ...rest, logLevel: { level: level as LogLevelName, until: timeoutSecs !== undefined ? Date.now() + timeoutSecs * 1000 : null } };
+      await putJson(this.d.state, ZkPaths.storm(storm.id), next);
+      this.d.log.info({ topology: storm.id, level, timeoutSecs }, 'topology log level set');
+      return next;
     });
   }
 

@@ -7,6 +7,7 @@
 import type { ClusterState } from '../common/cluster-state.js';
 import type { Logger } from '../common/logger.js';
 import { RateLimitedLog } from '../common/logger.js';
+import { LogLevelControl } from './log-level-control.js';
 import { ACKER_COMPONENT, computeTasks, type TopologyDef } from '../common/topology-def.js';
 import type { Assignment, WorkerAssignment } from '../common/assignment.js';
 import { workerKey } from '../common/assignment.js';
@@ -78,6 +79,8 @@ export class Worker implements ExecutorHost {
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private readonly startedAt = Date.now();
   private readonly dropLog: RateLimitedLog;
+  /** `hstorm set-log-level`: the topology-wide level from the StormBase, with its timeout. */
+  private readonly logLevel: LogLevelControl;
   droppedFrames = 0;
   droppedTuples = 0;
   private stopping = false;
@@ -94,6 +97,8 @@ export class Worker implements ExecutorHost {
     this.selfKey = workerKey({ supervisorId: opts.launch.supervisorId, port: opts.launch.port });
     this.log = opts.log.child({ worker: this.selfKey });
     this.dropLog = new RateLimitedLog(this.log);
+    this.logLevel = new LogLevelControl(this.log);
+    this.logLevel.apply(this.base.logLevel);
     const conf = this.base.config;
     const ackers = (conf['topology.acker.executors'] as number | null) ?? (conf['topology.workers'] as number);
     for (const t of computeTasks(this.def, ackers)) {
@@ -410,6 +415,8 @@ export class Worker implements ExecutorHost {
     try {
       const b = await readJsonNode<StormBase>(this.store, path, () => void this.watchStormBase());
       if (!b) return;
+      // The level first: a change logged below is logged (or not) at the level just set.
+      this.logLevel.apply(b.logLevel);
       if (b.status !== this.base.status) this.log.info({ status: b.status }, 'topology status changed');
       this.base = b;
       this.applyStatus(b.status);

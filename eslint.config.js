@@ -113,8 +113,8 @@ export default defineConfig(
     },
   },
   {
-    // Tests and benchmarks are entry points beside cli/ (a benchmark drives a LocalCluster): they may reach anything.
-    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    // Tests, benchmarks and hstorm/testing are entry points beside cli/ (they drive a LocalCluster): they may reach anything.
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'testing/**/*.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': 'off' },
   },
 );

@@ -41,7 +41,7 @@ export function formatList(rows: TopologySummary[]): string {
     rows.map((t) => [
       t.name,
       t.id,
-      t.status,
+      t.crashLoopingWorkers > 0 ? `${t.status} (crash-looping)` : t.status,
       `${t.uptimeSecs}s`,
       `${t.workers}/${t.workersRequested}`,
       String(t.executors),
@@ -62,7 +62,7 @@ function vector(v: ResourceVector): string {
 export function formatDetail(d: TopologyDetail): string {
   const out: string[] = [];
   out.push(
-    `topology ${d.name} (${d.id})  status ${d.status}  uptime ${d.uptimeSecs}s  workers ${d.workers.length}/${d.workersRequested}` +
+    `topology ${d.name} (${d.id})  status ${d.status}${d.crashLooping ? ' (crash-looping)' : ''}  uptime ${d.uptimeSecs}s  workers ${d.workers.length}/${d.workersRequested}` +
       `  scheduler ${d.scheduler ?? '-'}  epoch ${d.epoch ?? '-'}${d.killWaitSecs !== null ? `  (killed, removed after ${d.killWaitSecs}s)` : ''}`,
   );
   const r = d.resources;
@@ -151,6 +151,16 @@ export function formatDetail(d: TopologyDetail): string {
       for (const a of c.gpuKernels?.adapters ?? []) if (!a.identityVerified) out.push(`  ${id}: GPU identity not verified: ${a.identity}`);
     }
   }
+  const errors = Object.entries(d.components).filter(([, c]) => c.lastError);
+  if (errors.length) {
+    out.push('', 'last error per component:');
+    for (const [id, c] of errors) {
+      const e = c.lastError!;
+      const [head, ...stack] = e.error.split('\n');
+      out.push(`  ${id} (task ${e.task} on ${e.host}:${e.port}, ${new Date(e.time).toISOString()}): ${head}`);
+      for (const frame of stack.slice(0, 3)) out.push(`    ${frame.trim()}`);
+    }
+  }
   out.push('', 'workers:');
   out.push(
     table(
@@ -159,7 +169,7 @@ export function formatDetail(d: TopologyDetail): string {
         w.supervisor,
         `${w.host}:${w.port}`,
         w.gpu ? `${w.gpu.gpuId}${w.gpu.source === 'declared' ? ' (declared)' : ''}` : '-',
-        w.liveness,
+        w.exits?.crashLooping ? 'crash-looping' : w.liveness,
         w.metrics ? String(w.metrics.pid) : '-',
         w.metrics ? `${Math.round(w.metrics.uptimeSecs)}s` : '-',
         w.metrics ? w.metrics.rssMB.toFixed(0) : '-',
@@ -167,6 +177,18 @@ export function formatDetail(d: TopologyDetail): string {
       ]),
     ),
   );
+  const died = d.workers.filter((w) => w.exits);
+  if (died.length) {
+    out.push('', 'worker deaths (reported by the supervisors):');
+    for (const w of died) {
+      const e = w.exits!;
+      const how = e.lastExit.signal ? `signal ${e.lastExit.signal}` : `exit code ${e.lastExit.code}`;
+      out.push(
+        `  ${w.supervisor}:${w.port}: ${e.crashLooping ? `CRASH-LOOPING (${e.fastDeaths} deaths in a row within seconds of starting)` : `died ${e.deaths} time(s)`}; last ${how} at ${new Date(e.lastExit.time).toISOString()}`,
+      );
+      if (e.lastError) out.push(...e.lastError.split('\n').slice(0, 4).map((l, i) => `    ${i === 0 ? 'last error: ' : '  '}${l.trim()}`));
+    }
+  }
   const reasons = d.workers.filter((w) => w.reason).map((w) => `  ${w.supervisor}:${w.port}: ${w.reason}`);
   if (reasons.length) out.push('', 'placement reasons:', ...reasons);
   if (d.unassigned.length) {

@@ -140,6 +140,10 @@ export class LocalCluster {
     return this.nimbus.activate(name);
   }
 
+  setLogLevel(name: string, level: string, timeoutSecs?: number): Promise<StormBase> {
+    return this.nimbus.setLogLevel(name, level, timeoutSecs);
+  }
+
   deactivate(name: string): Promise<StormBase> {
     return this.nimbus.deactivate(name);
   }
@@ -149,7 +153,7 @@ export class LocalCluster {
     return this.nimbus.kill(name, waitSecs);
   }
 
-  rebalance(name: string, opts: { workers?: number; waitSecs?: number } = {}): Promise<StormBase> {
+  rebalance(name: string, opts: { workers?: number; waitSecs?: number; executors?: Record<string, number> } = {}): Promise<StormBase> {
     return this.nimbus.rebalance(name, opts);
   }
 

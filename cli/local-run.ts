@@ -3,13 +3,16 @@
  * it run, drain, and return the summary. Tests and benchmarks call this; the
  * command adds flags and printing.
  */
-import { loadConfiguredTopology, resolveModulePath } from '../worker/load-topology.js';
+import { defaultTopologyName, loadConfiguredTopology, resolveModulePath } from '../worker/load-topology.js';
 import { packageRoot } from '../common/package-root.js';
 import type { RawConfig } from '../common/config/index.js';
 import { silentLogger, type Logger } from '../common/logger.js';
 import type { WorkerHeartbeat } from '../common/storm-base.js';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { LocalCluster } from './local-cluster.js';
 import { summarize, type RunSummary } from './run-summary.js';
+import { WorkerLogTail, type WorkerLogLine } from './worker-log-tail.js';
 
 export const PACKAGE_ROOT = packageRoot();
 
@@ -31,27 +34,40 @@ export interface LocalRunOptions {
    * then only the longest run: a test runs until it has seen enough rather than for a time a busy machine may not fill.
    */
   until?: (s: RunSummary, elapsedSec: number) => boolean;
+  /** Every warning and error line the workers log, as it is written (the command prints them, rate-limited). */
+  onWorkerLog?: (line: WorkerLogLine) => void;
+  /** Keep the run directory (worker logs): 'on-failure' (what `hstorm local` asks) when a tuple failed or a worker logged an error; default 'never' (tests, benchmarks). */
+  keepRunDir?: 'always' | 'on-failure' | 'never';
+  /** Called with the run directory when it is kept (also when the run threw). */
+  onRunDirKept?: (dir: string) => void;
 }
 
 export async function runLocal(opts: LocalRunOptions): Promise<RunSummary> {
   const modulePath = resolveModulePath(opts.module, PACKAGE_ROOT);
-  const { def, topologyConfig, config: finalConfig } = await loadConfiguredTopology(modulePath, opts.overrides);
-  const name = opts.name ?? modulePath.replace(/^.*\/(examples|bench|test)\//, '').replace(/(\/index)?\.m?js$/, '').replace(/[^A-Za-z0-9_.-]+/g, '-');
+  // For TypeScript, `loaded` is the compiled file: the workers load that, not the source.
+  const { def, topologyConfig, config: finalConfig, modulePath: loaded } = await loadConfiguredTopology(modulePath, opts.overrides);
+  const name = opts.name ?? defaultTopologyName(modulePath);
   const workers = (finalConfig['topology.workers'] as number) ?? 1;
+  const spouts = new Set(def.components.filter((c) => c.kind === 'spout').map((c) => c.id));
   const cluster = await LocalCluster.start({
     log: opts.log ?? silentLogger(),
     clusterConfig: opts.clusterConfig ?? {},
     portsNeeded: workers,
+    // Removed below unless something failed: the worker logs are the first thing to read then.
+    keepDataDir: true,
   });
+  const tail = new WorkerLogTail(join(cluster.dataDir, 'logs'), (l) => opts.onWorkerLog?.(l));
+  tail.start();
   const started = performance.now();
   let timer: NodeJS.Timeout | null = null;
+  let summary: RunSummary | null = null;
   try {
-    const { topologyId } = await cluster.submit(name, modulePath, def, topologyConfig);
+    const { topologyId } = await cluster.submit(name, loaded, def, topologyConfig);
     const latest = async (): Promise<WorkerHeartbeat[]> => cluster.heartbeats(topologyId);
     if (opts.onProgress) {
       timer = setInterval(() => {
         const elapsed = (performance.now() - started) / 1000;
-        void latest().then((b) => opts.onProgress?.(summarize(name, b, elapsed), elapsed));
+        void latest().then((b) => opts.onProgress?.(summarize(name, b, elapsed, spouts), elapsed));
       }, 1000);
     }
     if (opts.until) {
@@ -60,7 +76,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<RunSummary> {
       while (performance.now() < deadline) {
         await sleep(Math.min(1000, Math.max(0, deadline - performance.now())));
         const elapsed = (performance.now() - started) / 1000;
-        if (until(summarize(name, await latest(), elapsed), elapsed)) break;
+        if (until(summarize(name, await latest(), elapsed, spouts), elapsed)) break;
       }
     } else {
       await sleep(opts.durationSec * 1000);
@@ -69,10 +85,21 @@ export async function runLocal(opts: LocalRunOptions): Promise<RunSummary> {
     await cluster.deactivate(name);
     await waitDrained(latest, (opts.drainSec ?? 5) * 1000, ((opts.clusterConfig?.['worker.heartbeat.frequency.secs'] as number | undefined) ?? 1) * 1000);
     await cluster.shutdown();
-    return summarize(name, await latestOrEmpty(cluster, topologyId), runSec);
+    summary = summarize(name, await latestOrEmpty(cluster, topologyId), runSec, spouts);
+    return summary;
   } finally {
     if (timer) clearInterval(timer);
     await cluster.shutdown();
+    await tail.stop();
+    if (summary) summary.workerLog = { warnings: tail.counts.warn, errors: tail.counts.error };
+    const failed = summary === null || tail.counts.error > 0 || Object.values(summary.components).some((c) => c.failed > 0 || c.lastError);
+    const keep = opts.keepRunDir ?? 'never';
+    if (keep === 'always' || (keep === 'on-failure' && failed)) {
+      if (summary) summary.runDir = cluster.dataDir;
+      opts.onRunDirKept?.(cluster.dataDir);
+    } else {
+      await rm(cluster.dataDir, { recursive: true, force: true });
+    }
   }
 }
 

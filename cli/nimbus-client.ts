@@ -94,7 +94,11 @@ export class NimbusClient {
     return this.request('POST', `/topologies/${encodeURIComponent(name)}/deactivate`, {});
   }
 
-  rebalance(name: string, opts: { workers?: number; waitSecs?: number }): Promise<TopologyStatusView> {
+  setLogLevel(name: string, level: string, timeoutSecs?: number): Promise<TopologyStatusView & { logLevel: { level: string; until: number | null } | null }> {
+    return this.request('POST', `/topologies/${encodeURIComponent(name)}/log-level`, { level, ...(timeoutSecs !== undefined && { timeoutSecs }) });
+  }
+
+  rebalance(name: string, opts: { workers?: number; waitSecs?: number; executors?: Record<string, number> }): Promise<TopologyStatusView> {
     return this.request('POST', `/topologies/${encodeURIComponent(name)}/rebalance`, opts);
   }
 }

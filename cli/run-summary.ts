@@ -24,6 +24,19 @@ export interface ComponentSummary {
   split?: ExecutorMetrics['split'][];
   /** The component's own counters (context.registerCounter; a multilang subprocess's `metrics`), summed over its tasks. */
   counters?: Record<string, number>;
+  /** Storm's "last error": the newest error a task of this component reported, with where and when. */
+  lastError?: LastError;
+  /** Errors the component's tasks still hold (each keeps its latest few). */
+  errorCount?: number;
+}
+
+export interface LastError {
+  error: string;
+  /** Epoch ms at the worker. */
+  time: number;
+  host: string;
+  port: number;
+  task: number;
 }
 
 export interface RunSummary {
@@ -39,16 +52,36 @@ export interface RunSummary {
   /** Largest resident memory of any worker at its last beat. */
   maxWorkerRssMB: number;
   components: Record<string, ComponentSummary>;
+  /** Warnings and errors the workers logged (the console showed them, rate-limited). */
+  workerLog?: { warnings: number; errors: number };
+  /** The run directory (worker logs), kept because something failed; absent when it was removed. */
+  runDir?: string;
 }
 
 
-export function summarize(topology: string, beats: WorkerHeartbeat[], durationSec: number): RunSummary {
+/**
+ * `spouts` names the spout components (from the topology definition): the
+ * headline counts their acked and failed tuples. Without it, a component
+ * counts as a spout when it tracks complete latency — which a spout whose
+ * every tuple failed never does, so callers with the definition pass it.
+ */
+export function summarize(topology: string, beats: WorkerHeartbeat[], durationSec: number, spouts?: ReadonlySet<string>): RunSummary {
   const byComponent = new Map<string, ExecutorMetrics[]>();
+  const lastErrors = new Map<string, { last: LastError; count: number }>();
   for (const b of beats) {
     for (const e of b.executors) {
       const list = byComponent.get(e.component) ?? [];
       list.push(e);
       byComponent.set(e.component, list);
+      for (const err of e.errors ?? []) {
+        const seen = lastErrors.get(e.component);
+        const candidate = { error: err.error, time: err.time, host: b.host, port: b.port, task: e.task };
+        if (!seen) lastErrors.set(e.component, { last: candidate, count: 1 });
+        else {
+          seen.count++;
+          if (err.time > seen.last.time) seen.last = candidate;
+        }
+      }
     }
   }
   const components: Record<string, ComponentSummary> = {};
@@ -67,9 +100,12 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
       // The last report period is usually the idle drain at the end: over the run says how busy the component was.
       capacity: Math.round((r.capacityOverLife ?? r.capacity) * 1000) / 1000,
     };
-    if (r.tracksComplete) {
-      c.completeLatencyMs = r.complete.stats();
-      spoutExecs.push(...list);
+    if (r.tracksComplete) c.completeLatencyMs = r.complete.stats();
+    if (spouts ? spouts.has(id) : r.tracksComplete) spoutExecs.push(...list);
+    const errs = lastErrors.get(id);
+    if (errs) {
+      c.lastError = errs.last;
+      c.errorCount = errs.count;
     }
     const gpu = gpuSummary(r);
     if (gpu) c.gpu = gpu;
@@ -120,6 +156,20 @@ export function formatSummary(s: RunSummary): string {
     if (c.counters) lines.push(`    counters: ${Object.entries(c.counters).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   }
   if (s.droppedFrames > 0) lines.push(`  dropped frames/tuples: ${s.droppedFrames}`);
+  const errors = Object.entries(s.components).filter(([, c]) => c.lastError);
+  if (errors.length) {
+    lines.push('  last error per component:');
+    for (const [id, c] of errors) {
+      const e = c.lastError!;
+      const [head, ...stack] = e.error.split('\n');
+      lines.push(`    ${id} (task ${e.task} on ${e.host}:${e.port}, ${new Date(e.time).toISOString()}): ${head}`);
+      for (const frame of stack.slice(0, 3)) lines.push(`      ${frame.trim()}`);
+    }
+  }
+  if (s.workerLog && (s.workerLog.errors > 0 || s.workerLog.warnings > 0)) {
+    lines.push(`  worker log: ${s.workerLog.errors} error and ${s.workerLog.warnings} warning lines`);
+  }
+  if (s.runDir) lines.push(`  run directory kept (worker logs under logs/): ${s.runDir}`);
   return lines.join('\n');
 }
 

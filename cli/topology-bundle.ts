@@ -97,6 +97,9 @@ export async function bundleTopology(modulePath: string): Promise<TopologyBundle
       write: false,
       logLevel: 'silent',
       external: ['hstorm', 'hstorm/*'],
+      // Stack traces in the workers name the user's files and lines (workers enable source maps).
+      sourcemap: 'inline',
+      sourcesContent: false,
       plugins: [sdkAsExternal()],
       // CommonJS dependencies bundled into ESM still call require() for builtins.
       banner: { js: `import { createRequire as __hstormCreateRequire } from 'node:module'; const require = __hstormCreateRequire(import.meta.url);${registerResources}` },

@@ -71,6 +71,13 @@ export class TopologyLoadError extends HstormError {
   }
 }
 
+/** hstorm/testing's completeTopology gave up: the topology did not complete within its timeout. */
+export class TestingTimeoutError extends HstormError {
+  constructor(message: string) {
+    super('HSTORM_ERR_TESTING_TIMEOUT', message);
+  }
+}
+
 /** The scheduler was given input it cannot work with. */
 export class SchedulingError extends HstormError {
   constructor(message: string) {

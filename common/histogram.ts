@@ -7,8 +7,12 @@ import type { LatencyStats } from './storm-base.js';
 
 const GROWTH = 1.04;
 const LOG_GROWTH = Math.log(GROWTH);
-/** Smallest resolvable value (ms); everything below lands in bucket 0. */
-const MIN_MS = 0.001;
+/**
+ * Smallest resolvable value (ms): 0.1 µs, so a bolt whose execute takes a
+ * microsecond or two (a GPU bolt adding a tuple to its batch) reads as that,
+ * not as the floor. Everything below lands in bucket 0.
+ */
+const MIN_MS = 0.0001;
 const BUCKETS = Math.ceil(Math.log(3_600_000 / MIN_MS) / LOG_GROWTH) + 1;
 
 export type SparseHistogram = [bucket: number, count: number][];
@@ -100,6 +104,7 @@ export function mergeLatency(parts: Iterable<LatencyPart>): Histogram {
   return h;
 }
 
+/** Three decimals of a ms, but three significant digits below 1 ms, so microseconds survive. */
 function round(x: number): number {
-  return Math.round(x * 1000) / 1000;
+  return x >= 1 || x === 0 ? Math.round(x * 1000) / 1000 : Number(x.toPrecision(3));
 }

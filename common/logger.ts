@@ -1,16 +1,23 @@
 /**
  * pino loggers: one root logger per process, children per topology /
- * component / task. JSON by default (daemons write to files); pretty is left to
- * `pino-pretty` in the reader's terminal. Loggers are passed in, never imported
- * as globals.
+ * component / task. JSON lines when writing to a file or a pipe (workers always
+ * do); pino-pretty when a daemon writes to a terminal. Loggers are passed in,
+ * never imported as globals.
  */
 import { pino, type Logger, type LevelWithSilent } from 'pino';
+import { PinoPretty as pinoPretty } from 'pino-pretty';
+import { MessageRateLimiter } from './message-rate-limiter.js';
 
 export type { Logger };
 
 export function createLogger(name: string, options: { level?: LevelWithSilent; destination?: number | string } = {}): Logger {
   const level = options.level ?? ((process.env.HSTORM_LOG_LEVEL as LevelWithSilent | undefined) || 'info');
-  const dest = pino.destination({ dest: options.destination ?? 1, sync: false, mkdir: true });
+  const fd = options.destination ?? 1;
+  // A daemon started in a terminal logs for a person (pino-pretty); in a file or a pipe, JSON lines for tools.
+  if ((fd === 1 && process.stdout.isTTY) || (fd === 2 && process.stderr.isTTY)) {
+    return pino({ name, level, base: { pid: process.pid } }, pinoPretty({ destination: fd, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+  }
+  const dest = pino.destination({ dest: fd, sync: false, mkdir: true });
   return pino({ name, level, base: { pid: process.pid } }, dest);
 }
 
@@ -38,32 +45,35 @@ export function silentLogger(): Logger {
 }
 
 /**
- * Logs at most `perWindow` messages per `windowMs` for one kind of event and
- * counts the rest, so a flood of garbage cannot flood the log.
+ * Logs at most `perWindow` occurrences of each message per `windowMs` (a
+ * message is its text plus its error's message, so a different error still
+ * gets through a flood of one) and counts the rest; the count is logged when
+ * that message's window rolls over, or at `flush()`.
  */
 export class RateLimitedLog {
-  private windowStart = 0;
-  private inWindow = 0;
-  private suppressed = 0;
+  private readonly limiter: MessageRateLimiter;
   constructor(
     private readonly log: Logger,
-    private readonly perWindow = 5,
-    private readonly windowMs = 10_000,
-  ) {}
+    perWindow = 5,
+    windowMs = 10_000,
+    now: () => number = Date.now,
+  ) {
+    this.limiter = new MessageRateLimiter({ perWindow, windowMs, now });
+  }
 
   warn(obj: object, msg: string): void {
-    const now = Date.now();
-    if (now - this.windowStart >= this.windowMs) {
-      if (this.suppressed > 0) this.log.warn({ suppressed: this.suppressed }, `${msg} (similar messages suppressed)`);
-      this.windowStart = now;
-      this.inWindow = 0;
-      this.suppressed = 0;
-    }
-    if (this.inWindow < this.perWindow) {
-      this.inWindow++;
-      this.log.warn(obj, msg);
-    } else {
-      this.suppressed++;
+    const err = (obj as { err?: unknown }).err;
+    const key = `${msg}\u0000${err instanceof Error ? err.message : ''}`;
+    const a = this.limiter.admit(key);
+    if (a.suppressedBefore > 0) this.log.warn({ suppressed: a.suppressedBefore }, `${msg} (${a.suppressedBefore} similar messages suppressed)`);
+    if (a.show) this.log.warn(obj, msg);
+  }
+
+  /** Logs the counts still pending (at shutdown, so the last flood is not lost). */
+  flush(): void {
+    for (const { key, suppressed } of this.limiter.drain()) {
+      const msg = key.slice(0, key.indexOf('\u0000'));
+      this.log.warn({ suppressed }, `${msg} (${suppressed} similar messages suppressed)`);
     }
   }
 }

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { Assignment } from './assignment.js';
 import type { SupervisorInfo } from './resources.js';
-import type { StormBase } from './storm-base.js';
+import { LOG_LEVELS, type StormBase } from './storm-base.js';
 import type { TopologyDef } from './topology-def.js';
 
 const port = z.number().int().min(1).max(65535);
@@ -62,6 +62,20 @@ export const supervisorInfoSchema = z.looseObject({
   heartbeatAt: z.number(),
   // A malformed collector round is left out; the supervisor itself stays valid.
   node: nodeStatsSchema.optional().catch(undefined),
+  workerExits: z
+    .array(
+      z.object({
+        topologyId: z.string(),
+        port,
+        deaths: count,
+        fastDeaths: count,
+        crashLooping: z.boolean(),
+        lastExit: z.object({ code: z.number().nullable(), signal: z.string().nullable(), time: z.number() }),
+        lastError: z.string().nullable(),
+      }),
+    )
+    .optional()
+    .catch(undefined),
   version: z.literal(1),
 }) satisfies z.ZodType<SupervisorInfo>;
 
@@ -111,6 +125,8 @@ export const stormBaseSchema = z.looseObject({
   code: topologyCodeSchema,
   killWaitSecs: z.number().min(0).optional(),
   killedAt: z.number().optional(),
+  parallelismOverrides: z.record(z.string(), z.number().int().min(1)).optional(),
+  logLevel: z.object({ level: z.enum(LOG_LEVELS), until: z.number().nullable() }).optional().catch(undefined),
 }) satisfies z.ZodType<StormBase>;
 
 const gpuBindingSchema = z.object({

@@ -49,8 +49,32 @@ export interface SupervisorInfo {
   heartbeatAt: number;
   /** The node collector's latest round (seed 003); absent until the first one, or when collection is off. */
   node?: NodeStats;
+  /** Workers here that died since they were assigned, with why: how nimbus tells a crash-looping worker (absent when none died). */
+  workerExits?: WorkerExitReport[];
   version: 1;
 }
+
+/**
+ * A supervisor's account of one slot's worker deaths. A worker that dies
+ * soon after starting, CRASH_LOOP_DEATHS times in a row, is crash-looping:
+ * the supervisor keeps restarting it (with backoff), and describe says so
+ * with the last error from its log.
+ */
+export interface WorkerExitReport {
+  topologyId: string;
+  port: number;
+  /** Deaths since the slot was assigned this topology. */
+  deaths: number;
+  /** Consecutive deaths within seconds of starting. */
+  fastDeaths: number;
+  crashLooping: boolean;
+  lastExit: { code: number | null; signal: string | null; time: number };
+  /** The newest error in the worker's log before it died (message and first frames), if it wrote one. */
+  lastError: string | null;
+}
+
+/** Consecutive fast deaths after which a worker counts as crash-looping. */
+export const CRASH_LOOP_DEATHS = 3;
 
 /**
  * One round of a supervisor's node collector: what the node itself uses, as

@@ -25,6 +25,18 @@ export interface StormBase {
   /** When killed: how long workers get to drain before they are stopped. */
   killWaitSecs?: number;
   killedAt?: number;
+  /** Parallelism set by `rebalance -e` (already in `def`): workers apply it to the topology the module builds before comparing. */
+  parallelismOverrides?: Record<string, number>;
+  /** `hstorm set-log-level`: the level every worker of the topology logs at, until `until` (epoch ms at nimbus; null: until reset). */
+  logLevel?: TopologyLogLevel;
+}
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+
+export interface TopologyLogLevel {
+  level: LogLevelName;
+  until: number | null;
 }
 
 export interface LatencyStats {

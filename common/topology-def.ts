@@ -75,3 +75,9 @@ export function computeTasks(def: TopologyDef, ackerTasks: number): TaskInfo[] {
   for (let i = 0; i < ackerTasks; i++) tasks.push({ task: next++, component: ACKER_COMPONENT, index: i });
   return tasks;
 }
+
+/** The definition with some components' parallelism replaced (rebalance -e): the rest as it was. */
+export function withParallelism(def: TopologyDef, parallelism: Readonly<Record<string, number>>): TopologyDef {
+  if (Object.keys(parallelism).length === 0) return def;
+  return { ...def, components: def.components.map((c) => (parallelism[c.id] !== undefined ? { ...c, parallelism: parallelism[c.id]! } : c)) };
+}

@@ -13,7 +13,8 @@
  *   POST /api/v1/topologies/:name/kill            { waitSecs? }
  *   POST /api/v1/topologies/:name/activate
  *   POST /api/v1/topologies/:name/deactivate
- *   POST /api/v1/topologies/:name/rebalance       { workers?, waitSecs? }
+ *   POST /api/v1/topologies/:name/log-level       { level, timeoutSecs? }   (level "reset" undoes it)
+ *   POST /api/v1/topologies/:name/rebalance       { workers?, waitSecs?, executors?: { component: n } }
  *
  * and beside it what operators look at: Storm's UI REST API (storm-ui/routes.ts,
  * including /api/v1/cluster/summary), the web UI at `/` (web-ui.ts) and
@@ -38,6 +39,7 @@ import {
   killRequestSchema,
   parseBody,
   rebalanceRequestSchema,
+  logLevelRequestSchema,
   submitRequestSchema,
 } from './http-requests.js';
 import type { Nimbus } from './nimbus.js';
@@ -107,12 +109,18 @@ export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
   app.post<{ Params: { name: string } }>(`${API_PREFIX}/topologies/:name/deactivate`, (req) =>
     nimbus.deactivate(req.params.name).then(statusView),
   );
+  app.post<{ Params: { name: string } }>(`${API_PREFIX}/topologies/:name/log-level`, async (req) => {
+    const body = parseBody(logLevelRequestSchema, req.body);
+    const s = await nimbus.setLogLevel(req.params.name, body.level, body.timeoutSecs);
+    return { ...statusView(s), logLevel: s.logLevel ?? null };
+  });
   app.post<{ Params: { name: string } }>(`${API_PREFIX}/topologies/:name/rebalance`, async (req) => {
     const body = parseBody(rebalanceRequestSchema, req.body);
     return nimbus
       .rebalance(req.params.name, {
         ...(body.workers !== undefined && { workers: body.workers }),
         ...(body.waitSecs !== undefined && { waitSecs: body.waitSecs }),
+        ...(body.executors !== undefined && { executors: body.executors }),
       })
       .then(statusView);
   });

@@ -21,9 +21,16 @@ export const killRequestSchema = z.object({ waitSecs: z.number().min(0).optional
 export type KillRequest = z.input<typeof killRequestSchema>;
 
 export const rebalanceRequestSchema = z
-  .object({ workers: z.number().int().min(1).optional(), waitSecs: z.number().min(0).optional() })
+  .object({
+    workers: z.number().int().min(1).optional(),
+    waitSecs: z.number().min(0).optional(),
+    // Storm's `rebalance -e component=N`: new parallelism per component.
+    executors: z.record(z.string(), z.number().int().min(1)).optional(),
+  })
   .default({});
 export type RebalanceRequest = z.input<typeof rebalanceRequestSchema>;
+
+export const logLevelRequestSchema = z.object({ level: z.string().min(1), timeoutSecs: z.number().positive().optional() });
 
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const r = schema.safeParse(body ?? undefined);

@@ -35,7 +35,7 @@ import { ensureNode, putJson, removeNode } from './state-ops.js';
 import { CurveKeyStore } from './curve-key-store.js';
 import type { CurveKeys } from '../common/security/curve-keys.js';
 import { checkStormRecordSize, checkTopologyName, mergeTopologyConfig, parseTopologyDef } from './submit-validation.js';
-import { TopologyAdmin } from './topology-admin.js';
+import { TopologyAdmin, type RebalanceOptions } from './topology-admin.js';
 import { holdingsOf, queueOrder, queueView, totalsOf } from './fairness-views.js';
 import { supervisorSummaries, topologyDetail, topologySummary, usedSlotKeys } from './topology-views.js';
 import type { ClusterSummary, QueueListing, SupervisorSummary, TopologyDetail, TopologySummary, TopologyTimeseries } from './views.js';
@@ -217,12 +217,16 @@ export class Nimbus {
     return this.admin.setActive(name, true);
   }
 
+  setLogLevel(name: string, level: string, timeoutSecs?: number): Promise<StormBase> {
+    return this.admin.setLogLevel(name, level, timeoutSecs);
+  }
+
   deactivate(name: string): Promise<StormBase> {
     return this.admin.setActive(name, false);
   }
 
   /** Status `rebalancing`, optionally a new `topology.workers`, then a fresh placement and the previous status back. */
-  rebalance(name: string, opts: { workers?: number; waitSecs?: number } = {}): Promise<StormBase> {
+  rebalance(name: string, opts: RebalanceOptions = {}): Promise<StormBase> {
     return this.admin.rebalance(name, opts);
   }
 
@@ -289,18 +293,20 @@ export class Nimbus {
   async topologies(): Promise<TopologySummary[]> {
     const storms = await this.reader.storms();
     const assignments = await this.reader.assignments();
-    const totals = totalsOf((await this.reader.supervisors()).values());
+    const supervisors = [...(await this.reader.supervisors()).values()];
+    const totals = totalsOf(supervisors);
+    const now = Date.now();
     return [...storms.values()]
       .sort((a, b) => a.launchTime - b.launchTime)
-      .map((s) => topologySummary(s, assignments.get(s.id) ?? null, totals));
+      .map((s) => topologySummary(s, assignments.get(s.id) ?? null, totals, now, supervisors));
   }
 
   async topologyDetail(nameOrId: string): Promise<TopologyDetail> {
     const storm = await this.admin.find(nameOrId);
     const assignment = await this.reader.assignment(storm.id);
     const beats = await this.reader.heartbeats(storm.id);
-    const totals = totalsOf((await this.reader.supervisors()).values());
-    return topologyDetail(storm, assignment, beats, (w) => this.tracker.liveness(storm.id, w), totals);
+    const supervisors = [...(await this.reader.supervisors()).values()];
+    return topologyDetail(storm, assignment, beats, (w) => this.tracker.liveness(storm.id, w), totalsOf(supervisors), Date.now(), supervisors);
   }
 
   /** The HDRF queue: waiting topologies in the order HDRF considers them (the reservation first). */
@@ -350,7 +356,7 @@ export class Nimbus {
       storm,
       assignment,
       beats,
-      detail: topologyDetail(storm, assignment, beats, (w) => this.tracker.liveness(storm.id, w), totalsOf(supervisors.values())),
+      detail: topologyDetail(storm, assignment, beats, (w) => this.tracker.liveness(storm.id, w), totalsOf(supervisors.values()), Date.now(), supervisors.values()),
       stats: this.sampler.stats,
       splitPoints: this.sampler.splits.points(storm.id),
       nodes: new Map([...supervisors].map(([id, s]) => [id, s.node])),

@@ -9,7 +9,8 @@ import { checkKey } from '../common/config/index.js';
 import { ConfigError } from '../common/errors.js';
 import type { ClusterState } from '../common/cluster-state.js';
 import type { Logger } from '../common/logger.js';
-import type { StormBase, TopologyStatus } from '../common/storm-base.js';
+import { LOG_LEVELS, type LogLevelName, type StormBase, type TopologyStatus } from '../common/storm-base.js';
+import { withParallelism } from '../common/topology-def.js';
 import { ZkPaths } from '../common/zk-paths.js';
 import type { BlobStore } from './blob-store.js';
 import type { ClusterReader } from './cluster-reader.js';
@@ -76,6 +77,25 @@ export class TopologyAdmin {
     });
   }
 
+  /** `hstorm set-log-level`: every worker of the topology logs at `level` (for `timeoutSecs`, or until reset); 'reset' goes back to the workers' own level. */
+  async setLogLevel(name: string, level: string, timeoutSecs?: number): Promise<StormBase> {
+    if (level !== 'reset' && !(LOG_LEVELS as readonly string[]).includes(level)) {
+      throw new BadRequestError(`invalid log level ${JSON.stringify(level)}; allowed: ${LOG_LEVELS.join(', ')}, reset`, 'level');
+    }
+    if (timeoutSecs !== undefined && !(Number.isFinite(timeoutSecs) && timeoutSecs > 0)) {
+      throw new BadRequestError(`invalid timeout ${JSON.stringify(timeoutSecs)}; allowed: a number of seconds > 0`, 'timeoutSecs');
+    }
+    return this.d.exclusive(async () => {
+      const storm = await this.find(name);
+      const { logLevel: _old, ...rest } = storm;
+      const next: StormBase =
+        level === 'reset' ? rest : { ...rest, logLevel: { level: level as LogLevelName, until: timeoutSecs !== undefined ? Date.now() + timeoutSecs * 1000 : null } };
+      await putJson(this.d.state, ZkPaths.storm(storm.id), next);
+      this.d.log.info({ topology: storm.id, level, timeoutSecs }, 'topology log level set');
+      return next;
+    });
+  }
+
   setActive(name: string, active: boolean): Promise<StormBase> {
     return this.d.exclusive(async () => {
       const storm = await this.find(name);
@@ -92,7 +112,7 @@ export class TopologyAdmin {
     });
   }
 
-  rebalance(name: string, opts: { workers?: number; waitSecs?: number }): Promise<StormBase> {
+  rebalance(name: string, opts: RebalanceOptions): Promise<StormBase> {
     if (opts.waitSecs !== undefined && !(Number.isFinite(opts.waitSecs) && opts.waitSecs >= 0)) {
       throw new BadRequestError(`invalid wait ${JSON.stringify(opts.waitSecs)}; allowed: a number of seconds >= 0`, 'waitSecs');
     }
@@ -113,8 +133,16 @@ export class TopologyAdmin {
           );
         }
       }
+      const parallelism = { ...storm.parallelismOverrides, ...checkExecutors(storm, opts.executors ?? {}) };
+      const def = withParallelism(storm.def, parallelism);
       this.rebalancing.set(storm.id, storm.status);
-      const during: StormBase = { ...storm, status: 'rebalancing', config };
+      const during: StormBase = {
+        ...storm,
+        status: 'rebalancing',
+        config,
+        def,
+        ...(Object.keys(parallelism).length > 0 && { parallelismOverrides: parallelism }),
+      };
       await putJson(this.d.state, ZkPaths.storm(storm.id), during);
       this.d.log.info({ topology: storm.id, workers: config['topology.workers'] }, 'rebalancing topology');
       const wait = opts.waitSecs ?? 0;
@@ -185,4 +213,25 @@ export class TopologyAdmin {
     if (t) clearTimeout(t);
     this.timers.delete(id);
   }
+}
+
+export interface RebalanceOptions {
+  workers?: number;
+  waitSecs?: number;
+  /** Storm's `rebalance -e component=N`: new parallelism per component (tasks are renumbered; state in tasks is not carried over). */
+  executors?: Record<string, number>;
+}
+
+/** The components named exist, are not system ones, and get an integer ≥ 1. */
+function checkExecutors(storm: StormBase, executors: Record<string, number>): Record<string, number> {
+  for (const [id, n] of Object.entries(executors)) {
+    if (!storm.def.components.some((c) => c.id === id)) {
+      throw new BadRequestError(
+        `cannot rebalance component "${id}" of topology "${storm.name}": no such component; allowed: ${storm.def.components.map((c) => c.id).join(', ')}`,
+        'executors',
+      );
+    }
+    if (!Number.isInteger(n) || n < 1) throw new BadRequestError(`invalid executors for "${id}": ${JSON.stringify(n)}; allowed: an integer >= 1`, 'executors');
+  }
+  return executors;
 }

@@ -8,7 +8,7 @@ import { workerKey, type Assignment } from '../common/assignment.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
 import { gpuSummary, rollup } from '../common/metrics-rollup.js';
 import type { ParsedWorkerHeartbeat } from '../common/record-schemas.js';
-import { gpuPerformance, type ResourceVector, type SupervisorInfo } from '../common/resources.js';
+import { gpuPerformance, type ResourceVector, type SupervisorInfo, type WorkerExitReport } from '../common/resources.js';
 import type { StormBase } from '../common/storm-base.js';
 import { queueView, resourcesView } from './fairness-views.js';
 import type { WorkerLiveness } from './heartbeat-tracker.js';
@@ -38,6 +38,7 @@ function emptyStats(kind: ComponentStats['kind'], gpu: boolean, executors: numbe
     fallbackReasons: [],
     gpuKernels: null,
     split: null,
+    lastError: null,
   };
 }
 
@@ -93,7 +94,9 @@ export function topologyDetail(
   liveness: (w: { supervisorId: string; port: number }) => WorkerLiveness,
   totals: ResourceVector,
   now = Date.now(),
+  supervisors: Iterable<SupervisorInfo> = [],
 ): TopologyDetail {
+  const exits = exitsOf(supervisors, storm.id);
   const components: Record<string, ComponentStats> = {};
   const sums = new Map<string, Parts>();
   for (const c of storm.def.components) {
@@ -118,7 +121,12 @@ export function topologyDetail(
       for (const m of hb.executors) {
         const s = components[m.component];
         const sum = sums.get(m.component);
-        if (s && sum && assigned.has(m.task)) addExecutor(s, sum, m);
+        if (s && sum && assigned.has(m.task)) {
+          addExecutor(s, sum, m);
+          for (const e of m.errors ?? []) {
+            if (!s.lastError || e.time > s.lastError.time) s.lastError = { error: e.error, time: e.time, host: hb.host, port: hb.port, task: m.task };
+          }
+        }
       }
     }
     workers.push({
@@ -131,6 +139,7 @@ export function topologyDetail(
       resources: workerResources(storm, w, demands),
       liveness: liveness(w),
       metrics: hb ? workerMetrics(hb) : null,
+      exits: exits.get(`${w.supervisorId}-${w.port}`) ?? null,
     });
   }
   for (const [id, s] of Object.entries(components)) {
@@ -174,7 +183,15 @@ export function topologyDetail(
     components,
     unassigned: unassignedNow(assignment, now),
     config: storm.config,
+    crashLooping: workers.some((w) => w.exits?.crashLooping),
   };
+}
+
+/** The supervisors' reports of this topology's worker deaths, by `<supervisor>-<port>`. */
+export function exitsOf(supervisors: Iterable<SupervisorInfo>, topologyId: string): Map<string, WorkerExitReport> {
+  const out = new Map<string, WorkerExitReport>();
+  for (const s of supervisors) for (const e of s.workerExits ?? []) if (e.topologyId === topologyId) out.set(`${s.id}-${e.port}`, e);
+  return out;
 }
 
 /** Unassigned executors; those waiting in the HDRF queue say so with the durations of now, not of when it was written. */
@@ -185,7 +202,15 @@ function unassignedNow(assignment: Assignment | null, now: number): Assignment['
   return assignment.unassigned.map((u) => (u.reason.startsWith('HDRF: ') ? { ...u, reason } : u));
 }
 
-export function topologySummary(storm: StormBase, assignment: Assignment | null, totals: ResourceVector, now = Date.now()): TopologySummary {
+export function topologySummary(
+  storm: StormBase,
+  assignment: Assignment | null,
+  totals: ResourceVector,
+  now = Date.now(),
+  supervisors: Iterable<SupervisorInfo> = [],
+): TopologySummary {
+  const exits = exitsOf(supervisors, storm.id);
+  const assigned = new Set(assignment?.workers.map((w) => `${w.supervisorId}-${w.port}`) ?? []);
   const placed = assignment?.workers.reduce((n, w) => n + w.executors.length, 0) ?? 0;
   return {
     id: storm.id,
@@ -200,6 +225,7 @@ export function topologySummary(storm: StormBase, assignment: Assignment | null,
     scheduler: assignment?.scheduler ?? null,
     dominantShare: resourcesView(storm, assignment, totals).dominantShare,
     queue: queueView(assignment?.queue, now),
+    crashLoopingWorkers: [...exits].filter(([key, e]) => e.crashLooping && assigned.has(key)).length,
   };
 }
 

@@ -3,7 +3,7 @@
  * LocalCluster): plain JSON-able shapes, stable for scripts using `--json`.
  */
 import type { GpuBinding, QueueBlocker, UnassignedExecutor } from '../common/assignment.js';
-import type { GpuSource, ResourceVector } from '../common/resources.js';
+import type { GpuSource, ResourceVector, WorkerExitReport } from '../common/resources.js';
 import type { ComponentGpuSummary } from '../common/metrics-rollup.js';
 import type { SchedulerStrategy } from './scheduler/types.js';
 import type { TopologyCode, TopologyStatus } from '../common/storm-base.js';
@@ -102,6 +102,8 @@ export interface TopologySummary {
   dominantShare: number;
   /** Set while it waits in the HDRF queue. */
   queue: QueueView | null;
+  /** Workers that keep dying soon after they start. */
+  crashLoopingWorkers: number;
 }
 
 /** `GET /api/v1/scheduler/queue`: the waiting topologies in the order HDRF considers them. */
@@ -142,6 +144,18 @@ export interface ComponentStats {
    * controller has.
    */
   split: Record<string, unknown> | null;
+  /** Storm's "last error": the newest error a task of the component reported (reportError, a throwing execute or nextTuple). */
+  lastError: ComponentLastError | null;
+}
+
+export interface ComponentLastError {
+  /** The message and the first stack frames. */
+  error: string;
+  /** Epoch ms at the worker. */
+  time: number;
+  host: string;
+  port: number;
+  task: number;
 }
 
 export interface WorkerMetrics {
@@ -168,6 +182,8 @@ export interface WorkerDetail {
   resources: ResourceVector | null;
   liveness: WorkerLiveness;
   metrics: WorkerMetrics | null;
+  /** The supervisor's account of this worker's deaths (absent: it never died here); `crashLooping` when it keeps dying soon after start. */
+  exits: WorkerExitReport | null;
 }
 
 export interface TopologyDetail {
@@ -189,6 +205,8 @@ export interface TopologyDetail {
   components: Record<string, ComponentStats>;
   unassigned: UnassignedExecutor[];
   config: Record<string, unknown>;
+  /** Some worker keeps dying soon after it starts (see workers[].exits for its last error). */
+  crashLooping: boolean;
 }
 
 /** `GET /topologies/:name/timeseries`: the split spouts' γ, δ and latencies, oldest first, one point per task and heartbeat. */

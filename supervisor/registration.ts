@@ -10,7 +10,7 @@ import { cpus, freemem, totalmem } from 'node:os';
 import { isStateError, type ClusterState } from '../common/cluster-state.js';
 import { encodeJson } from '../common/cluster-state/json-node.js';
 import type { Logger } from '../common/logger.js';
-import type { GpuInfo, NodeStats, SupervisorInfo } from '../common/resources.js';
+import type { GpuInfo, NodeStats, SupervisorInfo, WorkerExitReport } from '../common/resources.js';
 import { ZkPaths } from '../common/zk-paths.js';
 
 export class SupervisorRegistration {
@@ -24,10 +24,13 @@ export class SupervisorRegistration {
     private readonly log: Logger,
     /** The node collector's latest round, sent with every beat. */
     private readonly nodeStats: () => NodeStats | null = () => null,
+    /** Deaths of this supervisor's workers, sent with every beat. */
+    private readonly workerExits: () => WorkerExitReport[] = () => [],
   ) {}
 
   current(): SupervisorInfo {
     const node = this.nodeStats();
+    const exits = this.workerExits();
     return {
       id: this.info.id,
       host: this.info.host,
@@ -39,6 +42,7 @@ export class SupervisorRegistration {
       startedAt: this.startedAt,
       heartbeatAt: Date.now(),
       ...(node && { node }),
+      ...(exits.length > 0 && { workerExits: exits }),
       version: 1,
     };
   }

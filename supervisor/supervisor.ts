@@ -17,7 +17,7 @@ import { readJson } from '../common/cluster-state/json-node.js';
 import type { Config } from '../common/config/index.js';
 import type { Logger } from '../common/logger.js';
 import { stormBaseSchema } from '../common/record-schemas.js';
-import type { GpuInfo } from '../common/resources.js';
+import { CRASH_LOOP_DEATHS, type GpuInfo, type WorkerExitReport } from '../common/resources.js';
 import { ZkPaths } from '../common/zk-paths.js';
 import { AssignmentWatcher } from './assignment-watcher.js';
 import { CodeFetcher } from './code-fetcher.js';
@@ -32,6 +32,7 @@ import type { CurveKeys } from '../common/security/curve-keys.js';
 import { nimbusSecret } from '../common/security/secrets.js';
 import { curveKeySource, workerClusterConfig } from './link-keys.js';
 import { resolveWorkerUser } from './worker-user.js';
+import { lastErrorInLog } from './worker-log-error.js';
 
 export interface SupervisorOptions {
   state: ClusterState;
@@ -76,6 +77,10 @@ interface Slot {
   /** Consecutive deaths soon after start: they space out restarts (the first is immediate). */
   fastFailures: number;
   nextLaunchAt: number;
+  /** Deaths since the slot was assigned this topology, and the last one (reported in the supervisor's heartbeat). */
+  deaths: number;
+  lastExit: WorkerExitReport['lastExit'] | null;
+  lastError: string | null;
 }
 
 /** A worker that dies within this long of starting counts as a fast failure. */
@@ -173,6 +178,7 @@ export class Supervisor {
       this.settings.heartbeatMs,
       this.log,
       () => collector?.latest() ?? null,
+      () => this.workerExitReports(),
     );
     await this.registration.start();
     if (collector) {
@@ -245,7 +251,7 @@ export class Supervisor {
         stopping.push(l.proc.stop(this.graceMs));
         continue;
       }
-      const slot: Slot = { port: l.port, topologyId: l.topologyId, signature: l.signature, worker: assigned, proc: l.proc, launches: 1, fastFailures: 0, nextLaunchAt: 0 };
+      const slot: Slot = { port: l.port, topologyId: l.topologyId, signature: l.signature, worker: assigned, proc: l.proc, launches: 1, fastFailures: 0, nextLaunchAt: 0, deaths: 0, lastExit: null, lastError: null };
       this.slots.set(l.port, slot);
       void l.proc.exited.then((exit) => this.onWorkerExit(slot, l.proc, exit));
       this.log.info({ topology: l.topologyId, port: l.port, pid: l.proc.pid }, 'adopted a worker left running by a previous supervisor');
@@ -294,7 +300,19 @@ export class Supervisor {
       if (!which(port)) continue;
       let slot = this.slots.get(port);
       if (!slot) {
-        slot = { port, topologyId: d.topologyId, signature: signatureOf(d.worker), worker: d.worker, proc: null, launches: 0, fastFailures: 0, nextLaunchAt: 0 };
+        slot = {
+          port,
+          topologyId: d.topologyId,
+          signature: signatureOf(d.worker),
+          worker: d.worker,
+          proc: null,
+          launches: 0,
+          fastFailures: 0,
+          nextLaunchAt: 0,
+          deaths: 0,
+          lastExit: null,
+          lastError: null,
+        };
         this.slots.set(port, slot);
       }
       slot.worker = d.worker;
@@ -339,9 +357,39 @@ export class Supervisor {
     slot.fastFailures = now - proc.startedAt < FAST_FAILURE_MS ? slot.fastFailures + 1 : 0;
     const delay = slot.fastFailures <= 1 ? 0 : Math.min(MAX_BACKOFF_MS, 500 * 2 ** (slot.fastFailures - 2));
     slot.nextLaunchAt = now + delay;
+    slot.deaths++;
+    slot.lastExit = { code: exit.code, signal: exit.signal, time: now };
     this.log.warn({ topology: slot.topologyId, port: slot.port, ...exit, restartInMs: delay, logFile: proc.logFile }, 'worker died; restarting');
+    // Why it died, from its log, reported with the next supervisor beat (sent at once: nimbus should not wait a period to learn of a crash loop).
+    void lastErrorInLog(proc.logFile)
+      .then((e) => {
+        if (this.slots.get(slot.port) !== slot) return;
+        slot.lastError = e;
+        return this.registration?.beat();
+      })
+      .catch((err: unknown) => this.log.debug({ err }, 'could not report the worker exit'));
     if (delay === 0) this.requestSync();
     else setTimeout(() => this.requestSync(), delay).unref();
+  }
+
+  /** Slots whose worker died, for the supervisor heartbeat; a worker up past the fast-failure span no longer counts as crash-looping. */
+  private workerExitReports(): WorkerExitReport[] {
+    const now = Date.now();
+    const out: WorkerExitReport[] = [];
+    for (const s of this.slots.values()) {
+      if (!s.lastExit) continue;
+      const settled = s.proc?.alive === true && now - s.proc.startedAt > FAST_FAILURE_MS;
+      out.push({
+        topologyId: s.topologyId,
+        port: s.port,
+        deaths: s.deaths,
+        fastDeaths: settled ? 0 : s.fastFailures,
+        crashLooping: !settled && s.fastFailures >= CRASH_LOOP_DEATHS,
+        lastExit: s.lastExit,
+        lastError: s.lastError,
+      });
+    }
+    return out;
   }
 
   private async stopWorker(slot: Slot, why: string): Promise<void> {

@@ -27,7 +27,7 @@ export type {
 export { Grouping } from './grouping.js';
 export { OutputFieldsDeclarer } from './output-declarer.js';
 export { Fields } from './fields.js';
-export { Tuple } from './tuple.js';
+export { Tuple, type MessageId } from './tuple.js';
 export type { TopologyContext, ComponentLogger, Signal, ComponentLoad, ComponentMetricSections, TupleCompleteListener } from './context.js';
 export { Counter, Meter, UserHistogram, MetricRegistrationError } from './user-metrics.js';
 export type { Gauge } from './user-metrics.js';

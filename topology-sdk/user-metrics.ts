@@ -50,7 +50,7 @@ export interface Gauge<T = number> {
 export class UserHistogram {
   private readonly h = new Histogram();
 
-  /** Records one value. Values are bucketed like latencies (0.001 … 3.6e6 at ~4 %); larger ones share the top bucket, the max stays exact. */
+  /** Records one value. Values are bucketed like latencies (0.0001 … 3.6e6 at ~4 %); larger ones share the top bucket, the max stays exact. */
   update(value: number): void {
     if (Number.isFinite(value)) this.h.record(value);
   }

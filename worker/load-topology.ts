@@ -5,39 +5,58 @@
  */
 import { pathToFileURL } from 'node:url';
 import { existsSync, statSync } from 'node:fs';
-import { resolve, join } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { StormTopology } from '../topology-sdk/topology-builder.js';
 import type { TopologyModule } from '../topology-sdk/topology-module.js';
-import type { TopologyDef } from '../common/topology-def.js';
+import { withParallelism, type TopologyDef } from '../common/topology-def.js';
 import { HstormError, TopologyLoadError } from '../common/errors.js';
 import { buildConfig, CONFIG_KEYS, secsToMs, type Config, type RawConfig } from '../common/config/index.js';
+import { compileTsModule, isTypeScript, TS_EXTENSIONS } from '../common/ts-module.js';
 
 export interface LoadedTopology {
   topology: StormTopology;
   def: TopologyDef;
+  /** The file imported: the module itself, or for TypeScript its compiled twin (what a local run's workers load). */
   modulePath: string;
 }
 
+/** What a topology module may be written in: compiled JS, or TypeScript (compiled on load, common/ts-module.ts). */
+const MODULE_EXTENSIONS = ['.js', '.mjs', ...TS_EXTENSIONS];
+
 /**
- * Resolves what a user typed (`examples/matmul`, `examples/matmul.ts`,
- * `dist/examples/matmul/index.js`) to a loadable JS file: TypeScript sources
- * of this package map to their compiled twins under dist/.
+ * Resolves what a user typed (`examples/matmul`, `mytopo/index.ts`, `wc`,
+ * `dist/examples/matmul/index.js`) to a module file: the path itself, with
+ * an extension added, or a directory's index. Sources of this package
+ * (examples, fixtures) map to their compiled twins under dist/ first.
+ * The error names exactly the paths that were looked at.
  */
 export function resolveModulePath(input: string, packageRoot: string): string {
   const abs = resolve(input);
   const candidates: string[] = [];
   const add = (p: string) => {
-    candidates.push(p, `${p}.js`, `${p}.mjs`, join(p, 'index.js'), join(p, 'index.mjs'));
+    const bare = p.replace(/\.([cm]?tsx?|m?js)$/, '');
+    if (bare !== p) candidates.push(p);
+    else {
+      for (const ext of MODULE_EXTENSIONS) candidates.push(`${p}${ext}`);
+      for (const ext of MODULE_EXTENSIONS) candidates.push(join(p, `index${ext}`));
+    }
   };
-  const noTs = abs.replace(/\.ts$/, '');
-  if (noTs.startsWith(packageRoot) && !noTs.startsWith(join(packageRoot, 'dist'))) {
-    add(join(packageRoot, 'dist', noTs.slice(packageRoot.length)));
+  const noExt = abs.replace(/\.([cm]?tsx?|m?js)$/, '');
+  if (noExt.startsWith(packageRoot + sep) && !noExt.startsWith(join(packageRoot, 'dist') + sep)) {
+    const twin = join(packageRoot, 'dist', noExt.slice(packageRoot.length));
+    candidates.push(`${twin}.js`, join(twin, 'index.js'));
   }
   add(abs);
+  const seen = new Set<string>();
   for (const c of candidates) {
-    if (existsSync(c) && statSync(c).isFile() && /\.(m?js)$/.test(c)) return c;
+    if (seen.has(c)) continue;
+    seen.add(c);
+    if (existsSync(c) && statSync(c).isFile()) return c;
   }
-  throw new TopologyLoadError(`cannot find a topology module at "${input}" (tried ${candidates.slice(0, 6).join(', ')}, …)`, input);
+  if (existsSync(abs) && statSync(abs).isFile()) {
+    throw new TopologyLoadError(`"${input}" is not a topology module: allowed extensions ${MODULE_EXTENSIONS.join(', ')}`, input);
+  }
+  throw new TopologyLoadError(`cannot find a topology module at "${input}" (tried ${[...seen].join(', ')})`, input);
 }
 
 /**
@@ -72,9 +91,22 @@ function loadTimeoutMs(config: Readonly<Record<string, unknown>>): number {
   return secsToMs(typeof v === 'number' && v > 0 ? v : (CONFIG_KEYS['topology.load.timeout.secs'].default as number));
 }
 
-export async function loadTopology(modulePath: string, config: Readonly<Record<string, unknown>>): Promise<LoadedTopology> {
+/**
+ * The name a topology gets when none is given: the module's file name, or
+ * its directory's for an index file (`mytopo/index.ts` → `mytopo`,
+ * `examples/word-count` → `word-count`), reduced to the characters names allow.
+ */
+export function defaultTopologyName(modulePath: string): string {
+  const file = basename(modulePath).replace(/\.([cm]?tsx?|m?js)$/, '');
+  const name = file === 'index' ? basename(dirname(modulePath)) : file;
+  return name.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'topology';
+}
+
+export async function loadTopology(sourcePath: string, config: Readonly<Record<string, unknown>>): Promise<LoadedTopology> {
   const timeoutMs = loadTimeoutMs(config);
   let mod: { default?: unknown };
+  // TypeScript is compiled first (cached); what gets imported — and what workers of a local run import — is the compiled file.
+  const modulePath = isTypeScript(sourcePath) ? await compileTsModule(sourcePath) : sourcePath;
   try {
     mod = (await withinLoadTimeout('its top-level code', import(pathToFileURL(modulePath).href), timeoutMs, modulePath)) as { default?: unknown };
   } catch (err) {
@@ -120,7 +152,9 @@ export async function loadConfiguredTopology(modulePath: string, overrides: RawC
 }
 
 /** A worker must build exactly the topology nimbus scheduled; a module that builds differently is an error. */
-export function checkSameShape(expected: TopologyDef, actual: TopologyDef, modulePath: string): void {
+export function checkSameShape(expected: TopologyDef, built: TopologyDef, modulePath: string, parallelism: Readonly<Record<string, number>> = {}): void {
+  // A rebalance may have changed some components' parallelism since the module's own.
+  const actual = withParallelism(built, parallelism);
   const shape = (d: TopologyDef) => JSON.stringify(d.components.map((c) => [c.id, c.kind, c.parallelism, c.streams, c.inputs]));
   if (shape(expected) !== shape(actual)) {
     throw new TopologyLoadError(`topology module ${modulePath} built a different topology than the one submitted (is it deterministic for the same config?)`, modulePath);

@@ -5,6 +5,7 @@
  */
 import { decodeWorkerLaunch } from '../common/worker-env.js';
 import { createLogger, flushThenExit } from '../common/logger.js';
+import { enableSourceMaps } from '../common/ts-module.js';
 import type { ClusterState } from '../common/cluster-state.js';
 import { IpcClusterState } from '../common/cluster-state/ipc-proxy.js';
 import { connectZooKeeper, zookeeperOptions } from '../common/cluster-state/zookeeper-store.js';
@@ -17,6 +18,8 @@ import { linkSecurityOf } from './transport/link-security.js';
 import { installGpuRuntime } from './gpu-runtime.js';
 import { releaseWebGpu } from './gpu-backend.js';
 
+// Before any topology code loads: stack traces from a compiled TypeScript module or a bundle name the user's lines.
+enableSourceMaps();
 const launch = decodeWorkerLaunch(process.env);
 const log = createLogger('worker').child({ topology: launch.topologyId, port: launch.port });
 
@@ -32,7 +35,7 @@ async function main(): Promise<void> {
   if (!base || !assignment) throw new Error(`topology ${launch.topologyId} has no ${base ? 'assignment' : 'definition'} in the cluster state`);
   installGpuRuntime(launch, log);
   const { topology, def } = await loadTopology(launch.modulePath, base.config);
-  checkSameShape(base.def, def, launch.modulePath);
+  checkSameShape(base.def, def, launch.modulePath, base.parallelismOverrides);
   let stopping = false;
   const link = await linkSecurityOf(launch.clusterConfig, launch.curve);
   const worker = new Worker({ launch, store, log, stormBase: base, assignment, topology, link, onRetired: (why) => shutdown(why) });

@@ -10,6 +10,7 @@ import { EmitError } from '../common/errors.js';
 import { assignmentSchema, stormBaseSchema } from '../common/record-schemas.js';
 import type { Logger } from '../common/logger.js';
 import { RateLimitedLog } from '../common/logger.js';
+import { LogLevelControl } from './log-level-control.js';
 import { ACKER_COMPONENT, computeTasks, type TopologyDef } from '../common/topology-def.js';
 import type { Assignment, WorkerAssignment } from '../common/assignment.js';
 import { workerKey } from '../common/assignment.js';
@@ -89,6 +90,8 @@ export class Worker implements ExecutorHost {
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private readonly startedAt = Date.now();
   private readonly dropLog: RateLimitedLog;
+  /** `hstorm set-log-level`: the topology-wide level from the StormBase, with its timeout. */
+  private readonly logLevel: LogLevelControl;
   droppedFrames = 0;
   droppedTuples = 0;
   /** Assignment or topology znodes read that were malformed (and skipped). */
@@ -114,6 +117,8 @@ export class Worker implements ExecutorHost {
     this.settings = workerSettings(opts.stormBase.config, opts.launch.clusterConfig);
     this.dropLog = new RateLimitedLog(this.log);
     this.corruptLog = new RateLimitedLog(this.log);
+    this.logLevel = new LogLevelControl(this.log);
+    this.logLevel.apply(this.base.logLevel);
     const conf = this.base.config;
     for (const t of computeTasks(this.def, this.settings.ackers)) {
       this.taskComponent.set(t.task, t.component);
@@ -212,6 +217,7 @@ export class Worker implements ExecutorHost {
       } catch (err) {
         this.log.warn({ err, task: ex.task }, 'component close threw');
       }
+      ex.flushLogs();
     }
     this.signals.close();
     await this.heartbeat().catch(() => undefined);
@@ -471,6 +477,8 @@ export class Worker implements ExecutorHost {
     try {
       const b = await readJsonNode(this.store, path, stormBaseSchema, () => void this.watchStormBase());
       if (!b) return;
+      // The level first: a change logged below is logged (or not) at the level just set.
+      this.logLevel.apply(b.logLevel);
       if (b.status !== this.base.status) this.log.info({ status: b.status }, 'topology status changed');
       this.base = b;
       this.applyStatus(b.status);

@@ -62,6 +62,7 @@ export async function runOnLocalCluster(opts: ClusterRunOptions): Promise<Cluste
   const modulePath = resolveModulePath(opts.module, PACKAGE_ROOT);
   const { def, topologyConfig, config: finalConfig } = await loadConfiguredTopology(modulePath, opts.overrides);
   const workers = (finalConfig['topology.workers'] as number) ?? 1;
+  const spouts = new Set(def.components.filter((c) => c.kind === 'spout').map((c) => c.id));
   const cluster = await LocalCluster.start({ log: silentLogger(), clusterConfig: opts.clusterConfig, portsNeeded: opts.ports ?? workers });
   const started = performance.now();
   let timer: NodeJS.Timeout | null = null;
@@ -75,7 +76,7 @@ export async function runOnLocalCluster(opts: ClusterRunOptions): Promise<Cluste
         // keep the fullest view: late in a run every worker has reported its GPU
         const now = workersSeen(beats);
         if (now.length >= seen.length) seen = now;
-        opts.onProgress?.(summarize(opts.name, beats, elapsed), elapsed);
+        opts.onProgress?.(summarize(opts.name, beats, elapsed, spouts), elapsed);
       });
     }, 1000);
     await sleep(opts.durationSec * 1000);
@@ -87,7 +88,7 @@ export async function runOnLocalCluster(opts: ClusterRunOptions): Promise<Cluste
     await sleep((opts.drainSec ?? 3) * 1000);
     await cluster.shutdown();
     const beats = await cluster.heartbeats(topologyId).catch(() => []);
-    return { summary: summarize(opts.name, beats, runSec), detail, workers: seen };
+    return { summary: summarize(opts.name, beats, runSec, spouts), detail, workers: seen };
   } finally {
     if (timer) clearInterval(timer);
     await cluster.shutdown();

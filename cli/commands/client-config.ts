@@ -5,13 +5,11 @@
  */
 import {
   buildConfig,
-  checkKey,
   COMMAND_LINE,
   CONFIG_KEYS,
   isKnownKey,
   parseOverrides,
   readConfigFile,
-  RESERVED_PREFIXES,
   validateEntries,
   type Config,
   type RawConfig,
@@ -26,8 +24,10 @@ import type { ConfigFlags } from './config-options.js';
 export function splitOverrides(conf: readonly string[]): { cluster: RawConfig; topology: RawConfig } {
   const cluster: RawConfig = {};
   const topology: RawConfig = {};
-  for (const [k, v] of Object.entries(parseOverrides(conf))) {
-    if (!isKnownKey(k) && RESERVED_PREFIXES.some((p) => k.startsWith(p))) checkKey(k, v, COMMAND_LINE);
+  const given = parseOverrides(conf);
+  // Unknown hstorm-namespace keys and Storm's key names fail here, named as -c (user keys pass on to the topology).
+  validateEntries(given, { allowUserKeys: true, where: COMMAND_LINE });
+  for (const [k, v] of Object.entries(given)) {
     if (isKnownKey(k) && CONFIG_KEYS[k].scope === 'cluster') cluster[k] = v;
     else topology[k] = v;
   }
@@ -43,6 +43,6 @@ export function clientConfig(flags: ConfigFlags): { config: Config; topology: Ra
   const file = readConfigFile(flags.config ?? 'hstorm.yaml', flags.config !== undefined);
   const fileCluster: RawConfig = {};
   for (const [k, v] of Object.entries(file)) if (!isKnownKey(k) || CONFIG_KEYS[k].scope === 'cluster') fileCluster[k] = v;
-  const where = flags.config ?? 'hstorm.yaml';
-  return { config: buildConfig([validateEntries(fileCluster, { allowUserKeys: false, where }), cluster], { allowUserKeys: false, where }), topology };
+  const fromFile = validateEntries(fileCluster, { allowUserKeys: false, where: flags.config ?? 'hstorm.yaml' });
+  return { config: buildConfig([fromFile, cluster], { allowUserKeys: false, where: COMMAND_LINE }), topology };
 }

@@ -8,6 +8,7 @@ import { registerKill } from './kill.js';
 import { registerActivate } from './activate.js';
 import { registerDeactivate } from './deactivate.js';
 import { registerRebalance } from './rebalance.js';
+import { registerSetLogLevel } from './set-log-level.js';
 import { registerNimbus } from './nimbus.js';
 import { registerSupervisor } from './supervisor.js';
 import { registerDevZookeeper } from './dev-zookeeper.js';
@@ -22,6 +23,7 @@ export function registerCommands(program: Command): void {
   registerActivate(program);
   registerDeactivate(program);
   registerRebalance(program);
+  registerSetLogLevel(program);
   registerNimbus(program);
   registerSupervisor(program);
   registerDevZookeeper(program);

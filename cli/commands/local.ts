@@ -1,12 +1,13 @@
 /** `hstorm local <module>`: run a topology on this machine (the embedded default). */
 import { Option, type Command } from 'commander';
 import { CliUsageError } from '../../common/errors.js';
-import { readConfigFile } from '../../common/config/index.js';
+import { readConfigFile, validateEntries } from '../../common/config/index.js';
 import { splitOverrides } from './client-config.js';
 import { addConfigOptions } from './config-options.js';
 import { runLocal } from '../local-run.js';
-import { formatSummary, progressLine } from '../run-summary.js';
+import { formatSummary, progressLine, type RunSummary } from '../run-summary.js';
 import { createLogger } from '../../common/logger.js';
+import { WorkerLogConsole } from '../worker-log-console.js';
 
 interface LocalFlags {
   duration: string;
@@ -34,21 +35,36 @@ export function registerLocal(program: Command): void {
         throw new CliUsageError(`invalid --duration "${flags.duration}": allowed: a number of seconds > 0`);
       }
       const tty = process.stderr.isTTY;
+      // Worker warnings and errors go to stderr as they happen (rate-limited per message), above the progress line.
+      const workerLogs = new WorkerLogConsole({ write: (text) => process.stderr.write(tty ? `\r\x1b[2K${text}` : text) });
+      let keptDir: string | null = null;
       // -c takes both kinds of keys here: cluster keys (e.g. nimbus.scheduler) configure the embedded daemons.
       const { cluster, topology } = splitOverrides(flags.conf);
-      const summary = await runLocal({
-        module,
-        name: flags.name,
-        durationSec: duration,
-        overrides: topology,
-        clusterConfig: { ...readConfigFile(flags.config ?? 'hstorm.yaml', flags.config !== undefined), ...cluster },
-        log: createLogger('local', { level: flags.logLevel as 'info', destination: 2 }),
-        onProgress: (s, t) => {
-          if (tty) process.stderr.write(`\r\x1b[2K${progressLine(s, t)}`);
-          else if (!flags.json && Math.round(t) % 5 === 0) process.stderr.write(`${progressLine(s, t)}\n`);
-        },
-      });
-      if (tty) process.stderr.write('\n');
+      const configFile = flags.config ?? 'hstorm.yaml';
+      const fileConfig = validateEntries(readConfigFile(configFile, flags.config !== undefined), { allowUserKeys: false, where: configFile });
+      let summary: RunSummary | null = null;
+      try {
+        summary = await runLocal({
+          module,
+          name: flags.name,
+          durationSec: duration,
+          overrides: topology,
+          clusterConfig: { ...fileConfig, ...cluster },
+          log: createLogger('local', { level: flags.logLevel as 'info', destination: 2 }),
+          onWorkerLog: (line) => workerLogs.show(line),
+          keepRunDir: 'on-failure',
+          onRunDirKept: (dir) => (keptDir = dir),
+          onProgress: (s, t) => {
+            if (tty) process.stderr.write(`\r\x1b[2K${progressLine(s, t)}`);
+            else if (!flags.json && Math.round(t) % 5 === 0) process.stderr.write(`${progressLine(s, t)}\n`);
+          },
+        });
+      } finally {
+        if (tty) process.stderr.write('\n');
+        workerLogs.flush();
+        // The text summary names it too; with --json or a run that threw, this line is the only place.
+        if (keptDir && (flags.json || !summary)) process.stderr.write(`run directory kept (something failed; worker logs under logs/): ${keptDir}\n`);
+      }
       process.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : `${formatSummary(summary)}\n`);
     });
 }

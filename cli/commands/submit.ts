@@ -1,10 +1,10 @@
 /**
- * `hstorm submit <module> --name N [-c k=v]`: loads and validates the module
+ * `hstorm submit <module> [--name N] [-c k=v]`: loads and validates the module
  * here (a broken topology fails before anything is sent), bundles it into one
  * ESM file, and uploads it with its sha256 and the serialized topology.
  */
 import type { Command } from 'commander';
-import { loadConfiguredTopology, resolveModulePath } from '../../worker/load-topology.js';
+import { defaultTopologyName, loadConfiguredTopology, resolveModulePath } from '../../worker/load-topology.js';
 import { packageRoot } from '../../common/package-root.js';
 import { NimbusClient } from '../nimbus-client.js';
 import { bundleTopology } from '../topology-bundle.js';
@@ -12,7 +12,7 @@ import { clientConfig } from './client-config.js';
 import { addConfigOptions, type ConfigFlags } from './config-options.js';
 
 interface SubmitFlags extends ConfigFlags {
-  name: string;
+  name?: string;
   json?: boolean;
 }
 
@@ -21,7 +21,7 @@ export function registerSubmit(program: Command): void {
     program
       .command('submit <module>')
       .description('submit a topology module to the cluster (-c sets topology config; cluster keys like nimbus.host configure the client)')
-      .requiredOption('-n, --name <name>', 'topology name (letters, digits, _ and -)')
+      .option('-n, --name <name>', 'topology name (letters, digits, _ and -; default: the module file or directory name)')
       .option('--json', 'print the result as JSON'),
   ).action(async (module: string, flags: SubmitFlags) => {
     try {
@@ -49,7 +49,7 @@ async function submit(module: string, flags: SubmitFlags): Promise<void> {
   const bundle = await bundleTopology(modulePath);
   const client = NimbusClient.fromConfig(config);
   const result = await client.submit({
-    name: flags.name,
+    name: flags.name ?? defaultTopologyName(modulePath),
     def,
     config: topology,
     bundle: bundle.gz.toString('base64'),

@@ -7,6 +7,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { CONFIG_KEYS, RESERVED_PREFIXES, type ConfigKey } from './schema.js';
+import { stormKeyHint } from './storm-keys.js';
 import type { z } from 'zod';
 
 type KeyValue<K extends ConfigKey> = z.infer<(typeof CONFIG_KEYS)[K]['schema']>;
@@ -94,9 +95,11 @@ function editDistance(a: string, b: string): number {
 /** Where a `-c key=value` came from, in messages (not a file: a user looking in hstorm.yaml would not find it). */
 export const COMMAND_LINE = 'the -c options';
 
-/** Validates one key; `where` (a file, "the command line (-c)", "topology config") goes into the message. */
+/** Validates one key; `where` (a file, COMMAND_LINE, "topology config") goes into the message. */
 export function checkKey(key: string, value: unknown, where?: string): unknown {
   const src = where ? ` in ${where}` : '';
+  const storm = stormKeyHint(key);
+  if (storm) throw new ConfigError(`unknown config key "${key}"${src}: ${storm}`, key, value);
   if (!isKnownKey(key)) {
     const hint = closest(key);
     throw new ConfigError(`unknown config key "${key}"${src}${hint ? `; did you mean "${hint}"?` : ''}`, key, value);
@@ -128,7 +131,8 @@ export function validateEntries(raw: RawConfig, opts: ValidateOptions): RawConfi
   const out: RawConfig = {};
   for (const [k, v] of Object.entries(raw)) {
     const reserved = RESERVED_PREFIXES.some((p) => k.startsWith(p));
-    if (!reserved && !isKnownKey(k)) {
+    // A Storm key (storm.zookeeper.servers, nimbus.seeds…) is refused with the hstorm key to use, even where user keys are allowed.
+    if (!reserved && !isKnownKey(k) && stormKeyHint(k) === null) {
       if (!opts.allowUserKeys) {
         throw new ConfigError(`unknown config key "${k}"${opts.where ? ` in ${opts.where}` : ''}`, k, v);
       }

@@ -11,6 +11,7 @@ import type { StormBase } from '../../common/storm-base.js';
 import type { CorruptNode } from '../cluster-reader.js';
 import { holdingsOf, queueView, requestOf, resourcesView, totalsOf } from '../fairness-views.js';
 import type { SchedulerStrategy } from '../scheduler/types.js';
+import { exitsOf } from '../topology-views.js';
 import type { GpuSummary, QueueView, SupervisorSummary } from '../views.js';
 import { prettyUptime, stormStatus } from './format.js';
 
@@ -187,6 +188,8 @@ export function supervisorSummary(c: ClusterInput) {
 export interface TopologyFairness {
   dominantShare: number;
   queue: QueueView | null;
+  /** Workers that keep dying soon after they start (the supervisors' reports). */
+  crashLoopingWorkers?: number;
 }
 
 export function topologyRecord(storm: StormBase, a: Assignment | null, now: number, fair: TopologyFairness) {
@@ -226,6 +229,8 @@ export function topologyRecord(storm: StormBase, a: Assignment | null, now: numb
       unassigned: a?.unassigned.length ?? 0,
       scheduler: a?.scheduler ?? null,
       epoch: a?.epoch ?? null,
+      crashLooping: (fair.crashLoopingWorkers ?? 0) > 0,
+      crashLoopingWorkers: fair.crashLoopingWorkers ?? 0,
     },
   };
 }
@@ -235,7 +240,9 @@ export function topologySummary(c: ClusterInput) {
   const totals = totalsOf(c.supervisors.values());
   const record = (s: StormBase) => {
     const a = c.assignments.get(s.id) ?? null;
-    return topologyRecord(s, a, c.now, { dominantShare: resourcesView(s, a, totals).dominantShare, queue: queueView(a?.queue, c.now) });
+    const exits = exitsOf(c.supervisors.values(), s.id);
+    const crashLoopingWorkers = a?.workers.filter((w) => exits.get(`${w.supervisorId}-${w.port}`)?.crashLooping).length ?? 0;
+    return topologyRecord(s, a, c.now, { dominantShare: resourcesView(s, a, totals).dominantShare, queue: queueView(a?.queue, c.now), crashLoopingWorkers });
   };
   return { topologies: list.map(record), schedulerDisplayResource: false };
 }

@@ -163,6 +163,8 @@ function workerRows(t: TopologyInput) {
         rssMB: use?.rssMB ?? w.metrics?.rssMB ?? null,
         cpu: use?.cpu ?? null,
         droppedFrames: w.metrics?.droppedFrames ?? null,
+        // The supervisor's account of this worker's deaths: crashLooping, the last exit and the last error in its log.
+        exits: w.exits,
       },
     };
   });
@@ -187,7 +189,8 @@ function topologyStats(t: TopologyInput) {
 export function topologyPage(t: TopologyInput) {
   const byTask = taskBeats(t.assignment, t.beats);
   const parts = partsOf(t, byTask);
-  const base = topologyRecord(t.storm, t.assignment, t.now, { dominantShare: t.detail.resources.dominantShare, queue: t.detail.queue });
+  const crashLoopingWorkers = t.detail.workers.filter((w) => w.exits?.crashLooping).length;
+  const base = topologyRecord(t.storm, t.assignment, t.now, { dominantShare: t.detail.resources.dominantShare, queue: t.detail.queue, crashLoopingWorkers });
   const cfg = t.storm.config;
   return {
     id: base.id,

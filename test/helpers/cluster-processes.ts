@@ -387,7 +387,8 @@ export class ProcessCluster {
   /** Runs a command with `--json` and parses its output; a non-zero exit is an error with stderr in it. */
   async cliJson<T>(args: string[], timeoutMs?: number): Promise<T> {
     const r = await this.cli([...args, '--json'], timeoutMs);
-    if (r.code !== 0) throw new Error(`hstorm ${args.join(' ')} exited ${r.code}: ${r.stderr.trim()}`);
+    // With --json the error is `{ code, message }` on stdout (docs/errors.md).
+    if (r.code !== 0) throw new Error(`hstorm ${args.join(' ')} exited ${r.code}: ${r.stdout.trim()} ${r.stderr.trim()}`);
     try {
       return JSON.parse(r.stdout) as T;
     } catch {

@@ -199,7 +199,7 @@ describe('cluster mode with real processes (ZooKeeper, nimbus, 2 supervisors, wo
     assert.equal((await cluster.list()).some((t) => t.name === 'wc'), false, 'list no longer shows wc');
     const notFound = await cluster.cli(['describe', 'wc', '--json']);
     assert.notEqual(notFound.code, 0);
-    assert.match(notFound.stderr, /HSTORM_ERR_NIMBUS_TOPOLOGY_NOT_FOUND/);
+    assert.equal((JSON.parse(notFound.stdout) as { code: string }).code, 'HSTORM_ERR_NIMBUS_TOPOLOGY_NOT_FOUND');
 
     // The count bolts wrote their counts on cleanup: exact, each word counted by one task.
     const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { task: number; counts: Record<string, number> });
@@ -276,7 +276,7 @@ describe('cluster mode with real processes (ZooKeeper, nimbus, 2 supervisors, wo
     // Nimbus is down: the CLI says so, the topology goes on acking.
     const down = await cluster.cli(['list', '--json']);
     assert.notEqual(down.code, 0);
-    assert.match(down.stderr, /not reachable/);
+    assert.match((JSON.parse(down.stdout) as { message: string }).message, /not reachable/);
     const ackedWhileDown = ackedTotal(dir);
     await waitFor('acks while nimbus is down', () => ackedTotal(dir) >= ackedWhileDown + 20, 60_000);
     assert.deepEqual(pidsOf(detail).filter(processAlive).sort(), pidsOf(detail).sort(), 'no worker died');

@@ -3,13 +3,14 @@
  * in-memory store over IPC, the same nimbus/supervisor code as a cluster.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLocal, PACKAGE_ROOT } from '../../cli/local-run.js';
 import { untilAcked } from '../helpers/until-acked.js';
 import { SENTENCES } from '../../examples/word-count/index.js';
 import type { RunSummary } from '../../cli/run-summary.js';
+import type { WorkerLogLine } from '../../cli/worker-log-tail.js';
 
 function readLines<T>(file: string): T[] {
   if (!existsSync(file)) return [];
@@ -51,6 +52,101 @@ describe('local mode (multi-process)', function () {
     assert.equal(summary.acked, 2 * perSpout);
     assert.equal(summary.failed, 0);
     assert.ok(summary.components.count!.executed > 0);
+  });
+
+  it('shows a throwing bolt: its warnings streamed, failed counted alike in the headline and the table, last error, run dir kept', async () => {
+    const lines: WorkerLogLine[] = [];
+    let kept: string | null = null;
+    const summary = await runLocal({
+      module: join(PACKAGE_ROOT, 'test/fixtures/always-throwing-bolt-topology'),
+      durationSec: 2,
+      overrides: { 'throwing.messages': 200 },
+      onWorkerLog: (l) => lines.push(l),
+      keepRunDir: 'on-failure',
+      onRunDirKept: (d) => (kept = d),
+    });
+    try {
+      assert.equal(summary.components.numbers!.failed, 200);
+      assert.equal(summary.failed, summary.components.numbers!.failed, 'headline and table disagree');
+      const last = summary.components.typo!.lastError;
+      assert.ok(last, 'no last error for the throwing bolt');
+      assert.match(last.error, /getIntegerByFeild is not a function/);
+      assert.match(last.error, /always-throwing-bolt-topology/, 'the stack should point at the topology module');
+      assert.equal(last.port > 0, true);
+      const streamed = lines.filter((l) => l.component === 'typo' && /execute threw/.test(l.msg));
+      assert.ok(streamed.length > 0, 'the error was not streamed from the worker log');
+      // The worker's own log is rate-limited per message: not 200 lines with stacks.
+      assert.ok(streamed.length <= 10, `${streamed.length} identical warnings reached the worker log`);
+      assert.ok(kept !== null && existsSync(kept), 'the run directory was not kept');
+      assert.equal(summary.runDir, kept);
+    } finally {
+      if (kept) rmSync(kept, { recursive: true, force: true });
+    }
+  });
+
+  it('runs a TypeScript module from outside the package, named after its directory, with stack traces at its .ts lines', async () => {
+    const mod = join(dir, 'mytopo');
+    mkdirSync(mod);
+    writeFileSync(
+      join(mod, 'bolt.ts'),
+      [
+        "import { BasicBolt, type Tuple } from 'hstorm';",
+        'export class Picky extends BasicBolt {',
+        '  execute(t: Tuple): void {',
+        "    const n: number = t.getNumberByField('n');",
+        '    if (n % 50 === 7) throw new Error(`picky about ${n}`);',
+        '  }',
+        '}',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(mod, 'index.ts'),
+      [
+        "import { TopologyBuilder, Spout, type SpoutOutputCollector, type OutputFieldsDeclarer, type Conf, type TopologyContext } from 'hstorm';",
+        "import { Picky } from './bolt.js';",
+        'class Numbers extends Spout {',
+        '  private c!: SpoutOutputCollector;',
+        '  private n = 0;',
+        '  override open(_conf: Conf, _ctx: TopologyContext, c: SpoutOutputCollector): void { this.c = c; }',
+        '  nextTuple(): void { if (this.n < 100) this.c.emit([this.n], { messageId: this.n++ }); }',
+        "  declareOutputFields(d: OutputFieldsDeclarer): void { d.declare(['n']); }",
+        '}',
+        'export default () => {',
+        '  const b = new TopologyBuilder();',
+        "  b.setSpout('numbers', () => new Numbers(), 1);",
+        "  b.setBolt('picky', () => new Picky(), 1).shuffleGrouping('numbers');",
+        '  return b.createTopology({});',
+        '};',
+      ].join('\n'),
+    );
+    let kept: string | null = null;
+    const summary = await runLocal({ module: join(mod, 'index.ts'), durationSec: 2, overrides: {}, keepRunDir: 'on-failure', onRunDirKept: (d) => (kept = d) });
+    try {
+      assert.equal(summary.topology, 'mytopo');
+      assert.equal(summary.acked, 98);
+      assert.equal(summary.failed, 2);
+      const last = summary.components.picky!.lastError;
+      assert.ok(last);
+      assert.match(last.error, /picky about (7|57)/);
+      // Line 5 column 27 of bolt.ts, through the inline source map — not a line of the compiled bundle.
+      assert.match(last.error, new RegExp(`${join(mod, 'bolt.ts').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:5:\\d+`));
+    } finally {
+      if (kept) rmSync(kept, { recursive: true, force: true });
+    }
+  });
+
+  it('removes the run directory of a run where nothing failed', async () => {
+    let kept: string | null = null;
+    const summary = await runLocal({
+      module: join(PACKAGE_ROOT, 'examples/word-count'),
+      durationSec: 1,
+      overrides: { 'wordcount.sentences': 20, 'wordcount.output': join(dir, 'wc.jsonl') },
+      keepRunDir: 'on-failure',
+      onRunDirKept: (d) => (kept = d),
+    });
+    assert.equal(summary.failed, 0);
+    assert.equal(kept, null);
+    assert.equal(summary.runDir, undefined);
   });
 
   it('is at-least-once: a bolt failing ~10% still gets every message acked', async () => {

@@ -73,6 +73,11 @@ export abstract class Executor {
     if (this.recentErrors.length > MAX_REPORTED_ERRORS) this.recentErrors.shift();
   }
 
+  /** Logs how many repeated errors the rate limit held back (at stop, so the last flood is counted). */
+  flushLogs(): void {
+    this.errors.flush();
+  }
+
   enqueue(t: Tuple, system: boolean): void {
     (system ? this.systemQueue : this.queue).push(t);
   }

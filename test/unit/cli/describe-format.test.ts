@@ -22,6 +22,7 @@ function stats(kind: ComponentStats['kind'], extra: Partial<ComponentStats> = {}
     fallbackReasons: [],
     gpuKernels: null,
     split: null,
+    lastError: null,
     ...extra,
   };
 }
@@ -44,10 +45,39 @@ function detail(components: Record<string, ComponentStats>, queue: QueueView | n
     components,
     unassigned: [],
     config: {},
+    crashLooping: false,
   };
 }
 
 describe('describe output', () => {
+  it("shows each component's last error with its task, host, port and first stack frames", () => {
+    const out = formatDetail(
+      detail({
+        split: stats('bolt', { failed: 12, lastError: { error: 'execute threw; failing the tuple: TypeError: boom\n    at Split.execute (file:///t/index.ts:9:3)', time: Date.UTC(2026, 0, 2), host: 'h1', port: 6701, task: 4 } }),
+        count: stats('bolt'),
+      }),
+    );
+    assert.match(out, /last error per component:\n {2}split \(task 4 on h1:6701, 2026-01-02T00:00:00\.000Z\): execute threw; failing the tuple: TypeError: boom\n {4}at Split\.execute \(file:\/\/\/t\/index\.ts:9:3\)/);
+    assert.doesNotMatch(out, /count \(task/);
+  });
+
+  it('says a topology and its worker crash-loop, with the exit and the last error from the log', () => {
+    const d = detail({ source: stats('spout') });
+    d.crashLooping = true;
+    d.workers = [
+      {
+        supervisor: 'sup-1', host: 'h1', port: 6700, gpu: null, executors: [{ component: 'source', tasks: [1] }], reason: '', resources: null, liveness: 'starting', metrics: null,
+        exits: { topologyId: 't-1-1', port: 6700, deaths: 4, fastDeaths: 4, crashLooping: true, lastExit: { code: 1, signal: null, time: Date.UTC(2026, 0, 2) }, lastError: 'worker failed to start: Error: no such table\n    at Source.open (file:///t/index.ts:4:11)' },
+      },
+    ];
+    const text = formatDetail(d);
+    assert.match(text, /status active \(crash-looping\)/);
+    assert.match(text, /sup-1\s+h1:6700\s+-\s+crash-looping/);
+    assert.match(text, /sup-1:6700: CRASH-LOOPING \(4 deaths in a row within seconds of starting\); last exit code 1 at 2026-01-02T00:00:00\.000Z\n {4}last error: worker failed to start: Error: no such table\n {6}at Source\.open/);
+    const row: TopologySummary = { id: 't-1-1', name: 't', status: 'active', uptimeSecs: 5, workersRequested: 1, workers: 1, executors: 1, unassigned: 0, epoch: 1, scheduler: 'even', dominantShare: 0, queue: null, crashLoopingWorkers: 1 };
+    assert.match(formatList([row]), /t\s+t-1-1\s+active \(crash-looping\)/);
+  });
+
   it('shows γ, δ and both latencies of a split spout', () => {
     const split = { gamma: 0.7912, delta: 0.8011, latCpuMs: 171.2, latGpuMs: 42.5, theta: 0.3, policy: 'latency', windows: 24, sentCpu: 40, sentGpu: 150, controller: true };
     const text = formatDetail(detail({ source: stats('spout', { split }), cpu: stats('bolt') }));
@@ -109,7 +139,7 @@ describe('describe output', () => {
 
     const row = (name: string, q: QueueView | null, share: number): TopologySummary => ({
       id: `${name}-1-1`, name, status: 'active', uptimeSecs: 75, workersRequested: 2, workers: q ? 0 : 2, executors: 4,
-      unassigned: q ? 4 : 0, epoch: 1, scheduler: 'hdrf', dominantShare: share, queue: q,
+      unassigned: q ? 4 : 0, epoch: 1, scheduler: 'hdrf', dominantShare: share, queue: q, crashLoopingWorkers: 0,
     });
     const list = formatList([row('a', null, 0.5), row('b', queue, 0)]);
     assert.match(list, /DOM SHARE\s+QUEUE/);

@@ -244,3 +244,17 @@ describe('common/config', () => {
     });
   });
 });
+
+describe('common/config Storm key names', () => {
+  it('refuses Storm keys with the hstorm key to use, wherever user keys are allowed or not', () => {
+    assert.throws(
+      () => validateEntries({ 'storm.zookeeper.servers': ['zk1'] }, { allowUserKeys: true, where: '-c' }),
+      (e: Error) => e.message === 'unknown config key "storm.zookeeper.servers" in -c: "storm.zookeeper.servers" is a Storm key; did you mean "hstorm.zookeeper.servers"? (hstorm.zookeeper.servers: a list of "host:port" entries (Storm\'s storm.zookeeper.port folded in))',
+    );
+    assert.throws(() => validateEntries({ 'nimbus.seeds': ['a'] }, { allowUserKeys: false, where: 'hstorm.yaml' }), /"nimbus\.seeds" in hstorm\.yaml: .*did you mean "nimbus\.host"\?/);
+    assert.throws(() => buildConfig([{ 'storm.local.dir': '/x' }], { allowUserKeys: true }), /did you mean "hstorm\.local\.dir"\?/);
+    assert.throws(() => validateEntries({ 'storm.messaging.transport': 'x' }, { allowUserKeys: true }), /Storm key with no hstorm equivalent/);
+    // The author's own keys still pass.
+    assert.deepEqual(validateEntries({ 'wordcount.sentences': 3 }, { allowUserKeys: true }), { 'wordcount.sentences': 3 });
+  });
+});

@@ -8,7 +8,7 @@ function tuple(values: unknown[], names: string[], anchors: bigint[] | null = nu
 describe('topology-sdk/tuple', () => {
   it('reads values by position and by field name', () => {
     const t = tuple(['storm', 3, [1, 2]], ['word', 'count', 'list']);
-    assert.equal(t.size, 3);
+    assert.equal(t.size(), 3);
     assert.equal(t.getValue(0), 'storm');
     assert.equal(t.getValue(5), undefined);
     assert.equal(t.getValueByField('word'), 'storm');
@@ -38,6 +38,51 @@ describe('topology-sdk/tuple', () => {
     );
     assert.throws(() => t.getStringByField('nope'), /"nope"/);
     assert.throws(() => t.getNumberByField('nope'), /"nope"/);
+  });
+
+  it("answers Storm's typed getters by position and by field", () => {
+    const bytes = new Uint8Array([1, 2]);
+    const t = tuple([42, 7n, 2.5, true, 'w', bytes], ['i', 'l', 'd', 'b', 's', 'bin']);
+    assert.equal(t.getInteger(0), 42);
+    assert.equal(t.getIntegerByField('i'), 42);
+    assert.equal(t.getLong(1), 7);
+    assert.equal(t.getLongByField('l'), 7);
+    assert.equal(t.getLongByField('i'), 42);
+    assert.equal(t.getShortByField('i'), 42);
+    assert.equal(t.getByte(0), 42);
+    assert.equal(t.getDouble(2), 2.5);
+    assert.equal(t.getDoubleByField('d'), 2.5);
+    assert.equal(t.getFloatByField('i'), 42);
+    assert.equal(t.getBoolean(3), true);
+    assert.equal(t.getBooleanByField('b'), true);
+    assert.equal(t.getString(4), 'w');
+    assert.equal(t.getStringByField('s'), 'w');
+    assert.equal(t.getBinaryByField('bin'), bytes);
+    assert.deepEqual(t.getValues(), [42, 7n, 2.5, true, 'w', bytes]);
+    assert.deepEqual(t.getFields().names, ['i', 'l', 'd', 'b', 's', 'bin']);
+    assert.equal(t.fieldIndex('d'), 2);
+    assert.deepEqual(t.select(['s', 'i']), ['w', 42]);
+    assert.equal(t.size(), 6);
+  });
+
+  it('refuses a value of the wrong type, naming the field, the source and what the value is', () => {
+    const t = tuple(['3', 2.5, 1n << 60n, null], ['count', 'ratio', 'big', 'nothing']);
+    assert.throws(() => t.getIntegerByField('count'), (e: Error) => e instanceof TypeError && /value 0 \("count"\) of a tuple from "split" stream "default" is not an integer: it is string "3"/.test(e.message));
+    assert.throws(() => t.getInteger(1), /is not an integer: it is number 2\.5/);
+    assert.throws(() => t.getLongByField('big'), /is not a long .*: it is bigint 1152921504606846976n/);
+    assert.throws(() => t.getBooleanByField('nothing'), /is not a boolean: it is null/);
+    assert.throws(() => t.getDouble(9), /value 9 of a tuple .* is not a number: it is no value \(the tuple has 4\)/);
+    assert.throws(() => t.getBinaryByField('count'), /is not bytes/);
+    assert.throws(() => t.getIntegerByField('nope'), /"nope" is not declared/);
+  });
+
+  it("tells where it came from and which ack trees it belongs to, with Storm's names", () => {
+    const t = tuple(['a'], ['word'], [11n, 5n, 12n, 6n]);
+    assert.equal(t.getSourceComponent(), 'split');
+    assert.equal(t.getSourceStreamId(), 'default');
+    assert.equal(t.getSourceTask(), 7);
+    assert.deepEqual([...t.getMessageId().anchorsToIds], [[11n, 5n], [12n, 6n]]);
+    assert.equal(tuple(['a'], ['word']).getMessageId().anchorsToIds.size, 0);
   });
 
   it('prints bigint values and its source', () => {

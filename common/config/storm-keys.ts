@@ -1,0 +1,31 @@
+/**
+ * Storm's config key names that a Storm user types out of habit, and the
+ * hstorm key that does the job. hstorm refuses them rather than aliasing
+ * them, because the values differ too (Storm splits hosts and port over two
+ * keys; hstorm takes `host:port` entries): the error names the hstorm key
+ * and what to write.
+ */
+export const STORM_KEYS: Readonly<Record<string, { key: string; note?: string }>> = {
+  'storm.zookeeper.servers': { key: 'hstorm.zookeeper.servers', note: 'a list of "host:port" entries (Storm\'s storm.zookeeper.port folded in)' },
+  'storm.zookeeper.port': { key: 'hstorm.zookeeper.servers', note: 'the port goes in each "host:port" entry' },
+  'storm.zookeeper.root': { key: 'hstorm.zookeeper.root' },
+  'storm.zookeeper.session.timeout': { key: 'hstorm.zookeeper.session.timeout.ms' },
+  'storm.zookeeper.connection.timeout': { key: 'hstorm.zookeeper.connect.timeout.ms' },
+  'storm.local.dir': { key: 'hstorm.local.dir' },
+  'storm.scheduler': { key: 'nimbus.scheduler', note: 'one of "even", "hetero", "hdrf"' },
+  'nimbus.seeds': { key: 'nimbus.host', note: 'one host: hstorm runs a single nimbus' },
+  'nimbus.thrift.port': { key: 'nimbus.http.port', note: 'nimbus speaks HTTP, not Thrift' },
+  'ui.port': { key: 'nimbus.http.port', note: "the UI is served on nimbus's HTTP port" },
+  'supervisor.worker.timeout.secs': { key: 'nimbus.task.timeout.secs' },
+  'supervisor.childopts': { key: 'worker.childopts', note: 'node flags for workers' },
+  'topology.worker.childopts': { key: 'worker.childopts', note: 'node flags for workers' },
+  'topology.max.task.parallelism': { key: 'topology.workers', note: 'hstorm has no cap on task parallelism; size the topology with topology.workers' },
+};
+
+/** "did you mean" text for a Storm key, or null when the key is not one of Storm's. Any `storm.` key is Storm's. */
+export function stormKeyHint(key: string): string | null {
+  const known = STORM_KEYS[key];
+  if (known) return `"${key}" is a Storm key; did you mean "${known.key}"?${known.note ? ` (${known.key}: ${known.note})` : ''}`;
+  if (key.startsWith('storm.')) return `"${key}" is a Storm key with no hstorm equivalent; hstorm's keys are listed in common/config/schema.ts`;
+  return null;
+}

@@ -1,0 +1,112 @@
+/**
+ * TypeScript topology modules: `hstorm local mytopo/index.ts` (and submit,
+ * schedule) compile the module with esbuild — types stripped, its own imports
+ * bundled in — into one ESM file with an inline source map, so a stack trace
+ * from a worker points at the user's .ts lines. `hstorm` (and `hstorm/…`)
+ * imports stay external and are pinned to this very package's files, so the
+ * module and the runtime share one SDK (a module outside any project with
+ * hstorm installed loads too).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
+import type { Plugin } from 'esbuild';
+import { TopologyLoadError } from './errors.js';
+import { packageRoot } from './package-root.js';
+
+/** Extensions compiled before loading. */
+export const TS_EXTENSIONS = ['.ts', '.mts', '.cts', '.tsx'];
+
+export function isTypeScript(path: string): boolean {
+  return TS_EXTENSIONS.some((e) => path.endsWith(e));
+}
+
+/** The SDK's public entry points, by the specifier a module imports them with. */
+function sdkEntries(): Record<string, string> {
+  const root = packageRoot();
+  return {
+    hstorm: join(root, 'dist', 'topology-sdk', 'index.js'),
+    'hstorm/testing': join(root, 'dist', 'testing', 'index.js'),
+  };
+}
+
+/** Resolves `hstorm` imports to this package's files (as file URLs, external); the SDK's own sources by relative path too. */
+function sdkPinned(): Plugin {
+  const entries = sdkEntries();
+  const sdkDirs = [join(packageRoot(), 'dist', 'topology-sdk'), join(packageRoot(), 'topology-sdk')];
+  return {
+    name: 'hstorm-sdk-pinned',
+    setup(b) {
+      b.onResolve({ filter: /^hstorm(\/.*)?$/ }, (args) => {
+        const file = entries[args.path];
+        return file ? { path: pathToFileURL(file).href, external: true } : undefined;
+      });
+      b.onResolve({ filter: /^\.\.?\// }, (args) => {
+        const abs = resolve(args.resolveDir, args.path);
+        if (sdkDirs.some((d) => abs === join(d, 'index.js') || abs === join(d, 'index.ts') || abs === d)) return { path: pathToFileURL(entries.hstorm!).href, external: true };
+        return undefined;
+      });
+    },
+  };
+}
+
+/**
+ * Compiles a TypeScript module to `<tmp>/hstorm-ts/<content hash>/<name>.mjs`
+ * and returns that file's path. Compiled every time (esbuild takes
+ * milliseconds; a cache keyed on the entry would miss edits to files it
+ * imports); the content hash gives changed code a new URL, which Node's
+ * module cache would otherwise hide.
+ */
+export async function compileTsModule(modulePath: string): Promise<string> {
+  const abs = resolve(modulePath);
+  const name = `${basename(abs).replace(/\.[cm]?tsx?$/, '')}.mjs`;
+  // esbuild is loaded only here: workers running compiled modules never need it.
+  const { build } = await import('esbuild');
+  let code: Uint8Array;
+  try {
+    const result = await build({
+      entryPoints: [abs],
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      write: false,
+      // Source map paths are relative to the output file: name one beside the source so they read as the user's paths.
+      outfile: join(dirname(abs), name),
+      sourcemap: 'inline',
+      // Node resolves a map's sources against sourceRoot: the source's own directory, wherever the compiled file lies.
+      sourceRoot: `${pathToFileURL(dirname(abs)).href}/`,
+      logLevel: 'silent',
+      plugins: [sdkPinned()],
+      banner: { js: "import { createRequire as __hstormCreateRequire } from 'node:module'; const require = __hstormCreateRequire(import.meta.url);" },
+    });
+    const file = result.outputFiles[0];
+    if (!file) throw new Error('esbuild produced no output');
+    code = file.contents;
+  } catch (err) {
+    throw new TopologyLoadError(`cannot compile TypeScript topology module ${modulePath}: ${(err as Error).message}`, modulePath, { cause: err });
+  }
+  const dir = join(tmpdir(), 'hstorm-ts', createHash('sha256').update(abs).update(code).digest('hex').slice(0, 16));
+  const out = join(dir, name);
+  if (existsSync(out)) return out;
+  mkdirSync(dir, { recursive: true });
+  // Write then rename: a worker (or a second CLI) never imports a half-written file.
+  const partial = `${out}.${process.pid}.tmp`;
+  writeFileSync(partial, code);
+  renameSync(partial, out);
+  return out;
+}
+
+/**
+ * Turns on source-mapped stack traces in this process (`--enable-source-maps`
+ * without the flag), so errors from a compiled TypeScript module name the
+ * user's file and line.
+ */
+export function enableSourceMaps(): void {
+  const mod = createRequire(import.meta.url)('node:module') as { setSourceMapsSupport?: (on: boolean) => void };
+  if (typeof mod.setSourceMapsSupport === 'function') mod.setSourceMapsSupport(true);
+  else (process as { setSourceMapsEnabled?: (on: boolean) => void }).setSourceMapsEnabled?.(true);
+}

@@ -115,6 +115,7 @@ export class Worker implements ExecutorHost {
         batchSize: conf['topology.transfer.batch.size'] as number,
         flushIntervalMs: conf['topology.batch.flush.interval.millis'] as number,
         highWaterMark: 64,
+        maxFrameBytes: conf['topology.transfer.max.frame.bytes'] as number,
       },
       {
         onBatch: (b) => this.onBatch(b),
@@ -122,6 +123,9 @@ export class Worker implements ExecutorHost {
           this.droppedFrames++;
         },
         onDrain: () => this.wake(),
+        onOversize: (n) => {
+          this.droppedTuples += n;
+        },
       },
       this.log,
     );
@@ -340,7 +344,10 @@ export class Worker implements ExecutorHost {
         continue;
       }
       const system = isSystemStream(stream);
-      ex.enqueue(new Tuple(values, fields, srcComponent, stream, src, anchors), system);
+      if (!ex.enqueue(new Tuple(values, fields, srcComponent, stream, src, anchors), system)) {
+        this.droppedTuples++; // a system tuple of the wrong shape or for the wrong task (logged by the executor)
+        continue;
+      }
       if (!system) touched.push(ex);
     }
     this.wake();

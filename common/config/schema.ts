@@ -80,6 +80,7 @@ export const CONFIG_KEYS = {
   'topology.batch.flush.interval.millis': key(z.number().min(0), 1, 'topology', 'a partial batch waits at most this long'),
   'topology.executor.receive.buffer.size': key(posInt, 1024, 'topology', 'bounded receive queue per executor'),
   'topology.transfer.buffer.size': key(posInt, 8192, 'topology', 'tuples queued towards one remote worker before the sender waits'),
+  'topology.transfer.max.frame.bytes': key(z.number().int().min(65536), 64 * 1024 * 1024, 'topology', 'largest ZeroMQ frame a worker accepts (ZeroMQ maxMessageSize; a peer sending a bigger one is disconnected); senders split batches to stay below it, and drop (counted, logged) a single tuple that alone exceeds it'),
   'topology.spout.wait.ms': key(z.number().min(0), 1, 'topology', 'spout sleep when nextTuple emits nothing'),
   'topology.stats.report.secs': key(posNum, 1, 'topology', 'how often workers report metrics'),
   'topology.gpu.batch.size': key(posInt, 16, 'topology', 'tuples gathered into one GPU kernel launch'),

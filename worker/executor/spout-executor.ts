@@ -8,7 +8,7 @@ import { Executor } from './executor.js';
 import type { ExecutorHost } from './executor-host.js';
 import { OutputRouter } from '../routing.js';
 import { randomId64 } from '../ack-ids.js';
-import { ACK_ACK, ACK_INIT } from './system-streams.js';
+import { ACK_ACK, ACK_INIT, isSpoutAckInput } from './system-streams.js';
 import { DEFAULT_STREAM } from '../../common/topology-def.js';
 import type { Tuple } from '../../topology-sdk/tuple.js';
 
@@ -92,6 +92,10 @@ export class SpoutExecutor extends Executor {
     if (this.expiryTimer) clearInterval(this.expiryTimer);
     if (this.idleTimer) clearTimeout(this.idleTimer);
     if (this.opened) await this.spout.close();
+  }
+
+  override acceptsSystem(stream: string, values: readonly unknown[]): boolean {
+    return isSpoutAckInput(stream, values);
   }
 
   ready(): boolean {

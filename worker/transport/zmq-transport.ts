@@ -26,6 +26,8 @@ export interface TransportOptions {
   flushIntervalMs: number;
   /** Batches ZeroMQ may hold per socket before `send` waits. */
   highWaterMark: number;
+  /** Largest frame accepted (ZeroMQ maxMessageSize on the receiving socket) and sent (bigger batches are split). */
+  maxFrameBytes: number;
 }
 
 export interface TransportHandlers {
@@ -35,6 +37,8 @@ export interface TransportHandlers {
   onGarbage(err: unknown, bytes: number): void;
   /** Called when queued towards-peer tuples drop below the limit, so held-back executors can run. */
   onDrain(): void;
+  /** A tuple that alone encodes bigger than maxFrameBytes was dropped instead of sent (its spout replays it). */
+  onOversize?(tuples: number): void;
 }
 
 class Peer {
@@ -70,13 +74,17 @@ export class ZmqTransport {
   private closed = false;
   receivedBatches = 0;
   receivedTuples = 0;
+  /** Tuples dropped because alone they exceed maxFrameBytes. */
+  oversizeTuples = 0;
 
   constructor(
     private readonly opts: TransportOptions,
     private readonly handlers: TransportHandlers,
     private readonly log: Logger,
   ) {
-    this.pull = new zmq.Pull({ receiveHighWaterMark: opts.highWaterMark, linger: 0 });
+    // maxMessageSize: ZeroMQ refuses a bigger frame before it is buffered (the peer is disconnected), so one forged
+    // 1 GB frame cannot take the worker's memory; 64 such frames queued under the high-water mark are bounded too.
+    this.pull = new zmq.Pull({ receiveHighWaterMark: opts.highWaterMark, linger: 0, maxMessageSize: opts.maxFrameBytes });
     this.garbageLog = new RateLimitedLog(log);
   }
 
@@ -149,9 +157,28 @@ export class ZmqTransport {
     }
     const tuples = p.batch;
     p.batch = [];
-    p.outbox.push(encodeBatch(this.opts.port, tuples));
-    p.outboxTuples.push(tuples.length);
+    this.enqueueFrames(p, tuples);
     if (!p.pumping) void this.pump(p);
+  }
+
+  /** Encodes `tuples` into frames no bigger than maxFrameBytes: halves a batch that is too big; drops a lone tuple that is. */
+  private enqueueFrames(p: Peer, tuples: WireTuple[]): void {
+    const frame = encodeBatch(this.opts.port, tuples);
+    if (frame.length <= this.opts.maxFrameBytes) {
+      p.outbox.push(frame);
+      p.outboxTuples.push(tuples.length);
+    } else if (tuples.length > 1) {
+      const half = tuples.length >> 1;
+      this.enqueueFrames(p, tuples.slice(0, half));
+      this.enqueueFrames(p, tuples.slice(half));
+    } else {
+      this.oversizeTuples++;
+      this.handlers.onOversize?.(1);
+      this.garbageLog.warn(
+        { peer: p.key, bytes: frame.length, limit: this.opts.maxFrameBytes, stream: tuples[0]?.[2] },
+        'dropped a tuple bigger than topology.transfer.max.frame.bytes; raise the limit or send smaller values',
+      );
+    }
   }
 
   /** One send at a time per socket (zeromq.js rule); waits when the peer's high-water mark is reached. */

@@ -230,6 +230,33 @@ describe('worker/executor/acker-executor', () => {
     );
   });
 
+  it('drops and counts malformed ack messages instead of throwing (a forged frame once ended the worker)', () => {
+    const root = 0x77n;
+    deliver(ACK_INIT, [root, 3n, SPOUT_TASK], 'spout', SPOUT_TASK);
+    const bad: [string, unknown[]][] = [
+      [ACK_ACK, ['x', 'y']], // "Cannot mix BigInt and other types" in the XOR
+      [ACK_ACK, [root]],
+      [ACK_ACK, [root, 3, 4]],
+      [ACK_INIT, [root, 3n, 'spout']],
+      [ACK_INIT, [root, 3n, -1]],
+      [ACK_FAIL, ['x']],
+      ['__ack_bogus', [root]],
+    ];
+    for (const [stream, values] of bad) {
+      const accepted = acker.enqueue(new Tuple(values, SYSTEM_FIELDS.get(ACK_ACK)!, 'bolt', stream, 2, null), true);
+      assert.equal(accepted, false, `${stream} ${String(values)}`);
+    }
+    host.drain();
+    assert.equal(acker.rejectedSystemTuples, bad.length);
+    assert.deepEqual(replies(), [], 'nothing reached the XOR');
+    deliver(ACK_ACK, [root, 3n]);
+    assert.deepEqual(
+      replies().map((r) => [r.stream, r.values]),
+      [[ACK_ACK, [root]]],
+      'the tree still completes',
+    );
+  });
+
   it('keeps trees of different roots apart', () => {
     deliver(ACK_INIT, [1n, 10n, SPOUT_TASK], 'spout', SPOUT_TASK);
     deliver(ACK_INIT, [2n, 20n, SPOUT_TASK], 'spout', SPOUT_TASK);

@@ -44,7 +44,7 @@ async function raw(seconds: number, batch: number): Promise<number> {
 }
 
 /** Steady-state bolt rate: executed tuples between the first beat after warm-up and the last. */
-async function topology(seconds: number, conf: Record<string, unknown>): Promise<{ rate: number; summary: RunSummary }> {
+export async function topology(seconds: number, conf: Record<string, unknown>): Promise<{ rate: number; summary: RunSummary }> {
   const samples: { t: number; n: number }[] = [];
   const summary = await runLocal({
     module: TOPOLOGY,

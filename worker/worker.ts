@@ -225,7 +225,7 @@ export class Worker implements ExecutorHost {
       this.dropLog.warn({ dest, stream }, 'no worker is assigned the destination task; dropping the tuple (its spout will replay it)');
       return;
     }
-    this.transport.send(peer, [dest, srcTask, stream, values, anchors]);
+    this.transport.send(peer, [dest, srcTask, stream, values, anchors], isSystemStream(stream));
   }
 
   isCongested(targets: readonly number[]): boolean {

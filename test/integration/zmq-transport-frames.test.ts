@@ -88,4 +88,35 @@ describe('worker transport frame size limit (real ZeroMQ sockets)', function () 
     assert.deepEqual(oversize, [1]);
     assert.equal(tx.oversizeTuples, 1);
   });
+
+  it('merges the ack-protocol tuples of a batch per destination, source and stream, and counts each message for backpressure', async () => {
+    const port = await freePort();
+    const { transport: rx, batches } = receiver(port);
+    closers.push(() => rx.close());
+    await rx.bind();
+    const tx = new ZmqTransport(
+      { port: await freePort(), batchSize: 8, flushIntervalMs: 1000, highWaterMark: 64, maxFrameBytes: LIMIT },
+      { onBatch: () => undefined, onGarbage: () => undefined, onDrain: () => undefined },
+      silentLogger(),
+    );
+    closers.push(() => tx.close());
+    tx.setPeer('rx', { host: '127.0.0.1', port });
+    tx.send('rx', [5, 2, '__ack_ack', [1n, 11n], null], true);
+    tx.send('rx', [7, 3, 'default', ['data'], [1n, 5n]]);
+    tx.send('rx', [5, 2, '__ack_ack', [2n, 22n], null], true);
+    tx.send('rx', [6, 2, '__ack_ack', [3n, 33n], null], true);
+    tx.send('rx', [5, 2, '__ack_fail', [4n], null], true);
+    tx.send('rx', [5, 2, '__ack_ack', [5n, 55n], null], true);
+    assert.equal(tx.pendingTuples('rx'), 6, 'six messages wait, though only four tuples');
+    tx.send('rx', [5, 9, '__ack_ack', [6n, 66n], null], true);
+    tx.send('rx', [5, 2, '__ack_ack', [7n, 77n], null], true); // the 8th message seals the batch
+    await waitFor('the batch received', () => batches.length === 1, 20_000, 20);
+    assert.deepEqual(batches[0]!.tuples, [
+      [5, 2, '__ack_ack', [1n, 11n, 2n, 22n, 5n, 55n, 7n, 77n], null],
+      [7, 3, 'default', ['data'], [1n, 5n]],
+      [6, 2, '__ack_ack', [3n, 33n], null],
+      [5, 2, '__ack_fail', [4n], null],
+      [5, 9, '__ack_ack', [6n, 66n], null],
+    ]);
+  });
 });

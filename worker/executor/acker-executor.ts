@@ -47,18 +47,26 @@ export class AckerExecutor extends Executor {
     let t: Tuple | undefined;
     while ((t = this.systemQueue.shift() ?? this.queue.shift())) {
       const started = this.metrics.sampleExecute() ? performance.now() : -1;
-      this.process(t.sourceStreamId, t.values);
+      const messages = this.process(t.sourceStreamId, t.values);
       this.metrics.countExecute(started < 0 ? -1 : performance.now() - started);
+      this.metrics.executed += messages - 1; // a merged tuple counts as the messages it carries
       if (performance.now() >= deadline) break;
     }
   }
 
-  /** One ack-protocol message; `values` were checked by acceptsSystem on the way in. */
-  process(stream: string, values: readonly unknown[]): void {
-    const root = values[0] as bigint;
-    if (stream === ACK_ACK) this.tracker.ack(root, values[1] as bigint);
-    else if (stream === ACK_INIT) this.tracker.init(root, values[1] as bigint, values[2] as number);
-    else if (stream === ACK_FAIL) this.tracker.fail(root);
+  /** One ack-protocol tuple: one or more messages back to back; `values` were checked by acceptsSystem on the way in. */
+  process(stream: string, v: readonly unknown[]): number {
+    const n = v.length;
+    if (stream === ACK_ACK) {
+      for (let i = 0; i < n; i += 2) this.tracker.ack(v[i] as bigint, v[i + 1] as bigint);
+      return n / 2;
+    }
+    if (stream === ACK_INIT) {
+      for (let i = 0; i < n; i += 3) this.tracker.init(v[i] as bigint, v[i + 1] as bigint, v[i + 2] as number);
+      return n / 3;
+    }
+    for (let i = 0; i < n; i++) this.tracker.fail(v[i] as bigint);
+    return n;
   }
 
   private reply(root: bigint, spoutTask: number, acked: boolean): void {

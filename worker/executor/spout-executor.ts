@@ -139,11 +139,14 @@ export class SpoutExecutor extends Executor {
   private drainAcks(): void {
     let t: Tuple | undefined;
     while ((t = this.systemQueue.shift())) {
-      const root = t.values[0] as bigint;
-      const msg = this.pending.get(root);
-      if (!msg) continue; // already timed out
-      this.pending.delete(root);
-      this.finish(msg, t.sourceStreamId === ACK_ACK);
+      // One or more roots (a remote acker's replies arrive merged).
+      const acked = t.sourceStreamId === ACK_ACK;
+      for (const root of t.values as readonly bigint[]) {
+        const msg = this.pending.get(root);
+        if (!msg) continue; // already timed out
+        this.pending.delete(root);
+        this.finish(msg, acked);
+      }
     }
   }
 

@@ -257,6 +257,23 @@ describe('worker/executor/acker-executor', () => {
     );
   });
 
+  it('takes several messages merged into one tuple (as the transport sends them between workers), and no ragged merge', () => {
+    deliver(ACK_INIT, [1n, 10n, SPOUT_TASK, 2n, 20n, SPOUT_TASK], 'spout', SPOUT_TASK);
+    deliver(ACK_ACK, [2n, 20n, 1n, 10n]);
+    assert.deepEqual(
+      replies().map((r) => r.values),
+      [[2n], [1n]],
+    );
+    assert.equal(acker.metrics.executed, 4, 'one execute per message');
+    for (const [stream, values] of [
+      [ACK_ACK, [1n, 2n, 3n]],
+      [ACK_INIT, [1n, 2n, SPOUT_TASK, 4n]],
+      [ACK_FAIL, [1n, 'x']],
+    ] as [string, unknown[]][]) {
+      assert.equal(acker.enqueue(new Tuple(values, SYSTEM_FIELDS.get(ACK_ACK)!, 'bolt', stream, 2, null), true), false, `${stream} ${String(values)}`);
+    }
+  });
+
   it('keeps trees of different roots apart', () => {
     deliver(ACK_INIT, [1n, 10n, SPOUT_TASK], 'spout', SPOUT_TASK);
     deliver(ACK_INIT, [2n, 20n, SPOUT_TASK], 'spout', SPOUT_TASK);

@@ -26,12 +26,12 @@ export async function run(args: BenchArgs): Promise<void> {
   const rounds = roundsArg >= 0 ? Math.max(1, Number(args.rest[roundsArg + 1]) || 1) : args.quick ? 1 : 2;
   const bar = new BenchProgress('pending-sweep', PENDING.length * rounds, !args.json);
   const load: number[] = [loadavg()[0]!];
-  const results = new Map<number, { rate: number; p99: number; failed: number }[]>(PENDING.map((p) => [p, []]));
+  const results = new Map<number, { rate: number; p99: number; failed: number; cpu: number[] | null }[]>(PENDING.map((p) => [p, []]));
   for (let r = 0; r < rounds; r++) {
     for (const pending of PENDING) {
       bar.step(`pending ${pending}, round ${r + 1}`);
-      const { rate, summary } = await topology(seconds, { 'bench.acking': true, 'topology.max.spout.pending': pending });
-      results.get(pending)!.push({ rate, p99: summary.completeLatencyMs.p99, failed: summary.failed });
+      const { rate, cpuUsPerTuple, summary } = await topology(seconds, { 'bench.acking': true, 'topology.max.spout.pending': pending });
+      results.get(pending)!.push({ rate, p99: summary.completeLatencyMs.p99, failed: summary.failed, cpu: cpuUsPerTuple });
       load.push(loadavg()[0]!);
     }
   }
@@ -43,6 +43,8 @@ export async function run(args: BenchArgs): Promise<void> {
       ackedPerSec: Math.round(median(rs.map((x) => x.rate))),
       p99Ms: median(rs.map((x) => x.p99)),
       failed: rs.reduce((n, x) => n + x.failed, 0),
+      // CPU µs per acked tuple of the busier worker (the spout's, with the acker): steadier than tuples/s on a shared machine.
+      cpuUsPerTuple: rs.every((x) => x.cpu && x.cpu.length > 0) ? median(rs.map((x) => x.cpu![0]!)) : null,
       runs: rs.map((x) => Math.round(x.rate)),
     };
   });
@@ -53,8 +55,11 @@ export async function run(args: BenchArgs): Promise<void> {
   }
   const lines = [
     `max.spout.pending sweep (acked spout→bolt, 2 worker processes, ${seconds} s per run, median of ${rounds} round(s); load average ${result.loadavg.min.toFixed(1)}–${result.loadavg.max.toFixed(1)})`,
-    '  pending   acked tuples/s   p99 ms   failed   runs',
-    ...rows.map((r) => `  ${String(r.pending).padStart(7)}   ${r.ackedPerSec.toLocaleString().padStart(14)}   ${r.p99Ms.toFixed(1).padStart(6)}   ${String(r.failed).padStart(6)}   ${r.runs.join(' / ')}`),
+    '  pending   acked tuples/s   p99 ms   failed   CPU µs/tuple (busier worker)   runs',
+    ...rows.map(
+      (r) =>
+        `  ${String(r.pending).padStart(7)}   ${r.ackedPerSec.toLocaleString().padStart(14)}   ${r.p99Ms.toFixed(1).padStart(6)}   ${String(r.failed).padStart(6)}   ${(r.cpuUsPerTuple?.toFixed(2) ?? '–').padStart(28)}   ${r.runs.join(' / ')}`,
+    ),
   ];
   process.stdout.write(lines.join('\n') + '\n');
 }

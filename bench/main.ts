@@ -4,8 +4,8 @@
  * they are not part of `npm test`. Every `*.bench.ts` here is registered by
  * being here (the usage line lists them): the paper's experiments (bolt-latency,
  * topology-throughput, hybrid-vs-single, alpha-sweep, beta-sweep, theta-sweep,
- * scheduler-vs-even), the runtime ones (transport, scheduler, gpu-bolt,
- * node-collector, grouping) and HDRF's (fairness: hetero in submission order vs hdrf on
+ * scheduler-vs-even), the runtime ones (transport, pending-sweep, word-count,
+ * scheduler, gpu-bolt, node-collector, grouping) and HDRF's (fairness: hetero in submission order vs hdrf on
  * a simulated cluster).
  */
 import { readdirSync } from 'node:fs';

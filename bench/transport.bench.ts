@@ -10,10 +10,12 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { join, dirname } from 'node:path';
 import { createServer } from 'node:net';
+import { loadavg } from 'node:os';
 import { runLocal } from '../cli/local-run.js';
 import type { RunSummary } from '../cli/run-summary.js';
 import type { BenchArgs } from './main.js';
 import { BenchProgress } from './support/progress.js';
+import { cpuPerUnit, sampleChildCpu } from './support/child-cpu.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const TOPOLOGY = join(here, 'topologies', 'spout-bolt.js');
@@ -43,22 +45,26 @@ async function raw(seconds: number, batch: number): Promise<number> {
   return tuples / seconds;
 }
 
-/** Steady-state bolt rate: executed tuples between the first beat after warm-up and the last. */
-async function topology(seconds: number, conf: Record<string, unknown>): Promise<{ rate: number; summary: RunSummary }> {
-  const samples: { t: number; n: number }[] = [];
+/**
+ * Steady-state bolt rate: executed tuples between the first beat after warm-up and the last; and the CPU µs
+ * each worker process spent per tuple over the same window (busiest first; null off Linux).
+ */
+export async function topology(seconds: number, conf: Record<string, unknown>): Promise<{ rate: number; cpuUsPerTuple: number[] | null; summary: RunSummary }> {
+  const samples: { t: number; n: number; cpu: Map<number, number> | null }[] = [];
   const summary = await runLocal({
     module: TOPOLOGY,
     name: 'transport-bench',
     durationSec: seconds + 2,
     overrides: { 'topology.transfer.batch.size': 128, ...conf },
     clusterConfig: { 'nimbus.scheduler': 'even' },
-    onProgress: (s, t) => samples.push({ t, n: s.components.bolt?.executed ?? 0 }),
+    onProgress: (s, t) => samples.push({ t, n: s.components.bolt?.executed ?? 0, cpu: sampleChildCpu() }),
     drainSec: 3,
   });
   const warm = samples.find((s) => s.t >= 2 && s.n > 0) ?? samples[0];
   const last = samples[samples.length - 1];
   const rate = warm && last && last.t > warm.t ? (last.n - warm.n) / (last.t - warm.t) : 0;
-  return { rate, summary };
+  const cpuUsPerTuple = warm && last ? cpuPerUnit(warm.cpu, last.cpu, last.n - warm.n) : null;
+  return { rate, cpuUsPerTuple, summary };
 }
 
 export async function run(args: BenchArgs): Promise<void> {
@@ -67,9 +73,11 @@ export async function run(args: BenchArgs): Promise<void> {
   bar.step('raw zeromq+msgpackr');
   const rawRate = await raw(seconds, 128);
   bar.step('topology, no acking');
-  const unacked = (await topology(seconds, { 'bench.acking': false })).rate;
+  const unackedRun = await topology(seconds, { 'bench.acking': false });
+  const unacked = unackedRun.rate;
   bar.step('topology, acking');
-  const acked = (await topology(seconds, { 'bench.acking': true })).rate;
+  const ackedRun = await topology(seconds, { 'bench.acking': true });
+  const acked = ackedRun.rate;
   bar.step('topology, acking at half load');
   const half = await topology(seconds, { 'bench.acking': true, 'bench.rate': Math.max(1000, Math.round(acked / 2)) });
   bar.stop();
@@ -80,6 +88,9 @@ export async function run(args: BenchArgs): Promise<void> {
     ratios: { unacked: round(unacked / rawRate), acked: round(acked / rawRate) },
     latencyMs: { p50: half.summary.completeLatencyMs.p50, p99: half.summary.completeLatencyMs.p99, atRatePerSec: Math.round(acked / 2) },
     targets: { unacked: 0.5, acked: 0.25, p99Ms: 10 },
+    // CPU µs per tuple of each worker process, busiest first: steadier than tuples/s when the machine is shared.
+    cpuUsPerTuple: { unacked: unackedRun.cpuUsPerTuple, acked: ackedRun.cpuUsPerTuple },
+    loadavg: loadavg().map((x) => round(x)),
   };
   if (args.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -91,6 +102,7 @@ export async function run(args: BenchArgs): Promise<void> {
       `  (a) raw zeromq+msgpackr   ${result.raw.toLocaleString()} tuples/s`,
       `  (b) spout→bolt unacked    ${result.unacked.toLocaleString()} tuples/s   b/a = ${result.ratios.unacked} (target ≥ 0.5)`,
       `  (c) spout→bolt acked      ${result.acked.toLocaleString()} tuples/s   c/a = ${result.ratios.acked} (target ≥ 0.25)`,
+      `  CPU per tuple (µs per worker process, busiest first): unacked ${result.cpuUsPerTuple.unacked?.join(' / ') ?? '–'}, acked ${result.cpuUsPerTuple.acked?.join(' / ') ?? '–'}; load average ${result.loadavg.join(' / ')}`,
       `  (d) acked at ${result.latencyMs.atRatePerSec.toLocaleString()}/s: complete latency p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms (target p99 ≤ 10 ms)`,
     ].join('\n') + '\n',
   );

@@ -15,6 +15,8 @@ export interface WorkerSettings {
   transferBufferSize: number;
   transferBatchSize: number;
   flushIntervalMs: number;
+  /** `topology.transfer.max.frame.bytes`: the largest frame the worker's socket takes. */
+  maxFrameBytes: number;
   /** `worker.heartbeat.frequency.secs`, at least 100 ms. */
   heartbeatMs: number;
   /** `topology.gpu.cpu.threads`; null: the machine's cores. */
@@ -30,6 +32,7 @@ export function workerSettings(topologyConfig: Readonly<Record<string, unknown>>
     transferBufferSize: topo['topology.transfer.buffer.size'] as number,
     transferBatchSize: topo['topology.transfer.batch.size'] as number,
     flushIntervalMs: topo['topology.batch.flush.interval.millis'] as number,
+    maxFrameBytes: topo['topology.transfer.max.frame.bytes'] as number,
     heartbeatMs: Math.max(100, secsToMs(cluster['worker.heartbeat.frequency.secs'] as number)),
     gpuCpuThreads: topo['topology.gpu.cpu.threads'] as number | null,
   };

@@ -140,6 +140,7 @@ export class Worker implements ExecutorHost {
         batchSize: this.settings.transferBatchSize,
         flushIntervalMs: this.settings.flushIntervalMs,
         highWaterMark: 64,
+        maxFrameBytes: this.settings.maxFrameBytes,
       },
       {
         onBatch: (b) => this.onBatch(b),
@@ -147,6 +148,9 @@ export class Worker implements ExecutorHost {
           this.droppedFrames++;
         },
         onDrain: () => this.wake(),
+        onOversize: (n) => {
+          this.droppedTuples += n;
+        },
       },
       this.log,
     );
@@ -267,7 +271,7 @@ export class Worker implements ExecutorHost {
       this.dropLog.warn({ dest, stream }, 'no worker is assigned the destination task; dropping the tuple (its spout will replay it)');
       return;
     }
-    this.transport.send(peer, [dest, srcTask, stream, values, anchors]);
+    this.transport.send(peer, [dest, srcTask, stream, values, anchors], isSystemStream(stream));
   }
 
   isCongested(targets: readonly number[]): boolean {
@@ -395,7 +399,10 @@ export class Worker implements ExecutorHost {
         continue;
       }
       const system = isSystemStream(stream);
-      ex.enqueue(new Tuple(values, fields, srcComponent, stream, src, anchors), system);
+      if (!ex.enqueue(new Tuple(values, fields, srcComponent, stream, src, anchors), system)) {
+        this.droppedTuples++; // a system tuple of the wrong shape or for the wrong task (logged by the executor)
+        continue;
+      }
       if (!system) touched.push(ex);
     }
     this.wake();

@@ -95,6 +95,7 @@ export const CONFIG_KEYS = {
   'topology.localityaware.higher.bound': key(unit, 0.8, 'topology', 'loadAwareShuffle: above this mean load (queue fill) of the tasks in its own worker, a sender spreads to every task'),
   'topology.localityaware.lower.bound': key(unit, 0.2, 'topology', 'loadAwareShuffle: below this mean load of the tasks in its own worker, a sender keeps to them again (must be below the higher bound)'),
   'topology.transfer.buffer.size': key(posInt, 8192, 'topology', 'tuples queued towards one remote worker before the sender waits'),
+  'topology.transfer.max.frame.bytes': key(z.number().int().min(65536), 64 * 1024 * 1024, 'topology', 'largest ZeroMQ frame a worker accepts (ZeroMQ maxMessageSize; a peer sending a bigger one is disconnected); senders split batches to stay below it, and drop (counted, logged) a single tuple that alone exceeds it'),
   'topology.spout.wait.ms': key(z.number().min(0), 1, 'topology', 'spout sleep when nextTuple emits nothing'),
   'topology.subprocess.timeout.secs': key(posNum.nullable(), null, 'topology', 'multilang (ShellBolt/ShellSpout): a subprocess silent this long while it owes an answer (a heartbeat sync, a spout sync) is killed, its pending tuples failed, and it is restarted; null: nimbus.task.timeout.secs, as Storm falls back to supervisor.worker.timeout.secs'),
   'topology.stats.report.secs': key(posNum, 1, 'topology', 'how often workers report metrics'),

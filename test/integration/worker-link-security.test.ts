@@ -62,7 +62,7 @@ function listeningAddresses(port: number): string[] {
 function receiver(port: number, opts: { bindHost?: string; curve?: CurveKeys | null } = {}): { transport: ZmqTransport; seen: unknown[] } {
   const seen: unknown[] = [];
   const transport = new ZmqTransport(
-    { port, batchSize: 1, flushIntervalMs: 1, highWaterMark: 16, ...opts },
+    { port, batchSize: 1, flushIntervalMs: 1, highWaterMark: 16, maxFrameBytes: 1 << 20, ...opts },
     {
       onBatch: (b: WireBatch) => {
         for (const t of b.tuples) seen.push(t[3][0]);
@@ -76,7 +76,7 @@ function receiver(port: number, opts: { bindHost?: string; curve?: CurveKeys | n
 }
 
 function sender(port: number, curve: CurveKeys | null): ZmqTransport {
-  return new ZmqTransport({ port, batchSize: 1, flushIntervalMs: 1, highWaterMark: 16, curve }, { onBatch: () => undefined, onGarbage: () => undefined, onDrain: () => undefined }, log);
+  return new ZmqTransport({ port, batchSize: 1, flushIntervalMs: 1, highWaterMark: 16, maxFrameBytes: 1 << 20, curve }, { onBatch: () => undefined, onGarbage: () => undefined, onDrain: () => undefined }, log);
 }
 
 /** A socket that is no worker: sends one well-formed batch carrying FORGED_ID and records its handshake events. */

@@ -1,27 +1,19 @@
 /**
- * Storm's acker: per spout tuple (root id) it keeps the XOR of every edge id
- * created and acked in the tuple tree. When the XOR returns to zero after the
- * spout's init arrived, the tree is complete and the spout hears `ack`; any
- * fail in the tree makes it hear `fail`. Entries older than the message
- * timeout are dropped (the spout times them out on its own).
+ * The acker task: feeds the ack protocol's system tuples into an AckTracker
+ * (Storm's XOR algorithm, worker/ack-tracker.ts) and tells the spout task of
+ * each finished tree `ack` or `fail`. What arrives is checked first
+ * (`acceptsSystem`): a forged or garbled frame is dropped and counted, never
+ * fed into the XOR.
  */
 import { Executor } from './executor.js';
 import type { ExecutorHost } from './executor-host.js';
-import { ACK_ACK, ACK_FAIL, ACK_INIT } from './system-streams.js';
+import { ACK_ACK, ACK_FAIL, ACK_INIT, isAckerInput } from './system-streams.js';
 import type { Tuple } from '../../topology-sdk/tuple.js';
 import { ACKER_COMPONENT } from '../../common/topology-def.js';
-
-interface TreeState {
-  val: bigint;
-  /** Spout task; -1 until the init message arrived (acks may overtake it). */
-  spoutTask: number;
-  failed: boolean;
-  bornAt: number;
-}
+import { AckTracker } from '../ack-tracker.js';
 
 export class AckerExecutor extends Executor {
-  private current = new Map<bigint, TreeState>();
-  private previous = new Map<bigint, TreeState>();
+  private readonly tracker = new AckTracker((root, spoutTask, acked) => this.reply(root, spoutTask, acked));
   private rotateTimer: NodeJS.Timeout | null = null;
 
   constructor(host: ExecutorHost, task: number) {
@@ -29,21 +21,22 @@ export class AckerExecutor extends Executor {
   }
 
   get pendingTrees(): number {
-    return this.current.size + this.previous.size;
+    return this.tracker.size;
   }
 
   async start(): Promise<void> {
     // Two generations rotated every timeout: an entry lives between one and two timeouts (Storm's RotatingMap).
     const timeoutMs = (this.host.configOf(ACKER_COMPONENT)['topology.message.timeout.secs'] as number) * 1000;
-    this.rotateTimer = setInterval(() => {
-      this.previous = this.current;
-      this.current = new Map();
-    }, timeoutMs);
+    this.rotateTimer = setInterval(() => this.tracker.rotate(), timeoutMs);
     this.rotateTimer.unref();
   }
 
   async stop(): Promise<void> {
     if (this.rotateTimer) clearInterval(this.rotateTimer);
+  }
+
+  override acceptsSystem(stream: string, values: readonly unknown[]): boolean {
+    return isAckerInput(stream, values);
   }
 
   ready(): boolean {
@@ -54,50 +47,32 @@ export class AckerExecutor extends Executor {
     let t: Tuple | undefined;
     while ((t = this.systemQueue.shift() ?? this.queue.shift())) {
       const started = this.metrics.sampleExecute() ? performance.now() : -1;
-      this.process(t);
+      const messages = this.process(t.sourceStreamId, t.values);
       this.metrics.countExecute(started < 0 ? -1 : performance.now() - started);
+      this.metrics.executed += messages - 1; // a merged tuple counts as the messages it carries
       if (performance.now() >= deadline) break;
     }
   }
 
-  private state(root: bigint): TreeState {
-    let s = this.current.get(root);
-    if (!s) {
-      s = this.previous.get(root);
-      if (s) this.previous.delete(root);
-      else s = { val: 0n, spoutTask: -1, failed: false, bornAt: Date.now() };
-      this.current.set(root, s);
+  /** One ack-protocol tuple: one or more messages back to back; `values` were checked by acceptsSystem on the way in. */
+  process(stream: string, v: readonly unknown[]): number {
+    const n = v.length;
+    if (stream === ACK_ACK) {
+      for (let i = 0; i < n; i += 2) this.tracker.ack(v[i] as bigint, v[i + 1] as bigint);
+      return n / 2;
     }
-    return s;
+    if (stream === ACK_INIT) {
+      for (let i = 0; i < n; i += 3) this.tracker.init(v[i] as bigint, v[i + 1] as bigint, v[i + 2] as number);
+      return n / 3;
+    }
+    for (let i = 0; i < n; i++) this.tracker.fail(v[i] as bigint);
+    return n;
   }
 
-  private process(t: Tuple): void {
-    const root = t.values[0] as bigint;
-    const s = this.state(root);
-    switch (t.sourceStreamId) {
-      case ACK_INIT:
-        s.val ^= t.values[1] as bigint;
-        s.spoutTask = t.values[2] as number;
-        break;
-      case ACK_ACK:
-        s.val ^= t.values[1] as bigint;
-        break;
-      case ACK_FAIL:
-        s.failed = true;
-        break;
-      default:
-        return;
-    }
-    if (s.spoutTask < 0) return;
-    if (s.failed) this.reply(root, s.spoutTask, ACK_FAIL);
-    else if (s.val === 0n) this.reply(root, s.spoutTask, ACK_ACK);
-  }
-
-  private reply(root: bigint, spoutTask: number, stream: string): void {
-    this.current.delete(root);
-    if (stream === ACK_ACK) this.metrics.acked++;
+  private reply(root: bigint, spoutTask: number, acked: boolean): void {
+    if (acked) this.metrics.acked++;
     else this.metrics.failed++;
     this.metrics.emitted++;
-    this.host.send(spoutTask, ACKER_COMPONENT, this.task, stream, [root], null);
+    this.host.send(spoutTask, ACKER_COMPONENT, this.task, acked ? ACK_ACK : ACK_FAIL, [root], null);
   }
 }

@@ -78,8 +78,31 @@ export abstract class Executor {
     this.errors.flush();
   }
 
-  enqueue(t: Tuple, system: boolean): void {
-    (system ? this.systemQueue : this.queue).push(t);
+  /**
+   * Queues a tuple; false (and the tuple dropped, logged rate-limited) for a
+   * system tuple this task does not take — wrong stream for its kind, or
+   * values of the wrong shape — so a forged frame never reaches the ack logic.
+   */
+  enqueue(t: Tuple, system: boolean): boolean {
+    if (!system) {
+      this.queue.push(t);
+      return true;
+    }
+    if (this.acceptsSystem(t.sourceStreamId, t.values)) {
+      this.systemQueue.push(t);
+      return true;
+    }
+    this.rejectedSystemTuples++;
+    this.errors.warn({ stream: t.sourceStreamId, from: t.sourceTask, rejected: this.rejectedSystemTuples }, 'dropped a malformed or misdirected system tuple');
+    return false;
+  }
+
+  /** System tuples dropped by `enqueue`. */
+  rejectedSystemTuples = 0;
+
+  /** Whether this task takes a system tuple of `stream` with these values (ackers and spouts override). */
+  acceptsSystem(_stream: string, _values: readonly unknown[]): boolean {
+    return false;
   }
 
   /** 1 while an async user call is in progress (the tuple in service), else 0. */

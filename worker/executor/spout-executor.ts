@@ -8,15 +8,10 @@ import { Executor } from './executor.js';
 import type { ExecutorHost } from './executor-host.js';
 import { OutputRouter } from '../routing.js';
 import { randomId64 } from '../ack-ids.js';
-import { ACK_ACK, ACK_INIT } from './system-streams.js';
+import { ACK_ACK, ACK_INIT, isSpoutAckInput } from './system-streams.js';
 import { DEFAULT_STREAM } from '../../common/topology-def.js';
 import type { Tuple } from '../../topology-sdk/tuple.js';
-
-interface PendingMessage {
-  messageId: unknown;
-  emittedAt: number;
-  stream: string;
-}
+import { PendingMessages } from './pending-messages.js';
 
 /** Hooks a split spout uses to learn the fate and latency of each tracked message. */
 export interface SpoutObserver {
@@ -25,7 +20,7 @@ export interface SpoutObserver {
 
 export class SpoutExecutor extends Executor {
   private readonly router: OutputRouter;
-  private readonly pending = new Map<bigint, PendingMessage>();
+  private readonly pending = new PendingMessages();
   private readonly maxPending: number;
   private readonly timeoutMs: number;
   private readonly waitMs: number;
@@ -94,6 +89,10 @@ export class SpoutExecutor extends Executor {
     if (this.opened) await this.spout.close();
   }
 
+  override acceptsSystem(stream: string, values: readonly unknown[]): boolean {
+    return isSpoutAckInput(stream, values);
+  }
+
   ready(): boolean {
     if (this.busy) return false;
     if (this.systemQueue.length > 0) return true;
@@ -135,35 +134,32 @@ export class SpoutExecutor extends Executor {
   private drainAcks(): void {
     let t: Tuple | undefined;
     while ((t = this.systemQueue.shift())) {
-      const root = t.values[0] as bigint;
-      const msg = this.pending.get(root);
-      if (!msg) continue; // already timed out
-      this.pending.delete(root);
-      this.finish(msg, t.sourceStreamId === ACK_ACK);
+      // One or more roots (a remote acker's replies arrive merged).
+      const acked = t.sourceStreamId === ACK_ACK;
+      for (const root of t.values as readonly bigint[]) {
+        const msg = this.pending.take(root);
+        if (msg) this.finish(msg.messageId, msg.emittedAt, msg.stream, acked); // null: already timed out
+      }
     }
   }
 
-  private finish(msg: PendingMessage, acked: boolean): void {
-    const latency = performance.now() - msg.emittedAt;
+  private finish(messageId: unknown, emittedAt: number, stream: string, acked: boolean): void {
+    const latency = performance.now() - emittedAt;
     if (acked) {
       this.metrics.acked++;
       this.metrics.recordComplete(latency);
-      this.guard(() => this.spout.ack(msg.messageId), 'ack');
+      this.guard(() => this.spout.ack(messageId), 'ack');
     } else {
       this.metrics.failed++;
-      this.guard(() => this.spout.fail(msg.messageId), 'fail');
+      this.guard(() => this.spout.fail(messageId), 'fail');
     }
-    this.observer?.onComplete(msg.stream, latency, acked);
+    this.observer?.onComplete(stream, latency, acked);
   }
 
   /** Fails every message older than the timeout. The map is in emit order, so the scan stops at the first young one. */
   private expire(): void {
     const deadline = performance.now() - this.timeoutMs;
-    for (const [root, msg] of this.pending) {
-      if (msg.emittedAt > deadline) break;
-      this.pending.delete(root);
-      this.finish(msg, false);
-    }
+    this.pending.expireBefore(deadline, (messageId, emittedAt, stream) => this.finish(messageId, emittedAt, stream, false));
     this.host.wake();
   }
 
@@ -192,7 +188,7 @@ export class SpoutExecutor extends Executor {
       this.ackAtOnce(messageId, stream);
       return targets;
     }
-    this.pending.set(root, { messageId, emittedAt: performance.now(), stream });
+    this.pending.add(root, messageId, stream, performance.now());
     this.host.send(acker, this.component, this.task, ACK_INIT, [root, xor, this.task], null);
     return targets;
   }

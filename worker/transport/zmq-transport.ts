@@ -32,6 +32,8 @@ export interface TransportOptions {
   flushIntervalMs: number;
   /** Batches ZeroMQ may hold per socket before `send` waits. */
   highWaterMark: number;
+  /** Largest frame accepted (ZeroMQ maxMessageSize on the receiving socket) and sent (bigger batches are split). */
+  maxFrameBytes: number;
 }
 
 export interface TransportHandlers {
@@ -41,13 +43,21 @@ export interface TransportHandlers {
   onGarbage(err: unknown, bytes: number): void;
   /** Called when queued towards-peer tuples drop below the limit, so held-back executors can run. */
   onDrain(): void;
+  /** A tuple that alone encodes bigger than maxFrameBytes was dropped instead of sent (its spout replays it). */
+  onOversize?(tuples: number): void;
 }
 
 class Peer {
   readonly socket: zmq.Push;
   batch: WireTuple[] = [];
+  /** Tuples in `batch`, counting each message of a merged ack-protocol tuple. */
+  batchCount = 0;
+  /** Ack-protocol tuples of the open batch by (dest, src, stream), to merge into. */
+  readonly bundles = new Map<string, Map<number, WireTuple>>();
   readonly outbox: Buffer[] = [];
   outboxTuples: number[] = [];
+  /** Sum of outboxTuples: the backpressure check runs per emit, and summing 64 batches each time cost 70 ns a tuple at pending 10 000. */
+  outboxCount = 0;
   pumping = false;
   flushTimer: NodeJS.Timeout | null = null;
   sentBatches = 0;
@@ -64,9 +74,7 @@ class Peer {
   }
 
   get pendingTuples(): number {
-    let n = this.batch.length;
-    for (const c of this.outboxTuples) n += c;
-    return n;
+    return this.batchCount + this.outboxCount;
   }
 }
 
@@ -78,13 +86,22 @@ export class ZmqTransport {
   private releaseCurve: (() => void) | null = null;
   receivedBatches = 0;
   receivedTuples = 0;
+  /** Tuples dropped because alone they exceed maxFrameBytes. */
+  oversizeTuples = 0;
 
   constructor(
     private readonly opts: TransportOptions,
     private readonly handlers: TransportHandlers,
     private readonly log: Logger,
   ) {
-    this.pull = new zmq.Pull({ receiveHighWaterMark: opts.highWaterMark, linger: 0, ...(opts.curve && curveServerOptions(opts.curve)) });
+    // maxMessageSize: ZeroMQ refuses a bigger frame before it is buffered (the peer is disconnected), so one forged
+    // 1 GB frame cannot take the worker's memory; 64 such frames queued under the high-water mark are bounded too.
+    this.pull = new zmq.Pull({
+      receiveHighWaterMark: opts.highWaterMark,
+      linger: 0,
+      maxMessageSize: opts.maxFrameBytes,
+      ...(opts.curve && curveServerOptions(opts.curve)),
+    });
     this.garbageLog = new RateLimitedLog(log);
   }
 
@@ -118,22 +135,42 @@ export class ZmqTransport {
     return this.peers.get(key)?.pendingTuples ?? 0;
   }
 
-  send(key: string, tuple: WireTuple): void {
+  /**
+   * Queues a tuple for a peer. `merge`: an ack-protocol tuple (values a flat list of fixed-arity messages) that joins
+   * the batch's open tuple of the same destination, source and stream — a bolt's 128 acks to one acker travel as one
+   * tuple of 256 ids instead of 128 five-element tuples with a stream name each (less to encode, decode and allocate).
+   */
+  send(key: string, tuple: WireTuple, merge = false): void {
     const p = this.peers.get(key);
     if (!p) throw new Error(`no route to worker ${key}`);
-    p.batch.push(tuple);
-    if (p.batch.length >= this.opts.batchSize) this.seal(p);
+    if (merge) {
+      let ofStream = p.bundles.get(tuple[2]);
+      if (ofStream === undefined) p.bundles.set(tuple[2], (ofStream = new Map()));
+      const route = tuple[0] * 1_048_576 + tuple[1]; // dest, src: task ids are far below 2^20
+      const open = ofStream.get(route);
+      if (open !== undefined) {
+        const into = open[3];
+        for (const v of tuple[3]) into.push(v);
+      } else {
+        const own: WireTuple = [tuple[0], tuple[1], tuple[2], [...tuple[3]], tuple[4]];
+        ofStream.set(route, own);
+        p.batch.push(own);
+      }
+    } else {
+      p.batch.push(tuple);
+    }
+    if (++p.batchCount >= this.opts.batchSize) this.seal(p);
     else if (!p.flushTimer) {
       p.flushTimer = setTimeout(() => {
         p.flushTimer = null;
-        if (p.batch.length > 0) this.seal(p);
+        if (p.batchCount > 0) this.seal(p);
       }, this.opts.flushIntervalMs);
     }
   }
 
   /** Seals every partial batch now (shutdown, tests). */
   flushAll(): void {
-    for (const p of this.peers.values()) if (p.batch.length > 0) this.seal(p);
+    for (const p of this.peers.values()) if (p.batchCount > 0) this.seal(p);
   }
 
   /** Resolves once every sealed batch was handed to ZeroMQ, or after `timeoutMs`. */
@@ -157,10 +194,35 @@ export class ZmqTransport {
       p.flushTimer = null;
     }
     const tuples = p.batch;
+    const count = p.batchCount;
     p.batch = [];
-    p.outbox.push(encodeBatch(this.opts.port, tuples));
-    p.outboxTuples.push(tuples.length);
+    p.batchCount = 0;
+    p.bundles.clear();
+    this.enqueueFrames(p, tuples, count);
     if (!p.pumping) void this.pump(p);
+  }
+
+  /** Encodes `tuples` into frames no bigger than maxFrameBytes: halves a batch that is too big; drops a lone tuple that is. */
+  private enqueueFrames(p: Peer, tuples: WireTuple[], count: number): void {
+    const frame = encodeBatch(this.opts.port, tuples);
+    if (frame.length <= this.opts.maxFrameBytes) {
+      p.outbox.push(frame);
+      p.outboxTuples.push(count);
+      p.outboxCount += count;
+    } else if (tuples.length > 1) {
+      // Counts of the halves only matter for backpressure: share them out by tuples.
+      const half = tuples.length >> 1;
+      const first = Math.round((count * half) / tuples.length);
+      this.enqueueFrames(p, tuples.slice(0, half), first);
+      this.enqueueFrames(p, tuples.slice(half), count - first);
+    } else {
+      this.oversizeTuples++;
+      this.handlers.onOversize?.(1);
+      this.garbageLog.warn(
+        { peer: p.key, bytes: frame.length, limit: this.opts.maxFrameBytes, stream: tuples[0]?.[2] },
+        'dropped a tuple bigger than topology.transfer.max.frame.bytes; raise the limit or send smaller values',
+      );
+    }
   }
 
   /** One send at a time per socket (zeromq.js rule); waits when the peer's high-water mark is reached. */
@@ -171,7 +233,9 @@ export class ZmqTransport {
         const frame = p.outbox[0]!;
         await p.socket.send(frame);
         p.outbox.shift();
-        p.sentTuples += p.outboxTuples.shift() ?? 0;
+        const sent = p.outboxTuples.shift() ?? 0;
+        p.outboxCount -= sent;
+        p.sentTuples += sent;
         p.sentBatches++;
         this.handlers.onDrain();
       }

@@ -230,6 +230,50 @@ describe('worker/executor/acker-executor', () => {
     );
   });
 
+  it('drops and counts malformed ack messages instead of throwing (a forged frame once ended the worker)', () => {
+    const root = 0x77n;
+    deliver(ACK_INIT, [root, 3n, SPOUT_TASK], 'spout', SPOUT_TASK);
+    const bad: [string, unknown[]][] = [
+      [ACK_ACK, ['x', 'y']], // "Cannot mix BigInt and other types" in the XOR
+      [ACK_ACK, [root]],
+      [ACK_ACK, [root, 3, 4]],
+      [ACK_INIT, [root, 3n, 'spout']],
+      [ACK_INIT, [root, 3n, -1]],
+      [ACK_FAIL, ['x']],
+      ['__ack_bogus', [root]],
+    ];
+    for (const [stream, values] of bad) {
+      const accepted = acker.enqueue(new Tuple(values, SYSTEM_FIELDS.get(ACK_ACK)!, 'bolt', stream, 2, null), true);
+      assert.equal(accepted, false, `${stream} ${String(values)}`);
+    }
+    host.drain();
+    assert.equal(acker.rejectedSystemTuples, bad.length);
+    assert.deepEqual(replies(), [], 'nothing reached the XOR');
+    deliver(ACK_ACK, [root, 3n]);
+    assert.deepEqual(
+      replies().map((r) => [r.stream, r.values]),
+      [[ACK_ACK, [root]]],
+      'the tree still completes',
+    );
+  });
+
+  it('takes several messages merged into one tuple (as the transport sends them between workers), and no ragged merge', () => {
+    deliver(ACK_INIT, [1n, 10n, SPOUT_TASK, 2n, 20n, SPOUT_TASK], 'spout', SPOUT_TASK);
+    deliver(ACK_ACK, [2n, 20n, 1n, 10n]);
+    assert.deepEqual(
+      replies().map((r) => r.values),
+      [[2n], [1n]],
+    );
+    assert.equal(acker.metrics.executed, 4, 'one execute per message');
+    for (const [stream, values] of [
+      [ACK_ACK, [1n, 2n, 3n]],
+      [ACK_INIT, [1n, 2n, SPOUT_TASK, 4n]],
+      [ACK_FAIL, [1n, 'x']],
+    ] as [string, unknown[]][]) {
+      assert.equal(acker.enqueue(new Tuple(values, SYSTEM_FIELDS.get(ACK_ACK)!, 'bolt', stream, 2, null), true), false, `${stream} ${String(values)}`);
+    }
+  });
+
   it('keeps trees of different roots apart', () => {
     deliver(ACK_INIT, [1n, 10n, SPOUT_TASK], 'spout', SPOUT_TASK);
     deliver(ACK_INIT, [2n, 20n, SPOUT_TASK], 'spout', SPOUT_TASK);

@@ -1,0 +1,122 @@
+/**
+ * The worker transport's frame size limit (`topology.transfer.max.frame.bytes`)
+ * over real ZeroMQ sockets on real ports: a receiver refuses a frame above the
+ * limit before buffering it and keeps serving; a sender splits a batch that
+ * would exceed it and drops (and counts) a lone tuple that alone does.
+ */
+import assert from 'node:assert/strict';
+import * as zmq from 'zeromq';
+import { ZmqTransport } from '../../worker/transport/zmq-transport.js';
+import { encodeBatch, type WireBatch, type WireTuple } from '../../common/wire-codec.js';
+import { silentLogger } from '../../common/logger.js';
+import { freePort } from '../helpers/ports.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+const LIMIT = 128 * 1024;
+
+function receiver(port: number): { transport: ZmqTransport; batches: WireBatch[] } {
+  const batches: WireBatch[] = [];
+  const transport = new ZmqTransport(
+    { port, batchSize: 128, flushIntervalMs: 1, highWaterMark: 64, maxFrameBytes: LIMIT },
+    { onBatch: (b) => void batches.push(b), onGarbage: () => undefined, onDrain: () => undefined },
+    silentLogger(),
+  );
+  return { transport, batches };
+}
+
+describe('worker transport frame size limit (real ZeroMQ sockets)', function () {
+  this.timeout(60_000);
+  const closers: (() => unknown)[] = [];
+  afterEach(async () => {
+    for (const c of closers.splice(0)) await c();
+  });
+
+  it('refuses a frame above the limit and goes on receiving what follows', async () => {
+    const port = await freePort();
+    const { transport, batches } = receiver(port);
+    closers.push(() => transport.close());
+    await transport.bind();
+
+    const big = encodeBatch(1, [[2, 1, 'default', ['x'.repeat(4 * LIMIT)], null]]);
+    const forged = new zmq.Push({ linger: 0 });
+    forged.connect(`tcp://127.0.0.1:${port}`);
+    closers.push(() => forged.close());
+    await forged.send(big);
+
+    // A well-behaved peer keeps being served (the forged one is disconnected by ZeroMQ, not the worker's socket).
+    const good = new zmq.Push({ linger: 0 });
+    good.connect(`tcp://127.0.0.1:${port}`);
+    closers.push(() => good.close());
+    const sent = [];
+    for (let i = 0; i < 20; i++) {
+      sent.push(i);
+      await good.send(encodeBatch(1, [[2, 1, 'default', [i], null]]));
+    }
+    await waitFor('the small frames received', () => batches.length >= 20, 20_000, 20);
+    assert.deepEqual(
+      batches.map((b) => b.tuples[0]![3][0]),
+      sent,
+      'only the small frames arrived, in order; the oversized one never reached the worker',
+    );
+  });
+
+  it('splits a batch bigger than the limit into frames below it, and drops a tuple that alone exceeds it', async () => {
+    const port = await freePort();
+    const { transport: rx, batches } = receiver(port);
+    closers.push(() => rx.close());
+    await rx.bind();
+    const txPort = await freePort();
+    const oversize: number[] = [];
+    const tx = new ZmqTransport(
+      { port: txPort, batchSize: 64, flushIntervalMs: 1, highWaterMark: 64, maxFrameBytes: LIMIT },
+      { onBatch: () => undefined, onGarbage: () => undefined, onDrain: () => undefined, onOversize: (n) => oversize.push(n) },
+      silentLogger(),
+    );
+    closers.push(() => tx.close());
+    tx.setPeer('rx', { host: '127.0.0.1', port });
+
+    const value = 'v'.repeat(LIMIT / 8); // 64 of these make a 1 MiB batch
+    for (let i = 0; i < 64; i++) tx.send('rx', [2, 1, 'default', [i, value], null] as WireTuple);
+    tx.send('rx', [2, 1, 'default', [-1, 'w'.repeat(2 * LIMIT)], null] as WireTuple);
+    for (let i = 64; i < 70; i++) tx.send('rx', [2, 1, 'default', [i, value], null] as WireTuple);
+    tx.flushAll();
+
+    await waitFor('every tuple that fits received', () => batches.reduce((n, b) => n + b.tuples.length, 0) >= 70, 20_000, 20);
+    const ids = batches.flatMap((b) => b.tuples.map((t) => t[3][0] as number));
+    assert.deepEqual(ids, [...Array(70).keys()], 'all the tuples that fit, in order, and not the oversized one');
+    assert.ok(batches.length >= 8, `a 1 MiB batch needs at least 8 frames of ${LIMIT} bytes (got ${batches.length})`);
+    assert.deepEqual(oversize, [1]);
+    assert.equal(tx.oversizeTuples, 1);
+  });
+
+  it('merges the ack-protocol tuples of a batch per destination, source and stream, and counts each message for backpressure', async () => {
+    const port = await freePort();
+    const { transport: rx, batches } = receiver(port);
+    closers.push(() => rx.close());
+    await rx.bind();
+    const tx = new ZmqTransport(
+      { port: await freePort(), batchSize: 8, flushIntervalMs: 1000, highWaterMark: 64, maxFrameBytes: LIMIT },
+      { onBatch: () => undefined, onGarbage: () => undefined, onDrain: () => undefined },
+      silentLogger(),
+    );
+    closers.push(() => tx.close());
+    tx.setPeer('rx', { host: '127.0.0.1', port });
+    tx.send('rx', [5, 2, '__ack_ack', [1n, 11n], null], true);
+    tx.send('rx', [7, 3, 'default', ['data'], [1n, 5n]]);
+    tx.send('rx', [5, 2, '__ack_ack', [2n, 22n], null], true);
+    tx.send('rx', [6, 2, '__ack_ack', [3n, 33n], null], true);
+    tx.send('rx', [5, 2, '__ack_fail', [4n], null], true);
+    tx.send('rx', [5, 2, '__ack_ack', [5n, 55n], null], true);
+    assert.equal(tx.pendingTuples('rx'), 6, 'six messages wait, though only four tuples');
+    tx.send('rx', [5, 9, '__ack_ack', [6n, 66n], null], true);
+    tx.send('rx', [5, 2, '__ack_ack', [7n, 77n], null], true); // the 8th message seals the batch
+    await waitFor('the batch received', () => batches.length === 1, 20_000, 20);
+    assert.deepEqual(batches[0]!.tuples, [
+      [5, 2, '__ack_ack', [1n, 11n, 2n, 22n, 5n, 55n, 7n, 77n], null],
+      [7, 3, 'default', ['data'], [1n, 5n]],
+      [6, 2, '__ack_ack', [3n, 33n], null],
+      [5, 2, '__ack_fail', [4n], null],
+      [5, 9, '__ack_ack', [6n, 66n], null],
+    ]);
+  });
+});

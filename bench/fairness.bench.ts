@@ -22,6 +22,7 @@ import { simulate, type SimJob, type SimPolicy, type SimResult } from './support
 import { BenchProgress } from './support/progress.js';
 import { writeReport, type Row } from './support/results.js';
 import { round, writeCsv } from './support/run-series.js';
+import { seededRandom } from '../common/seeded-random.js';
 
 /** OT of the hdrf runs (the config default); --ot=S overrides it. */
 const DEFAULT_OT_SECS = 300;
@@ -36,18 +37,6 @@ function flag(args: BenchArgs, name: string, def: number): number {
   const v = a ? Number(a.slice(name.length + 3)) : def;
   if (!(v > 0)) throw new Error(`--${name} must be a number > 0, got ${a}`);
   return v;
-}
-
-/** mulberry32: a seeded PRNG, so every run (and every policy) sees the same stream. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The paper's cluster: 8 × (16 cores, 32 GB, 2 × RTX 2080 Ti 10 GB); 8 worker ports each, 4 GPU slots per card. */
@@ -96,7 +85,7 @@ function job(id: string, kind: string, submitAt: number, workMs: number, compone
 
 /** A Poisson stream of submissions: 45 % cpu, 45 % gpu, 10 % gpu-big; work 5–20 min. */
 function workload(n: number, meanGapSec: number, seed: number, base: Config): SimJob[] {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const jobs: SimJob[] = [];
   let t = 0;
   for (let i = 0; i < n; i++) {

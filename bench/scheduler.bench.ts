@@ -10,18 +10,7 @@ import type { GpuInfo } from '../common/resources.js';
 import { schedule, type SchedSupervisor, type SchedTopology, type ScheduleInput, type SchedulerStrategy } from '../nimbus/scheduler/index.js';
 import type { BenchArgs } from './main.js';
 import { BenchProgress } from './support/progress.js';
-
-/** mulberry32: small, fast, deterministic. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../common/seeded-random.js';
 
 const MODELS: Omit<GpuInfo, 'id' | 'slots' | 'source'>[] = [
   { name: 'NVIDIA H200', smCount: 132, coresPerSm: 128, clockMHz: 1980, memoryMB: 143771, computeCapability: '9.0' },
@@ -31,7 +20,7 @@ const MODELS: Omit<GpuInfo, 'id' | 'slots' | 'source'>[] = [
 ];
 
 export function simulatedCluster(supervisors: number, seed: number): SchedSupervisor[] {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const out: SchedSupervisor[] = [];
   for (let i = 0; i < supervisors; i++) {
     const id = `sup-${String(i).padStart(5, '0')}`;
@@ -44,7 +33,7 @@ export function simulatedCluster(supervisors: number, seed: number): SchedSuperv
 }
 
 export function simulatedTopologies(count: number, seed: number): SchedTopology[] {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const int = (lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
   const out: SchedTopology[] = [];
   for (let t = 0; t < count; t++) {

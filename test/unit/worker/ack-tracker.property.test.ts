@@ -16,6 +16,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { AckTracker } from '../../../worker/ack-tracker.js';
 import { randomId64 } from '../../../worker/ack-ids.js';
+import { seededRandom } from '../../../common/seeded-random.js';
 
 /** A tree as parent indices: node 0 is the spout tuple's first child, parent[i] < i or -1 for the spout (root). */
 const treeArb = fc.array(fc.nat(), { minLength: 1, maxLength: 12 }).map((raw) => raw.map((r, i) => (i === 0 ? -1 : (r % (i + 1)) - 1)));
@@ -163,7 +164,7 @@ describe('worker/ack-tracker (property)', () => {
   it('keeps thousands of interleaved trees apart (table growth, probing, removal): each completes at its own last message', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 6000 }), fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 0, max: 9 }), (trees, seed, lossPercent) => {
-        const rand = mulberry32(seed);
+        const rand = seededRandom(seed);
         const roots: bigint[] = [];
         const lost = new Set<number>();
         const queue: { tree: number; msg: Msg; last: boolean }[][] = [];
@@ -222,14 +223,3 @@ describe('worker/ack-tracker (property)', () => {
   });
 });
 
-/** A small seeded generator, so a failing case replays from fast-check's seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -2,18 +2,7 @@ import assert from 'node:assert/strict';
 import { OutputRouter, type RoutingTopology } from '../../../worker/routing.js';
 import { NO_LOAD, type LoadView } from '../../../worker/load/task-load.js';
 import { computeTasks, type ComponentDef, type GroupingDef, type TopologyDef } from '../../../common/topology-def.js';
-
-/** A small deterministic PRNG (mulberry32) so the shuffle tests do not depend on luck. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../../common/seeded-random.js';
 
 function bolt(id: string, parallelism: number, grouping: GroupingDef, stream = 'default'): ComponentDef {
   return { id, kind: 'bolt', parallelism, streams: [], inputs: [{ component: 'src', stream, grouping }], gpu: null, config: {} };
@@ -78,14 +67,14 @@ describe('worker/routing OutputRouter', () => {
 
   it('fields grouping is the same in another router (another worker process)', () => {
     const topo = topology([bolt('count', 5, { type: 'fields', fields: ['word', 'n'] })]);
-    const a = new OutputRouter('src', topo, seeded(1));
-    const b = new OutputRouter('src', topo, seeded(2));
+    const a = new OutputRouter('src', topo, seededRandom(1));
+    const b = new OutputRouter('src', topo, seededRandom(2));
     for (let i = 0; i < 100; i++) assert.deepEqual(a.route('default', ['k', i]), b.route('default', ['k', i]));
   });
 
   it('shuffle spreads evenly (±10 %) over 10 000 tuples', () => {
     const topo = topology([bolt('work', 4, { type: 'shuffle' })]);
-    const router = new OutputRouter('src', topo, seeded(42));
+    const router = new OutputRouter('src', topo, seededRandom(42));
     const counts = new Map<number, number>();
     for (let i = 0; i < 10_000; i++) {
       const [t] = router.route('default', ['x', i]);
@@ -103,7 +92,7 @@ describe('worker/routing OutputRouter', () => {
 
   it('global grouping sends every tuple to the lowest task', () => {
     const topo = topology([bolt('sink', 3, { type: 'global' })]);
-    const router = new OutputRouter('src', topo, seeded(7));
+    const router = new OutputRouter('src', topo, seededRandom(7));
     const lowest = Math.min(...topo.tasksOf('sink'));
     for (let i = 0; i < 20; i++) assert.deepEqual(router.route('default', [`w${i}`, i]), [lowest]);
   });
@@ -113,14 +102,14 @@ describe('worker/routing OutputRouter', () => {
     const [t0, t1, t2, t3] = tasksOf(probe, 'l');
     const localSet = new Set([t1!, t3!]);
     const topo = topology([bolt('l', 4, { type: 'localOrShuffle' })], (t) => localSet.has(t));
-    const router = new OutputRouter('src', topo, seeded(3));
+    const router = new OutputRouter('src', topo, seededRandom(3));
     const seen = new Set<number>();
     for (let i = 0; i < 200; i++) seen.add(router.route('default', ['x', i])[0]!);
     assert.deepEqual([...seen].sort((a, b) => a - b), [t1, t3]);
     assert.ok(!seen.has(t0!) && !seen.has(t2!));
 
     const remote = topology([bolt('l', 4, { type: 'localOrShuffle' })], () => false);
-    const r2 = new OutputRouter('src', remote, seeded(3));
+    const r2 = new OutputRouter('src', remote, seededRandom(3));
     const all = new Set<number>();
     for (let i = 0; i < 200; i++) all.add(r2.route('default', ['x', i])[0]!);
     assert.deepEqual([...all].sort((a, b) => a - b), tasksOf(remote, 'l'));
@@ -158,7 +147,7 @@ describe('worker/routing OutputRouter', () => {
 
   it('one tuple reaches every subscribing component, and allTargets lists every reachable task', () => {
     const topo = topology([bolt('a', 2, { type: 'shuffle' }), bolt('b', 3, { type: 'all' }), bolt('c', 2, { type: 'direct' }, 'd')]);
-    const router = new OutputRouter('src', topo, seeded(9));
+    const router = new OutputRouter('src', topo, seededRandom(9));
     const targets = router.route('default', ['w', 1]);
     assert.equal(targets.length, 1 + 3);
     assert.deepEqual(
@@ -177,7 +166,7 @@ describe('worker/routing OutputRouter', () => {
     const sent: number[] = [];
     const view: LoadView = { waitMs: (t) => (t === slow ? 100 : 1), loadFraction: () => null, noteSent: (t) => sent.push(t) };
     const topo = { ...probe, routingLoad: { view, clock: () => 0, refreshMs: 100, higherBound: 0.8, lowerBound: 0.2 } };
-    const router = new OutputRouter('src', topo, seeded(5));
+    const router = new OutputRouter('src', topo, seededRandom(5));
     const counts = new Map<number, number>();
     for (let i = 0; i < 3000; i++) {
       const [t] = router.route('default', ['x', i]);
@@ -191,7 +180,7 @@ describe('worker/routing OutputRouter', () => {
   it('twoChoice and loadAwareShuffle without a load signal spread over every task', () => {
     for (const type of ['twoChoice', 'loadAwareShuffle'] as const) {
       const topo = { ...topology([bolt('w', 3, { type })]), routingLoad: null };
-      const router = new OutputRouter('src', topo, seeded(9));
+      const router = new OutputRouter('src', topo, seededRandom(9));
       const seen = new Set<number>();
       for (let i = 0; i < 300; i++) seen.add(router.route('default', ['x', i])[0]!);
       assert.deepEqual([...seen].sort((a, b) => a - b), tasksOf(topo, 'w'), type);

@@ -2,21 +2,11 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { LoadAwareShuffle } from '../../../../worker/load/load-aware-shuffle.js';
 import type { LoadView, RoutingLoad } from '../../../../worker/load/task-load.js';
+import { seededRandom } from '../../../../common/seeded-random.js';
 
 function routing(loads: Map<number, number>, clock: { now: number }, refreshMs = 100): RoutingLoad {
   const view: LoadView = { waitMs: () => null, loadFraction: (t) => loads.get(t) ?? null, noteSent: () => undefined };
   return { view, clock: () => clock.now, refreshMs, higherBound: 0.8, lowerBound: 0.2 };
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function shares(g: LoadAwareShuffle, n: number): Map<number, number> {
@@ -32,7 +22,7 @@ describe('worker/load LoadAwareShuffle (Storm semantics)', () => {
   it('keeps to this worker\'s tasks while they are not loaded beyond the higher bound', () => {
     const clock = { now: 0 };
     const loads = new Map([[1, 0.5], [2, 0.5], [3, 0], [4, 0]]);
-    const g = new LoadAwareShuffle([1, 2, 3, 4], [1, 2], routing(loads, clock), mulberry32(1));
+    const g = new LoadAwareShuffle([1, 2, 3, 4], [1, 2], routing(loads, clock), seededRandom(1));
     const s = shares(g, 1000);
     assert.deepEqual([...s.keys()].sort(), [1, 2]);
     assert.ok(g.localOnly);
@@ -41,7 +31,7 @@ describe('worker/load LoadAwareShuffle (Storm semantics)', () => {
   it('widens to every task above the higher bound, and narrows again only below the lower bound', () => {
     const clock = { now: 0 };
     const loads = new Map([[1, 0.9], [2, 0.9], [3, 0], [4, 0]]);
-    const g = new LoadAwareShuffle([1, 2, 3, 4], [1, 2], routing(loads, clock), mulberry32(2));
+    const g = new LoadAwareShuffle([1, 2, 3, 4], [1, 2], routing(loads, clock), seededRandom(2));
     g.pick();
     assert.equal(g.localOnly, false);
     const s = shares(g, 2000);
@@ -60,7 +50,7 @@ describe('worker/load LoadAwareShuffle (Storm semantics)', () => {
   it('re-weighs only every refreshMs (injected clock)', () => {
     const clock = { now: 0 };
     const loads = new Map([[1, 0], [2, 1]]);
-    const g = new LoadAwareShuffle([1, 2], [], routing(loads, clock, 1000), mulberry32(3));
+    const g = new LoadAwareShuffle([1, 2], [], routing(loads, clock, 1000), seededRandom(3));
     g.pick();
     loads.set(1, 1).set(2, 0);
     clock.now += 999;
@@ -76,7 +66,7 @@ describe('worker/load LoadAwareShuffle (Storm semantics)', () => {
       fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 2, maxLength: 6 }), fc.integer(), (ls, seed) => {
         const tasks = ls.map((_, i) => i + 1);
         const loads = new Map(tasks.map((t, i) => [t, ls[i]!]));
-        const g = new LoadAwareShuffle(tasks, [], routing(loads, { now: 0 }), mulberry32(seed));
+        const g = new LoadAwareShuffle(tasks, [], routing(loads, { now: 0 }), seededRandom(seed));
         const s = shares(g, 20000);
         for (const t of tasks) assert.ok((s.get(t) ?? 0) > 0, `task ${t} (load ${loads.get(t)}) was never picked`);
         const [lo, hi] = [...tasks].sort((a, b) => loads.get(a)! - loads.get(b)!);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { pickTwoChoice } from '../../../../worker/load/two-choice.js';
 import type { LoadView } from '../../../../worker/load/task-load.js';
+import { seededRandom } from '../../../../common/seeded-random.js';
 
 /** A view over fixed waits (null: unknown), recording what was sent where. */
 function fixedView(waits: Map<number, number | null>): LoadView & { sent: number[] } {
@@ -66,7 +67,7 @@ describe('worker/load two-choice', () => {
       fc.property(fc.integer({ min: 3, max: 8 }), fc.integer({ min: 0, max: 2 ** 31 }), (n, seed) => {
         const tasks = Array.from({ length: n }, (_, i) => i + 1);
         const waits = new Map(tasks.map((t) => [t, t === 1 ? 4 : 1]));
-        const random = mulberry32(seed);
+        const random = seededRandom(seed);
         let slow = 0;
         const rounds = 2000;
         for (let i = 0; i < rounds; i++) if (pickTwoChoice(tasks, fixedView(waits), random) === 1) slow++;
@@ -82,13 +83,3 @@ describe('worker/load two-choice', () => {
   });
 });
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

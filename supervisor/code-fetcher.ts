@@ -12,11 +12,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import type { ClusterState } from '../common/cluster-state.js';
-import { readJson } from '../common/cluster-state/json-node.js';
 import type { Logger } from '../common/logger.js';
-import { nimbusInfoSchema } from '../common/record-schemas.js';
+import { nimbusAddress } from './nimbus-address.js';
 import type { StormBase } from '../common/storm-base.js';
-import { ZkPaths } from '../common/zk-paths.js';
 import { BundleDownloadError } from './errors.js';
 import { packageRoot } from '../common/package-root.js';
 
@@ -84,7 +82,7 @@ export class CodeFetcher {
     await this.ensureHstormLink();
     if ((await readFile(marker, 'utf8').catch(() => '')) === sha256) return file;
 
-    const { host, port } = await this.nimbusAddress();
+    const { host, port } = await nimbusAddress(this.o.state, { host: this.o.nimbusHost, port: this.o.nimbusPort });
     const url = `http://${host}:${port}/api/v1/topologies/${encodeURIComponent(topologyId)}/bundle`;
     let gz: Buffer;
     try {
@@ -114,14 +112,6 @@ export class CodeFetcher {
     return file;
   }
 
-  private async nimbusAddress(): Promise<{ host: string; port: number }> {
-    try {
-      const { value } = await readJson(this.o.state, ZkPaths.nimbus, nimbusInfoSchema);
-      return { host: value.host, port: value.port };
-    } catch {
-      return { host: this.o.nimbusHost, port: this.o.nimbusPort };
-    }
-  }
 
   /** `<localdir>/node_modules/hstorm` → the installed package, so bundles resolve `import 'hstorm'`. */
   private async ensureHstormLink(): Promise<void> {

@@ -5,11 +5,9 @@
  * the supervisor's life, so restarts of a worker need no round trip.
  */
 import type { ClusterState } from '../common/cluster-state.js';
-import { readJson } from '../common/cluster-state/json-node.js';
 import type { Logger } from '../common/logger.js';
-import { nimbusInfoSchema } from '../common/record-schemas.js';
+import { nimbusAddress } from './nimbus-address.js';
 import { curveKeysSchema, type CurveKeys } from '../common/security/curve-keys.js';
-import { ZkPaths } from '../common/zk-paths.js';
 
 export interface CurveKeyFetcherOptions {
   state: ClusterState;
@@ -37,7 +35,7 @@ export class CurveKeyFetcher {
   }
 
   private async download(topologyId: string): Promise<CurveKeys> {
-    const { host, port } = await this.nimbusAddress();
+    const { host, port } = await nimbusAddress(this.o.state, { host: this.o.nimbusHost, port: this.o.nimbusPort });
     const url = `http://${host}:${port}/api/v1/topologies/${encodeURIComponent(topologyId)}/curve-keys`;
     const res = await this.o.fetchImpl(url);
     const text = await res.text();
@@ -52,14 +50,5 @@ export class CurveKeyFetcher {
     if (!parsed.success) throw new Error(`nimbus at ${url} answered no CURVE key pair: ${text.slice(0, 100)}`);
     this.o.log.info({ topology: topologyId }, 'CURVE keys received from nimbus');
     return parsed.data;
-  }
-
-  private async nimbusAddress(): Promise<{ host: string; port: number }> {
-    try {
-      const { value } = await readJson(this.o.state, ZkPaths.nimbus, nimbusInfoSchema);
-      return { host: value.host, port: value.port };
-    } catch {
-      return { host: this.o.nimbusHost, port: this.o.nimbusPort };
-    }
   }
 }

@@ -12,6 +12,15 @@
 const MIN_EXECUTES = 16;
 /** Weight of the newest window. */
 const ALPHA = 0.3;
+/**
+ * An idle task's estimate halves every this many ms. Two-choice sends nothing
+ * to a task whose estimate is high, so without decay one bad moment (a stall
+ * at start-up on a loaded machine) would starve that task for good: it would
+ * never execute again, and its estimate would never be corrected. Decaying
+ * lets it be tried again and re-measured; a truly slow task gets a probe now
+ * and then, which is the price of noticing when it speeds up.
+ */
+const IDLE_HALF_LIFE_MS = 1000;
 
 export class ServiceTimeEstimator {
   private mean: number | null = null;
@@ -56,6 +65,10 @@ export class ServiceTimeEstimator {
       return;
     }
     this.stalledMs = 0;
+    if (backlog === 0 && doneSinceTick === 0) {
+      if (this.mean !== null) this.mean *= Math.pow(0.5, span / IDLE_HALF_LIFE_MS);
+      return;
+    }
     if (saturated) {
       this.fold(span / doneSinceTick);
     } else {

@@ -141,10 +141,14 @@ describe('worker/load ServiceTimeEstimator', () => {
     assert.equal(e.serviceMs, 25 + 0.3 * (10 - 25));
   });
 
-  it('an idle task keeps its estimate', () => {
+  it('an idle task\'s estimate halves every second, so a task that once looked slow is tried again', () => {
     const e = new ServiceTimeEstimator(0);
     e.update(100, 16, 48, 0);
-    for (let t = 200; t < 2000; t += 100) e.update(t, 16, 48, 0);
     assert.equal(e.serviceMs, 3);
+    for (let t = 200; t <= 1100; t += 100) e.update(t, 16, 48, 0);
+    assert.ok(Math.abs(e.serviceMs! - 1.5) < 1e-9, `halved after 1 s idle: ${e.serviceMs}`);
+    // Work again: the window's executes are measured as before (48 ms busy over 16 more executes).
+    e.update(1200, 32, 96, 0);
+    assert.ok(Math.abs(e.serviceMs! - (1.5 + 0.3 * (3 - 1.5))) < 1e-9, `re-measured: ${e.serviceMs}`);
   });
 });

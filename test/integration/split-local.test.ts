@@ -69,10 +69,13 @@ describe('adaptive split in local mode', function () {
       live.splits.every((s) => Math.abs(s.gamma - TARGET_GAMMA) <= GAMMA_TOLERANCE),
       `live γ ${live.splits.map((s) => s.gamma).join(', ')} at ${live.elapsed.toFixed(1)} s`,
     );
-    // Both sides really got tuples, in about the proportion γ says.
+    // Both sides really got tuples, and the GPU side clearly more. The counts cover the whole run, γ0 = 0.5 and the
+    // climb included, and on a loaded machine the settled part may hold only a few hundred tuples, so the overall
+    // ratio sits between 1:1 (no adaptation) and γ's 4:1; twice as many on the GPU side still tells the two apart
+    // (a CI run measured 156 : 54, below 3:1, with γ settled at 0.8).
     const sentGpu = splits.reduce((n, s) => n + s.sentGpu, 0);
     const sentCpu = splits.reduce((n, s) => n + s.sentCpu, 0);
-    assert.ok(sentCpu > 0 && sentGpu > 3 * sentCpu, `sent cpu ${sentCpu}, gpu ${sentGpu}`);
+    assert.ok(sentCpu > 0 && sentGpu > 2 * sentCpu, `sent cpu ${sentCpu}, gpu ${sentGpu}`);
 
     const { emitted } = assertNothingLost(out, 2);
     assert.equal(summary.failed, 0);

@@ -9,6 +9,7 @@ import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { ZooKeeperServer } from '../../common/zookeeper-server.js';
 import { freePort } from './ports.js';
+import type { ZooKeeperClusterState } from '../../common/cluster-state/index.js';
 
 export interface TestZooKeeper {
   server: ZooKeeperServer;
@@ -84,4 +85,28 @@ export function killZooKeeperSession(connectString: string, sessionId: Buffer, p
       resolve();
     });
   });
+}
+
+/**
+ * Forces `c`'s session to expire and waits until `c` has noticed. The takeover
+ * races `c`'s own immediate reconnect, which can win and keep the session
+ * alive; then we simply try again.
+ */
+export async function expireSession(zk: TestZooKeeper, c: ZooKeeperClusterState): Promise<void> {
+  let expired = false;
+  const off = c.onSessionState((s) => {
+    if (s === 'expired') expired = true;
+  });
+  try {
+    for (let attempt = 0; attempt < 10 && !expired; attempt++) {
+      const { id, password } = c.sessionCredentials();
+      await killZooKeeperSession(zk.connectString, id, password);
+      // Generous: on a loaded machine the expiry notice can take seconds; a second takeover too early would only cost time.
+      const deadline = Date.now() + 5000;
+      while (!expired && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    }
+  } finally {
+    off();
+  }
+  if (!expired) throw new Error('could not expire the session in 10 attempts');
 }

@@ -10,37 +10,13 @@ import { silentLogger } from '../../common/logger.js';
 import { isStateError, type ClusterState, type SessionState } from '../../common/cluster-state.js';
 import { ZooKeeperClusterState, connectZooKeeper, type ZooKeeperOptions } from '../../common/cluster-state/index.js';
 import { clusterStateContract } from '../unit/common/cluster-state-contract.js';
-import { killZooKeeperSession, startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
+import { expireSession, startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 import { freePort } from '../helpers/ports.js';
 
 const SESSION_MS = 4000;
 
 function options(zk: TestZooKeeper, root: string, extra: Partial<ZooKeeperOptions> = {}): ZooKeeperOptions {
   return { servers: [zk.connectString], root, sessionTimeoutMs: SESSION_MS, connectTimeoutMs: 5000, operationTimeoutMs: 3000, ...extra };
-}
-
-/**
- * Forces `c`'s session to expire and waits until `c` has noticed. The takeover
- * races `c`'s own immediate reconnect, which can win and keep the session
- * alive; then we simply try again.
- */
-async function killSession(zk: TestZooKeeper, c: ZooKeeperClusterState): Promise<void> {
-  let expired = false;
-  const off = c.onSessionState((s) => {
-    if (s === 'expired') expired = true;
-  });
-  try {
-    for (let attempt = 0; attempt < 10 && !expired; attempt++) {
-      const { id, password } = c.sessionCredentials();
-      await killZooKeeperSession(zk.connectString, id, password);
-      // Generous: on a loaded machine the expiry notice can take seconds; a second takeover too early would only cost time.
-      const deadline = Date.now() + 5000;
-      while (!expired && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    }
-  } finally {
-    off();
-  }
-  assert.ok(expired, 'could not expire the session in 10 attempts');
 }
 
 describe('ZooKeeper cluster state', function () {
@@ -67,7 +43,7 @@ describe('ZooKeeper cluster state', function () {
       },
       expire: async (c) => {
         assert.ok(c instanceof ZooKeeperClusterState);
-        await killSession(zk, c);
+        await expireSession(zk, c);
       },
       cleanup: async () => {
         await Promise.all(clients.map((c) => c.close()));
@@ -115,7 +91,7 @@ describe('ZooKeeper cluster state', function () {
       let fire: (e: unknown) => void = () => undefined;
       const watchFired = new Promise((resolve) => (fire = resolve));
       await c.children('/supervisors', fire);
-      await killSession(zk, c);
+      await expireSession(zk, c);
       assert.deepEqual(await watchFired, { type: 'children', path: '/supervisors' });
       assert.notEqual(c.sessionCredentials().id.toString('hex'), before);
       const back = await observer.get('/supervisors/s1');

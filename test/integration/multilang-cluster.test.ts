@@ -93,17 +93,18 @@ describe('multilang in cluster mode (scripts shipped in the bundle)', function (
     const submitted = await client.submit({ name: NAME, def, config: topologyConfig, bundle: bundle.gz.toString('base64'), sha256: bundle.sha256 });
 
     await waitFor(`all ${n} sentences acked`, async () => ((await client.describe(NAME)).components.sentences?.acked ?? 0) >= n, 90_000, 500);
-    const failed = (await client.describe(NAME)).components.sentences?.failed ?? -1;
-    await client.kill(NAME, 0);
-    await waitFor('workers stopped and counts written', () => supervisor!.workers().length === 0 && existsSync(out) && readFileSync(out, 'utf8').trim().split('\n').length === 2, 60_000);
-
     // The scripts ran from the unpacked bundle: regular files beside topology.mjs, execute bits as in the source.
+    // Checked while the topology runs: once it is killed the supervisor deletes its code.
     const unpacked = join(nodeDir, 'stormdist', submitted.id, 'resources');
     const script = join(unpacked, 'splitsentence.py');
     assert.ok(existsSync(script), `${script} unpacked from the bundle`);
     assert.ok(lstatSync(join(unpacked, 'storm.py')).isFile(), 'storm.py travels as a file, not a link');
     assert.equal(readFileSync(script, 'utf8'), readFileSync(join(PACKAGE_ROOT, 'test/fixtures/multilang/resources/splitsentence.py'), 'utf8'));
     assert.equal(statSync(script).mode & 0o777, statSync(join(PACKAGE_ROOT, 'test/fixtures/multilang/resources/splitsentence.py')).mode & 0o777);
+
+    const failed = (await client.describe(NAME)).components.sentences?.failed ?? -1;
+    await client.kill(NAME, 0);
+    await waitFor('workers stopped and counts written', () => supervisor!.workers().length === 0 && existsSync(out) && readFileSync(out, 'utf8').trim().split('\n').length === 2, 60_000);
 
     const expected = new Map<string, number>();
     for (let sid = 0; sid < n; sid++) for (const w of SENTENCES[sid % SENTENCES.length]!.split(' ')) expected.set(w, (expected.get(w) ?? 0) + 1);

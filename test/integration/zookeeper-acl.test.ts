@@ -88,7 +88,7 @@ describe('ZooKeeper digest ACLs', function () {
   });
 
   it('keeps the ACL on an ephemeral node re-created after its session expired', async () => {
-    const owner = await connect(AUTH, 2000);
+    const owner = await connect(AUTH, 4000);
     await owner.create('/supervisors/s-1', Buffer.from('{"v":1}'), { mode: 'ephemeral', parents: true });
     const states: string[] = [];
     owner.onSessionState((s) => states.push(s));

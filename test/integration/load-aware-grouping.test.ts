@@ -74,14 +74,27 @@ describe('two-choice grouping on 2 real workers', function () {
     const since = (bs: WorkerHeartbeat[]) =>
       [...received(bs)].map(([task, r]) => ({ task, port: r.port, executed: r.executed - (baseline.get(task)?.executed ?? 0) }));
     // Enough tuples that an even share would give the slow task 100 of them.
-    const final = await waitFor(
+    await waitFor(
       'the bolt to receive 400 more tuples',
       async () => {
         const bs = await beats(zk!, id);
-        return bs.length === 2 && since(bs).reduce((s, t) => s + t.executed, 0) >= 400 ? bs : null;
+        return bs.length === 2 && since(bs).reduce((s, t) => s + t.executed, 0) >= 400 ? true : null;
       },
       60_000,
       250,
+    );
+    // Each worker beats on its own clock: the 400 may be all in one worker's newest beat while the other's is
+    // still the baseline one (a CI run read 0 for both tasks of a worker that way). Count from beats that both
+    // were written after the 400 were reached, so each worker's window covers them.
+    const reached = Date.now();
+    const final = await waitFor(
+      'a heartbeat from each worker written after the 400',
+      async () => {
+        const bs = await beats(zk!, id);
+        return bs.length === 2 && bs.every((b) => b.time > reached) ? bs : null;
+      },
+      30_000,
+      100,
     );
     const tasks = since(final).sort((a, b) => a.task - b.task);
     const [slow, ...fast] = tasks;

@@ -20,10 +20,35 @@ import { silentLogger } from '../../common/logger.js';
 import type { SessionState, WatchEvent } from '../../common/cluster-state.js';
 import { connectZooKeeper, type ZooKeeperClusterState, type ZooKeeperOptions } from '../../common/cluster-state/index.js';
 import { ZooKeeperServer } from '../../common/zookeeper-server.js';
+import { ZkPaths } from '../../common/zk-paths.js';
+import { ProcessCluster } from '../helpers/cluster-processes.js';
 import { freePort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const SESSION_MS = 4000;
+
+/** Listens on `port` like ZooKeeper 3.8.0 in its first moments: accepts, reads, never answers, never closes. */
+async function unansweringListener(port: number): Promise<{ held: Socket[]; stopListening: () => Promise<void>; destroy: () => void }> {
+  const held: Socket[] = [];
+  const server: Server = createServer((s) => {
+    held.push(s);
+    s.on('error', () => undefined);
+    s.on('data', () => undefined);
+  });
+  await new Promise<void>((res, rej) => {
+    server.once('error', rej);
+    server.listen(port, '127.0.0.1', () => res());
+  });
+  return {
+    held,
+    // The sockets it accepted stay open: only new connections go elsewhere.
+    stopListening: () => new Promise<void>((res) => server.close(() => res())),
+    destroy: () => {
+      for (const s of held) s.destroy();
+      server.close();
+    },
+  };
+}
 
 describe('ZooKeeper restart', function () {
   this.timeout(180_000);
@@ -31,8 +56,7 @@ describe('ZooKeeper restart', function () {
   let dataDir: string;
   let port: number;
   let server: ZooKeeperServer | undefined;
-  const held: Socket[] = [];
-  let hole: Server | undefined;
+  let hole: Awaited<ReturnType<typeof unansweringListener>> | undefined;
   const clients: ZooKeeperClusterState[] = [];
 
   const startServer = async (): Promise<ZooKeeperServer> =>
@@ -52,8 +76,7 @@ describe('ZooKeeper restart', function () {
   });
   after(async () => {
     await Promise.all(clients.map((c) => c.close()));
-    for (const s of held) s.destroy();
-    hole?.close();
+    hole?.destroy();
     await server?.stop();
     await rm(dataDir, { recursive: true, force: true });
   });
@@ -76,18 +99,11 @@ describe('ZooKeeper restart', function () {
 
     await server!.stop();
     server = undefined;
-    hole = createServer((s) => {
-      held.push(s);
-      s.on('error', () => undefined);
-      s.on('data', () => undefined);
-    });
-    await new Promise<void>((res, rej) => {
-      hole!.once('error', rej);
-      hole!.listen(port, '127.0.0.1', () => res());
-    });
+    hole = await unansweringListener(port);
     // Both clients reconnect every ≤ 250 ms; each is caught by a connection that will never answer.
+    const { held } = hole;
     await waitFor('both clients caught by the unanswering listener', () => held.length >= 2, 30_000, 50);
-    await new Promise<void>((res) => hole!.close(() => res()));
+    await hole.stopListening();
     server = await startServer();
 
     await waitFor('a reads again', async () => (await a.get('/cfg')).data.toString() === 'c1', 60_000, 250);
@@ -112,5 +128,53 @@ describe('ZooKeeper restart', function () {
     // The node belongs to a's session: it goes when a closes.
     await a.close();
     await waitFor('a\'s ephemeral node gone with its session', async () => (await b.exists('/live/a')) === null, 30_000, 100);
+  });
+});
+
+describe('nimbus and a supervisor across a ZooKeeper restart', function () {
+  this.timeout(180_000);
+  let cluster: ProcessCluster | undefined;
+  let hole: Awaited<ReturnType<typeof unansweringListener>> | undefined;
+
+  before(async () => {
+    cluster = await ProcessCluster.start({ supervisors: [{ id: 'sup-a', slots: 1 }], config: { 'hstorm.zookeeper.session.timeout.ms': SESSION_MS } });
+  });
+  after(async () => {
+    hole?.destroy();
+    await cluster?.stop();
+  });
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed' && cluster) process.stderr.write(`${cluster.logs(40)}\n`);
+  });
+
+  it('both reach the restarted ZooKeeper again, with their ephemeral nodes, though their first connections are never answered', async () => {
+    const c = cluster!;
+    await c.stopZooKeeper();
+    hole = await unansweringListener(c.zkPort);
+    const { held } = hole;
+    await waitFor('nimbus and the supervisor caught by the unanswering listener', () => held.length >= 2, 30_000, 50);
+    await hole.stopListening();
+    await c.startZooKeeper();
+    const restartedAt = Date.now();
+
+    const zk = await connectZooKeeper({ servers: [c.zkConnect], root: c.root, sessionTimeoutMs: SESSION_MS, connectTimeoutMs: 10_000 }, silentLogger());
+    try {
+      // The supervisor beats through its store every few seconds: a beat written after the restart proves its client works.
+      await waitFor('a supervisor heartbeat written after the restart', async () => {
+        const { data, stat } = await zk.get(ZkPaths.supervisor('sup-a'));
+        return stat.ephemeral && (JSON.parse(data.toString('utf8')) as { heartbeatAt: number }).heartbeatAt > restartedAt;
+      }, 60_000, 250);
+      await waitFor('nimbus back on ZooKeeper', () => /ZooKeeper client is up again/.test(c.nimbus.log()), 60_000, 250);
+      const nimbusNode = await zk.exists(ZkPaths.nimbus);
+      assert.ok(nimbusNode?.ephemeral, "nimbus's ephemeral node is there");
+      assert.ok((await c.supervisorList()).some((s) => s.id === 'sup-a'), 'nimbus lists the supervisor');
+      assert.equal((await c.cli(['list'])).code, 0, '`hstorm list` works');
+      for (const p of [c.nimbus, c.supervisor('sup-a').proc]) {
+        assert.ok(p.alive, `${p.name} still running`);
+        assert.match(p.log(), /replacing the ZooKeeper client/, `${p.name} logged why it replaced its client`);
+      }
+    } finally {
+      await zk.close();
+    }
   });
 });

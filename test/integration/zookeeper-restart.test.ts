@@ -169,6 +169,9 @@ describe('nimbus and a supervisor across a ZooKeeper restart', function () {
       assert.ok(nimbusNode?.ephemeral, "nimbus's ephemeral node is there");
       assert.ok((await c.supervisorList()).some((s) => s.id === 'sup-a'), 'nimbus lists the supervisor');
       assert.equal((await c.cli(['list'])).code, 0, '`hstorm list` works');
+      const metrics = await (await fetch(`http://127.0.0.1:${c.nimbusPort}/metrics`)).text();
+      const counted = /^hstorm_nimbus_zookeeper_client_replacements_total (\d+)/m.exec(metrics);
+      assert.ok(counted && Number(counted[1]) >= 1, `nimbus counts the replacement on /metrics (${counted?.[0] ?? 'no such series'})`);
       for (const p of [c.nimbus, c.supervisor('sup-a').proc]) {
         assert.ok(p.alive, `${p.name} still running`);
         assert.match(p.log(), /replacing the ZooKeeper client/, `${p.name} logged why it replaced its client`);

@@ -346,6 +346,12 @@ export class Nimbus {
     };
   }
 
+  /** Times nimbus's stuck ZooKeeper client was replaced (common/cluster-state/zookeeper-watchdog.ts); null on a store without one. */
+  storeClientReplacements(): number | null {
+    const n = (this.state as Partial<{ clientReplacements: number }>).clientReplacements;
+    return typeof n === 'number' ? n : null;
+  }
+
   /** One topology as the Storm UI API and /metrics see it: store, heartbeats, windowed stats, split series. */
   async topologyInput(nameOrId: string, window: StormWindow = ':all-time', sys = false): Promise<TopologyInput> {
     const storm = await this.admin.find(nameOrId);

@@ -95,6 +95,10 @@ export async function prometheusText(nimbus: Nimbus): Promise<{ text: string; co
   s.gauge('hstorm_cluster_executors', 'Executors of all topologies', {}, sum.executorsTotal);
   s.gauge('hstorm_nimbus_uptime_seconds', 'Seconds since nimbus started', {}, sum.hstorm.nimbus.uptimeSecs);
   s.counter('hstorm_nimbus_corrupt_reads_total', 'Znodes skipped because they did not parse', {}, sum.hstorm.corruptReads);
+  const replacements = nimbus.storeClientReplacements();
+  if (replacements !== null) {
+    s.counter('hstorm_nimbus_zookeeper_client_replacements_total', 'Times a stuck ZooKeeper client of nimbus was replaced by a fresh one', {}, replacements);
+  }
 
   for (const row of cluster.rows) {
     const r = supervisorRecord(row, cluster.supervisors.get(row.id), cluster.version);

@@ -18,8 +18,16 @@
  *   thereby re-arm it, as they do for any watch event.
  * - A plain disconnect keeps the session: the library reconnects and re-sets
  *   its watches itself; listeners see `disconnected` then `connected`.
+ * - A stuck client is replaced (zookeeper-watchdog.ts): one that has had no
+ *   session, or no answer, for the session timeout — the library never times
+ *   out a handshake the server does not answer, which ZooKeeper 3.8.0 does to
+ *   clients that connect just as it restarts. The new client resumes the same
+ *   session (id and password), so nothing expires on its account; since its
+ *   library holds none of the old client's watches, the store then restores
+ *   ephemerals and fires every outstanding watcher once, as after an expiry
+ *   (listeners see `disconnected` then `connected`, no `expired`).
  */
-import { CreateMode, type ACL, State, createClient, type Client, type Event, type Stat } from 'node-zookeeper-client';
+import { CreateMode, Exception, type ACL, State, createClient, type Client, type Event, type Stat } from 'node-zookeeper-client';
 import { zookeeperAuthPayload } from '../security/secrets.js';
 import { aclFor, addDigestAuth } from './zookeeper-acl.js';
 import type { Logger } from '../logger.js';
@@ -33,8 +41,9 @@ import {
 } from '../cluster-state.js';
 import { SessionStateEmitter } from './session-state-emitter.js';
 import { ancestorsOf, checkData, checkPath, joinPath } from './node-path.js';
-import { fromZooKeeperError } from './zookeeper-errors.js';
+import { fromZooKeeperError, zkErrorCode } from './zookeeper-errors.js';
 import { ZooKeeperWatches, type ZkWatchKind } from './zookeeper-watches.js';
+import { ConnectionWatchdog, realClock, type StuckReason, type WatchdogClock } from './zookeeper-watchdog.js';
 
 export interface ZooKeeperOptions {
   /** `host:port` of each ensemble member. */
@@ -48,6 +57,10 @@ export interface ZooKeeperOptions {
   operationTimeoutMs?: number;
   /** Digest credentials `user:password`: added to every session, and the only identity allowed on nodes created (zookeeper-acl.ts). */
   auth?: string | null;
+  /** How long a client may go without a session or an answer before it is replaced (default: sessionTimeoutMs). */
+  stuckAfterMs?: number;
+  /** Time source of the stuck-client watchdog (tests). */
+  clock?: WatchdogClock;
 }
 
 /** The ZooKeeper options a cluster config names (daemons' config, or the one a worker is launched with). */
@@ -100,9 +113,20 @@ export class ZooKeeperClusterState implements ClusterState {
   private readonly watches: ZooKeeperWatches;
   /** Ephemeral nodes this client made and has not deleted, with their last data: re-created after an expiry. */
   private readonly ephemerals = new Map<string, Buffer>();
-  private readonly inFlight = new Set<(err: ClusterStateError) => void>();
+  /** Each pending operation's fail function, with the generation of the client it was sent through. */
+  private readonly inFlight = new Map<(err: ClusterStateError) => void, number>();
   /** ACL of every node this client creates (zookeeper-acl.ts); world-open without credentials. */
   private readonly acls: ACL[];
+  private readonly clock: WatchdogClock;
+  private readonly watchdog: ConnectionWatchdog;
+  /** Set when the current client is new (expiry, or a stuck client replaced): on connect, ephemerals and watches are restored. */
+  private resyncPending = false;
+  private resyncRunning = false;
+  /** Ids (hex) of every session this store has had: an ephemeral node one of them still holds is ours to replace. */
+  private readonly ourSessions = new Set<string>();
+  private replacements = 0;
+  /** Whether this outage's first replacement was logged (later ones go to debug). */
+  private replacementLogged = false;
 
   /** Use connectZooKeeper. */
   constructor(
@@ -116,7 +140,21 @@ export class ZooKeeperClusterState implements ClusterState {
     this.state = new SessionStateEmitter('connected', log);
     this.watches = new ZooKeeperWatches((abs) => this.relative(abs), log);
     this.client = client;
+    this.clock = options.clock ?? realClock;
+    const connected = client.getState() === State.SYNC_CONNECTED;
+    if (connected) this.ourSessions.add(client.getSessionId().toString('hex'));
+    this.watchdog = new ConnectionWatchdog(
+      options.stuckAfterMs ?? options.sessionTimeoutMs,
+      (reason, forMs) => this.replaceClient(reason, forMs),
+      this.clock,
+      connected,
+    );
     this.attach(client, this.generation);
+  }
+
+  /** How many times a stuck client was replaced (see zookeeper-watchdog.ts); for status pages and tests. */
+  get clientReplacements(): number {
+    return this.replacements;
   }
 
   /** The current session's id and password, for tools and tests that need to act on the session itself. */
@@ -205,9 +243,10 @@ export class ZooKeeperClusterState implements ClusterState {
     if (this.closed) return;
     this.closed = true;
     this.generation++;
+    this.watchdog.close();
     this.watches.clear();
     this.state.clear();
-    for (const fail of [...this.inFlight]) fail(new ClusterStateError('CLOSED', '/', 'cluster-state client is closed'));
+    for (const fail of [...this.inFlight.keys()]) fail(new ClusterStateError('CLOSED', '/', 'cluster-state client is closed'));
     await closeClient(this.client);
   }
 
@@ -272,6 +311,7 @@ export class ZooKeeperClusterState implements ClusterState {
 
   /** Runs one library call with a deadline, mapping its error; `relative` false means `path` is already absolute. */
   private call<R>(op: string, path: string, start: (client: Client, cb: (err: unknown, result: R) => void) => void, relative = true): Promise<R> {
+    const generation = this.generation;
     return new Promise<R>((resolve, reject) => {
       let done = false;
       const finish = (err: ClusterStateError | null, result?: R): void => {
@@ -283,14 +323,16 @@ export class ZooKeeperClusterState implements ClusterState {
         else resolve(result as R);
       };
       const fail = (err: ClusterStateError): void => finish(err);
-      const timer = setTimeout(
-        () => finish(new ClusterStateError('TIMEOUT', path, `ZooKeeper ${op} ${path} got no answer within ${this.opTimeoutMs} ms`)),
-        this.opTimeoutMs,
-      );
-      this.inFlight.add(fail);
+      const timer = setTimeout(() => {
+        if (generation === this.generation) this.watchdog.unanswered();
+        finish(new ClusterStateError('TIMEOUT', path, `ZooKeeper ${op} ${path} got no answer within ${this.opTimeoutMs} ms`));
+      }, this.opTimeoutMs);
+      this.inFlight.set(fail, generation);
       const shown = relative ? path : this.relative(path);
       try {
         start(this.client, (err, result) => {
+          // Even after our deadline: an answer proves the connection works. CONNECTION_LOSS is the library's own, not an answer.
+          if (generation === this.generation && zkErrorCode(err) !== Exception.CONNECTION_LOSS) this.watchdog.answered();
           if (!err) return finish(null, result);
           if (this.closed) return finish(new ClusterStateError('CLOSED', shown, `cluster-state client is closed (${shown})`));
           finish(fromZooKeeperError(err, op, shown));
@@ -320,55 +362,154 @@ export class ZooKeeperClusterState implements ClusterState {
   private attach(client: Client, generation: number): void {
     client.on('state', (s: State) => {
       if (generation !== this.generation || this.closed) return;
-      if (s === State.SYNC_CONNECTED) this.state.emit('connected');
-      else if (s === State.DISCONNECTED) this.state.emit('disconnected');
-      else if (s === State.EXPIRED) this.renewSession();
+      if (s === State.SYNC_CONNECTED) {
+        this.watchdog.connected();
+        this.replacementLogged = false;
+        this.ourSessions.add(client.getSessionId().toString('hex'));
+        if (this.resyncPending) this.startResync(generation);
+        else if (!this.resyncRunning) this.state.emit('connected');
+      } else if (s === State.DISCONNECTED) {
+        this.watchdog.disconnected();
+        this.state.emit('disconnected');
+      } else if (s === State.EXPIRED) {
+        this.renewSession();
+      }
     });
   }
 
   /** The old session is gone (the library closes that client itself): open a new one and restore what we can. */
   private renewSession(): void {
-    const generation = ++this.generation;
     this.log.warn({ root: this.options.root }, 'ZooKeeper session expired; opening a new session');
     this.state.emit('expired');
-    const client = newClient(this.options);
-    this.client = client;
-    this.attach(client, generation);
-    this.restore(client, generation).catch((err: unknown) => this.log.error({ err }, 'restoring state after ZooKeeper session expiry failed'));
+    this.switchTo(newClient(this.options));
   }
 
-  private async restore(client: Client, generation: number): Promise<void> {
-    // No deadline here: the library keeps trying the ensemble; each attempt is bounded by its connect timeout.
-    await new Promise<void>((resolve) => {
-      if (client.getState() === State.SYNC_CONNECTED) return resolve();
-      client.once('connected', () => resolve());
-    });
-    if (generation !== this.generation || this.closed) return;
+  /**
+   * The watchdog found the client stuck: abandon it and let a fresh client
+   * resume the same session (the server tells it when that session is gone,
+   * and renewSession takes over).
+   */
+  private replaceClient(reason: StuckReason, forMs: number): void {
+    if (this.closed) return;
+    const old = this.client;
+    const id = old.getSessionId();
+    const resume = id.some((b) => b !== 0) ? { id, password: old.getSessionPassword() } : undefined;
+    this.replacements++;
+    const fields = { root: this.options.root, reason, forMs, session: id.toString('hex'), replacements: this.replacements };
+    const why = reason === 'no session' ? 'no ZooKeeper session' : 'no answer from ZooKeeper';
+    if (!this.replacementLogged) {
+      this.log.warn(fields, `${why} for ${forMs} ms; replacing the ZooKeeper client with a fresh one that resumes the session`);
+      this.replacementLogged = true;
+    } else {
+      this.log.debug(fields, 'still no ZooKeeper session; replacing the client again');
+    }
+    abandonClient(old);
+    this.state.emit('disconnected');
+    const generation = this.switchTo(newClient(this.options, resume));
+    for (const [fail, g] of [...this.inFlight]) {
+      if (g < generation) fail(new ClusterStateError('CONNECTION_LOSS', '/', 'the ZooKeeper client was replaced before it answered'));
+    }
+  }
+
+  /** Makes `client` the current one, restored once it connects; returns its generation. */
+  private switchTo(client: Client): number {
+    const generation = ++this.generation;
+    this.client = client;
+    this.resyncPending = true;
+    this.watchdog.replaced();
+    this.attach(client, generation);
+    return generation;
+  }
+
+  private startResync(generation: number): void {
+    if (this.resyncRunning) return;
+    this.resyncRunning = true;
+    this.resync(generation)
+      .catch((err: unknown) => this.log.error({ err }, 'restoring state on a new ZooKeeper client failed'))
+      .finally(() => {
+        this.resyncRunning = false;
+        // A newer client connected while this one was restoring: restore on it too.
+        if (this.resyncPending && !this.closed && this.client.getState() === State.SYNC_CONNECTED) this.startResync(this.generation);
+      });
+  }
+
+  /** On a new client: every ephemeral node this store owns exists again, then listeners hear `connected` and every watcher fires once. */
+  private async resync(generation: number): Promise<void> {
     for (const [path, data] of [...this.ephemerals]) {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await this.call<string>('create', path, (c, cb) => c.create(this.absolute(path), data, this.acls, CreateMode.EPHEMERAL, cb));
-          break;
-        } catch (err) {
-          const transient = err instanceof ClusterStateError && (err.kind === 'CONNECTION_LOSS' || err.kind === 'TIMEOUT');
-          if (transient && attempt < 4 && generation === this.generation && !this.closed) continue;
-          // Someone else holds the name now, or its parent is gone: this client no longer owns it.
-          this.ephemerals.delete(path);
-          this.log.warn({ err, path }, 'could not re-create an ephemeral node after ZooKeeper session expiry');
-          break;
-        }
-      }
+      if (generation !== this.generation || this.closed) return;
+      await this.restoreEphemeral(path, data, generation);
     }
     if (generation !== this.generation || this.closed) return;
+    this.resyncPending = false;
     this.state.emit('connected');
     const fired = this.watches.fireAllForResync();
-    this.log.info({ ephemerals: this.ephemerals.size, watches: fired }, 'new ZooKeeper session is up');
+    this.log.info({ ephemerals: this.ephemerals.size, watches: fired }, 'ZooKeeper client is up again; ephemerals restored, watchers fired');
+  }
+
+  /**
+   * Creates an ephemeral node again. If it exists: held by this session (a
+   * resumed one), it is kept and given its last data; held by an earlier
+   * session of this store that lingers on the server, it is deleted and
+   * created again; held by anyone else, it is retried until that session
+   * expires, for up to two session timeouts.
+   */
+  private async restoreEphemeral(path: string, data: Buffer, generation: number): Promise<void> {
+    const deadline = this.clock.now() + 2 * this.options.sessionTimeoutMs + this.opTimeoutMs;
+    const abs = this.absolute(path);
+    for (;;) {
+      if (generation !== this.generation || this.closed) return;
+      try {
+        await this.call<string>('create', path, (c, cb) => c.create(abs, data, this.acls, CreateMode.EPHEMERAL, cb));
+        return;
+      } catch (err) {
+        const kind = err instanceof ClusterStateError ? err.kind : undefined;
+        let why = String(kind ?? err);
+        if (kind === 'NODE_EXISTS') {
+          try {
+            const stat = await this.call<Stat | null>('exists', path, (c, cb) => c.exists(abs, cb));
+            if (!stat) continue;
+            const owner = stat.ephemeralOwner.toString('hex');
+            if (owner === this.client.getSessionId().toString('hex')) {
+              await this.call<Stat>('set', path, (c, cb) => c.setData(abs, data, -1, cb));
+              return;
+            }
+            if (this.ourSessions.has(owner)) {
+              this.log.info({ path, session: owner }, 'an earlier session of this client still holds an ephemeral node; replacing it');
+              await this.call<void>('delete', path, (c, cb) => c.remove(abs, stat.version, (e) => cb(e, undefined)));
+              continue;
+            }
+            why = `held by session ${owner}`;
+          } catch (e) {
+            why = String(e instanceof ClusterStateError ? e.kind : e);
+          }
+        } else if (kind !== 'CONNECTION_LOSS' && kind !== 'TIMEOUT') {
+          // Its parent is gone, or the client may not write there: this client no longer owns it.
+          this.ephemerals.delete(path);
+          this.log.warn({ err, path }, 'could not re-create an ephemeral node on a new ZooKeeper session');
+          return;
+        }
+        if (this.clock.now() >= deadline) {
+          this.ephemerals.delete(path);
+          this.log.warn({ err, path, why }, 'gave up re-creating an ephemeral node on a new ZooKeeper session');
+          return;
+        }
+        // Waiting for another session to expire, or for the server: a short pause, not a spin.
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
   }
 }
 
-function newClient(options: ZooKeeperOptions): Client {
+/** A client that connects at once; `resume` makes it take over an existing session (the library supports it; its types do not say so). */
+function newClient(options: ZooKeeperOptions, resume?: { id: Buffer; password: Buffer }): Client {
   // spinDelay: the pause after trying every server once; short, so a restarted server is found quickly.
-  const client = createClient(options.servers.join(','), { sessionTimeout: options.sessionTimeoutMs, spinDelay: 250, retries: 0 });
+  const clientOptions = {
+    sessionTimeout: options.sessionTimeoutMs,
+    spinDelay: 250,
+    retries: 0,
+    ...(resume ? { sessionId: resume.id, sessionPassword: resume.password } : {}),
+  };
+  const client = createClient(options.servers.join(','), clientOptions);
   addDigestAuth(client, options.auth);
   client.connect();
   return client;
@@ -392,6 +533,27 @@ function waitConnected(client: Client, timeoutMs: number, options: ZooKeeperOpti
     };
     client.once('connected', onConnected);
   });
+}
+
+/**
+ * Ends a stuck client without a word to the server: its socket is destroyed
+ * first, so the closeSession that close() queues is never sent (the session
+ * lives on in the client that replaces it), and close() then keeps the
+ * library from reconnecting. The socket is the library's internal; when it is
+ * not where 1.1.x keeps it, close() alone still stops the client.
+ */
+function abandonClient(client: Client): void {
+  const internals = client as unknown as { connectionManager?: { socket?: { destroy?: () => void } } };
+  try {
+    internals.connectionManager?.socket?.destroy?.();
+  } catch {
+    // best effort, see above
+  }
+  try {
+    client.close();
+  } catch {
+    // Not connected: close() may throw writing to a socket that is gone; it has stopped reconnecting all the same.
+  }
 }
 
 /**

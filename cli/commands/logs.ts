@@ -7,7 +7,8 @@
  * named and skipped; the exit status is then 2 (after printing the others).
  */
 import type { Command } from 'commander';
-import type { HstormError } from '../../common/errors.js';
+import { CliUsageError, type HstormError } from '../../common/errors.js';
+import { MAX_TAIL_LINES } from '../../supervisor/log-server.js';
 import { nimbusSecret } from '../../common/security/secrets.js';
 import { NimbusClient } from '../nimbus-client.js';
 import { TopologyLogReader } from '../topology-log-reader.js';
@@ -35,6 +36,7 @@ export function registerLogs(program: Command): void {
       .option('--json', 'one JSON object per line: { supervisor, host, port, component, task, line }; a skipped worker as { code, message, … }'),
   ).action(async (name: string, component: string | undefined, flags: LogsFlags) => {
     const tailLines = flags.lines === undefined ? null : positiveInt('--lines', flags.lines);
+    if (tailLines !== null && tailLines > MAX_TAIL_LINES) throw new CliUsageError(`invalid --lines "${flags.lines}"; allowed: a whole number from 1 to ${MAX_TAIL_LINES}`);
     const { config } = clientConfig(flags);
     const nimbus = NimbusClient.fromConfig(config);
     const targets = async (): Promise<LogTarget[]> => {

@@ -34,6 +34,13 @@ const TOPOLOGY = join(here, 'topologies', 'gpu-matmul.js');
 const BETAS = Array.from({ length: 11 }, (_, i) => i / 10);
 
 /** Mean over GPU workers of (workers on its GPU ÷ its normalised performance). */
+/** Units of the modelled metrics: performance is normalised to the best GPU (a GTX 1060 = 1). */
+const BETA_UNITS: Record<string, string> = {
+  'shuffle-bound throughput': 'GTX 1060 rates',
+  'capacity throughput': 'GTX 1060 rates',
+  'service time': 'GTX 1060 tuple times',
+};
+
 function serviceTime(cluster: SchedSupervisor[], perGpu: Map<string, number>): number {
   const gpus = new Map(cluster.flatMap((s) => s.gpus.map((g) => [`${s.id}/${g.id}`, g] as [string, (typeof s.gpus)[number]])));
   const best = Math.max(...[...gpus.values()].map((g) => gpuPerformance(g)));
@@ -153,9 +160,9 @@ export async function run(args: BenchArgs): Promise<void> {
         height: 150,
         mark: { type: 'line', point: true },
         encoding: {
-          x: { field: 'beta', type: 'quantitative', title: 'β' },
-          y: { field: 'value', type: 'quantitative', title: `modelled ${metric}` },
-          color: { field: 'gpuWorkers', type: 'nominal', title: null },
+          x: { field: 'beta', type: 'quantitative', title: 'β (weight of GPU performance, 0–1)' },
+          y: { field: 'value', type: 'quantitative', title: `modelled ${metric} (${BETA_UNITS[metric]})` },
+          color: { field: 'gpuWorkers', type: 'nominal', title: 'topology' },
         },
       })),
     },

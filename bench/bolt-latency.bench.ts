@@ -157,7 +157,7 @@ export async function run(args: BenchArgs): Promise<void> {
       encoding: {
         x: { field: 'n', type: 'quantitative', scale: { type: 'log', base: 2 }, title: 'matrix dimension n (n×n)' },
         y: { field: 'latencyMs', type: 'quantitative', scale: { type: 'log' }, title: 'processing latency per tuple (ms, mean)' },
-        color: { field: 'bolt', type: 'nominal', title: null, legend: { orient: 'bottom', direction: 'vertical', labelLimit: 500 } },
+        color: { field: 'bolt', type: 'nominal', title: 'bolt', legend: { orient: 'bottom', direction: 'vertical', labelLimit: 0 } },
       },
     } as ExperimentReport['plot'],
     backends: Object.fromEntries(probed.list.map((b) => [`GpuBolt (MatrixDealer kernel) on ${b.name}`, b.hardwareGpu ? `${b.label} — GPU` : b.name === 'webgpu' ? `${b.label} — not a GPU` : `${b.label} — a CPU backend`])),

@@ -251,7 +251,7 @@ export async function run(args: BenchArgs): Promise<void> {
           mark: { type: 'line', interpolate: 'step-after' },
           encoding: {
             x: { field: 't', type: 'quantitative', title: 'time (s)' },
-            y: { field: 'jain', type: 'quantitative', title: "Jain's index", scale: { domain: [0, 1] } },
+            y: { field: 'jain', type: 'quantitative', title: "Jain's index (0–1)", scale: { domain: [0, 1] } },
             color: { field: 'policy', type: 'nominal' },
             row: { field: 'load', type: 'nominal', title: null },
           },
@@ -264,7 +264,7 @@ export async function run(args: BenchArgs): Promise<void> {
           mark: { type: 'line', interpolate: 'step-after' },
           encoding: {
             x: { field: 't', type: 'quantitative', title: 'time (s)' },
-            y: { field: 'gpuMemUsed', type: 'quantitative', title: 'GPU memory used', scale: { domain: [0, 1] } },
+            y: { field: 'gpuMemUsed', type: 'quantitative', title: 'GPU memory (share, 0–1)', scale: { domain: [0, 1] } },
             color: { field: 'policy', type: 'nominal' },
             row: { field: 'load', type: 'nominal', title: null },
           },
@@ -276,7 +276,7 @@ export async function run(args: BenchArgs): Promise<void> {
           height: 140,
           mark: 'bar',
           encoding: {
-            x: { field: 'kind', type: 'nominal' },
+            x: { field: 'kind', type: 'nominal', title: 'topology kind' },
             xOffset: { field: 'policy', type: 'nominal' },
             y: { field: 'meanWaitSec', type: 'quantitative', title: 'mean wait (s)' },
             color: { field: 'policy', type: 'nominal' },

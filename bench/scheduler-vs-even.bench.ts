@@ -135,9 +135,9 @@ export async function run(args: BenchArgs): Promise<void> {
           height: 200,
           mark: 'bar',
           encoding: {
-            x: { field: 'strategy', type: 'nominal' },
-            y: { aggregate: 'mean', field: 'throughput', type: 'quantitative', title: 'acked tuples/s' },
-            color: { field: 'strategy', type: 'nominal', legend: null },
+            x: { field: 'strategy', type: 'nominal', title: 'scheduler' },
+            y: { aggregate: 'mean', field: 'throughput', type: 'quantitative', title: 'mean throughput (acked tuples/s)' },
+            color: { field: 'strategy', type: 'nominal', title: 'scheduler' },
           },
         },
         {
@@ -147,14 +147,16 @@ export async function run(args: BenchArgs): Promise<void> {
           height: 200,
           mark: 'bar',
           encoding: {
-            x: { field: 'strategy', type: 'nominal' },
+            x: { field: 'strategy', type: 'nominal', title: 'scheduler' },
             xOffset: { field: 'gpuWorkers', type: 'nominal' },
-            y: { field: 'modelShuffle', type: 'quantitative', title: 'shuffle-bound throughput' },
+            y: { field: 'modelShuffle', type: 'quantitative', title: 'modelled shuffle-bound throughput (GTX 1060 rates)' },
             color: { field: 'gpuWorkers', type: 'nominal', title: 'GPU workers' },
             column: { field: 'cluster', type: 'nominal', title: null },
           },
         },
       ],
+      // Each panel colours a different field: shared, the measured panel's scale swallowed the modelled legend.
+      resolve: { scale: { color: 'independent' }, legend: { color: 'independent' } },
     },
     backends,
     ratios,

@@ -124,12 +124,17 @@ export async function run(args: BenchArgs): Promise<void> {
             {
               mark: { type: 'line', point: true },
               encoding: {
-                x: { field: 'window', type: 'quantitative', title: 'controller window (T = 500 ms)' },
-                y: { field: 'gamma', type: 'quantitative', title: 'γ (share sent to the "gpu" bolt)', scale: { domain: [0.4, 1] } },
-                color: { field: 'case', type: 'nominal', title: null },
+                x: { field: 'window', type: 'quantitative', title: 'controller window (count; T = 500 ms each)' },
+                y: { field: 'gamma', type: 'quantitative', title: 'γ (share sent to the "gpu" bolt, 0–1)', scale: { domain: [0.4, 1] } },
+                color: { field: 'case', type: 'nominal', title: 'case (θ)' },
               },
             },
             { data: { values: [{ y: TARGET }] }, mark: { type: 'rule', strokeDash: [4, 4] }, encoding: { y: { field: 'y', type: 'quantitative' } } },
+            {
+              data: { values: [{ y: TARGET, label: `target γ = ${TARGET} (best split: GPU side 4× faster)` }] },
+              mark: { type: 'text', align: 'left', baseline: 'bottom', dx: 4, dy: -2, x: 0 },
+              encoding: { y: { field: 'y', type: 'quantitative' }, text: { field: 'label' } },
+            },
           ],
         },
         {
@@ -138,9 +143,9 @@ export async function run(args: BenchArgs): Promise<void> {
           height: 200,
           mark: { type: 'line', point: true },
           encoding: {
-            x: { field: 't', type: 'quantitative', title: 'seconds since submit' },
-            y: { field: 'throughput', type: 'quantitative', title: 'acked tuples/s' },
-            color: { field: 'case', type: 'nominal', title: null },
+            x: { field: 't', type: 'quantitative', title: 'time since submit (s)' },
+            y: { field: 'throughput', type: 'quantitative', title: 'throughput (acked tuples/s)' },
+            color: { field: 'case', type: 'nominal', title: 'case (θ)' },
           },
         },
       ],

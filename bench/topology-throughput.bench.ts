@@ -94,7 +94,7 @@ export async function run(args: BenchArgs): Promise<void> {
         encoding: {
           x: { field: 'n', type: 'quantitative', scale: { type: 'log', base: 2 }, title: 'matrix dimension n' },
           y: { field: y.field, type: 'quantitative', scale: { type: 'log' }, title: y.title },
-          color: { field: 'series', type: 'nominal', title: null },
+          color: { field: 'series', type: 'nominal', title: 'topology, workers' },
         },
       })),
     } as ExperimentReport['plot'],

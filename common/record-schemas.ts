@@ -76,6 +76,8 @@ export const supervisorInfoSchema = z.looseObject({
     )
     .optional()
     .catch(undefined),
+  // A malformed address only costs `hstorm logs` this node, never the supervisor's slots.
+  logServer: z.object({ host: z.string().min(1), port }).optional().catch(undefined),
   version: z.literal(1),
 }) satisfies z.ZodType<SupervisorInfo>;
 

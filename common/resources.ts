@@ -51,6 +51,8 @@ export interface SupervisorInfo {
   node?: NodeStats;
   /** Workers here that died since they were assigned, with why: how nimbus tells a crash-looping worker (absent when none died). */
   workerExits?: WorkerExitReport[];
+  /** Where its worker log server answers (`hstorm logs`); absent when it runs none (supervisor.logviewer.port null). */
+  logServer?: { host: string; port: number };
   version: 1;
 }
 

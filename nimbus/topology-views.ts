@@ -281,6 +281,7 @@ export function supervisorSummaries(
           memoryMB: g.memoryMB,
           computeCapability: g.computeCapability,
         })),
+        ...(s.logServer && { logServer: s.logServer }),
       };
     });
 }

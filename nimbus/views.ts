@@ -64,6 +64,8 @@ export interface SupervisorSummary {
   cpus: number;
   uptimeSecs: number;
   gpus: GpuSummary[];
+  /** Its worker log server (`hstorm logs`); absent when it advertises none. */
+  logServer?: { host: string; port: number };
 }
 
 /** A topology waiting in the HDRF queue, at the time of the view. */

@@ -26,3 +26,17 @@ export class WorkerLaunchError extends HstormError {
     super('HSTORM_ERR_SUPERVISOR_WORKER_LAUNCH', message, options);
   }
 }
+
+/** A request named a file the log server will not serve (bad id, bad port, outside the log directory). */
+export class LogPathError extends HstormError {
+  constructor(message: string) {
+    super('HSTORM_ERR_SUPERVISOR_LOG_PATH', message);
+  }
+}
+
+/** The worker log asked for does not exist on this node. */
+export class LogNotFoundError extends HstormError {
+  constructor(message: string) {
+    super('HSTORM_ERR_SUPERVISOR_LOG_NOT_FOUND', message);
+  }
+}

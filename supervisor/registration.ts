@@ -19,7 +19,15 @@ export class SupervisorRegistration {
 
   constructor(
     private readonly state: ClusterState,
-    private readonly info: { id: string; host: string; ports: number[]; gpus: GpuInfo[]; cpuCores: number | null; memoryMB: number | null },
+    private readonly info: {
+      id: string;
+      host: string;
+      ports: number[];
+      gpus: GpuInfo[];
+      cpuCores: number | null;
+      memoryMB: number | null;
+      logServer?: { host: string; port: number } | null;
+    },
     private readonly heartbeatMs: number,
     private readonly log: Logger,
     /** The node collector's latest round, sent with every beat. */
@@ -43,6 +51,7 @@ export class SupervisorRegistration {
       heartbeatAt: Date.now(),
       ...(node && { node }),
       ...(exits.length > 0 && { workerExits: exits }),
+      ...(this.info.logServer && { logServer: this.info.logServer }),
       version: 1,
     };
   }

@@ -5,6 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { secsToMs, type Config } from '../common/config/index.js';
+import { configuredSlotBindHost } from '../worker/transport/bind-host.js';
 
 export interface SupervisorSettings {
   /** `supervisor.id`, or `<host name>-<first port>` (unique per machine as ports are). */
@@ -29,6 +30,10 @@ export interface SupervisorSettings {
   maxBundleInflatedBytes: number;
   nimbusHost: string;
   nimbusPort: number;
+  /** `supervisor.logviewer.port` (0: any free port); null: no log server. */
+  logviewerPort: number | null;
+  /** Where the log server listens: the slots' bind address. */
+  logviewerBindHost: string;
 }
 
 export function supervisorSettings(config: Config): SupervisorSettings {
@@ -51,5 +56,7 @@ export function supervisorSettings(config: Config): SupervisorSettings {
     maxBundleInflatedBytes: Math.round((config['nimbus.bundle.max.inflated.mb'] as number) * 2 ** 20),
     nimbusHost: config['nimbus.host'] as string,
     nimbusPort: config['nimbus.http.port'] as number,
+    logviewerPort: config['supervisor.logviewer.port'] as number | null,
+    logviewerBindHost: configuredSlotBindHost(config),
   };
 }

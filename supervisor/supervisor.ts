@@ -33,6 +33,8 @@ import { nimbusSecret } from '../common/security/secrets.js';
 import { curveKeySource, workerClusterConfig } from './link-keys.js';
 import { resolveWorkerUser } from './worker-user.js';
 import { lastErrorInLog } from './worker-log-error.js';
+import { startLogServer } from './log-server.js';
+import type { FastifyInstance } from 'fastify';
 
 export interface SupervisorOptions {
   state: ClusterState;
@@ -116,6 +118,9 @@ export class Supervisor {
   /** Set until leftovers are adopted: a sync before that would start a second worker on an adopted port. */
   private syncHeld = true;
   private syncLoop: Promise<void> | null = null;
+  private logServer: FastifyInstance | null = null;
+  /** Where the worker log server answers, as advertised (null: none). */
+  logServerAddress: { host: string; port: number } | null = null;
   gpus: GpuInfo[] = [];
 
   constructor(private readonly options: SupervisorOptions) {
@@ -170,11 +175,20 @@ export class Supervisor {
         if (!isStateError(err, 'NODE_EXISTS')) throw err;
       });
     }
+    await this.startLogServer();
     const collector = this.settings.collectorMs > 0 ? new NodeCollector(this.gpus, this.options.nodeSources ?? osSources) : null;
     this.collector = collector;
     this.registration = new SupervisorRegistration(
       this.state,
-      { id: this.id, host: this.host, ports: this.ports, gpus: this.gpus, cpuCores: this.settings.cpuCores, memoryMB: this.settings.memoryMB },
+      {
+        id: this.id,
+        host: this.host,
+        ports: this.ports,
+        gpus: this.gpus,
+        cpuCores: this.settings.cpuCores,
+        memoryMB: this.settings.memoryMB,
+        logServer: this.logServerAddress,
+      },
       this.settings.heartbeatMs,
       this.log,
       () => collector?.latest() ?? null,
@@ -208,6 +222,8 @@ export class Supervisor {
     await Promise.all([...this.slots.values()].map((s) => this.stopWorker(s, 'supervisor shutting down')));
     this.slots.clear();
     await this.registration?.stop();
+    await this.logServer?.close().catch((err: unknown) => this.log.warn({ err }, 'could not close the worker log server'));
+    this.logServer = null;
     this.log.info('supervisor stopped');
   }
 
@@ -221,6 +237,21 @@ export class Supervisor {
       gpu: s.worker.gpu,
       logFile: this.launcher.logFileOf(s.topologyId, s.port),
     }));
+  }
+
+  /** The worker log server `hstorm logs` reads (supervisor.logviewer.port), behind nimbus's secret when one is set. */
+  private async startLogServer(): Promise<void> {
+    if (this.settings.logviewerPort === null) return;
+    const { app, port } = await startLogServer({
+      logDir: this.launcher.logDir,
+      secret: nimbusSecret(this.options.config),
+      log: this.log.child({ component: 'log-server' }),
+      host: this.settings.logviewerBindHost,
+      port: this.settings.logviewerPort,
+    });
+    this.logServer = app;
+    // Advertised at the address peers reach this node at, whatever interface it binds.
+    this.logServerAddress = { host: this.host, port };
   }
 
   private async discover(): Promise<GpuInfo[]> {

@@ -147,6 +147,11 @@ export class LaunchedWorker implements WorkerProcess {
 export class WorkerLauncher {
   constructor(private readonly o: WorkerLauncherOptions) {}
 
+  /** Where worker logs go: `<logDir>/<topologyId>/worker-<port>.log`. */
+  get logDir(): string {
+    return this.o.logDir;
+  }
+
   logFileOf(topologyId: string, port: number): string {
     return join(this.o.logDir, topologyId, `worker-${port}.log`);
   }

@@ -5,10 +5,12 @@
  * that actually ran each GPU bolt, and the ratios.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { cpus, totalmem, hostname, platform, release } from 'node:os';
 import { join } from 'node:path';
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
+import { toCsv } from './csv.js';
 
 export type Row = Record<string, string | number | boolean | null>;
 
@@ -34,18 +36,63 @@ export interface ExperimentReport {
   quick: boolean;
 }
 
+/**
+ * What a reader of a plot needs to know about the machine, from the run's own
+ * environment: cores and CPU model, and the GPUs nvidia-smi lists ("no GPU"
+ * when it lists none or is not installed).
+ */
+export function machineClass(): string {
+  const c = cpus();
+  return `${c.length} cores × ${c[0]?.model.replace(/\s+/g, ' ').trim() ?? 'unknown CPU'}, ${gpuNames() ?? 'no GPU'}`;
+}
+
+let gpuCache: string | null | undefined;
+function gpuNames(): string | null {
+  if (gpuCache !== undefined) return gpuCache;
+  try {
+    const names = execFileSync('nvidia-smi', ['--query-gpu=name', '--format=csv,noheader'], { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] })
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
+    const counts = new Map<string, number>();
+    for (const n of names) counts.set(n, (counts.get(n) ?? 0) + 1);
+    gpuCache = names.length ? [...counts].map(([n, k]) => `${k} × ${n}`).join(', ') : null;
+  } catch {
+    gpuCache = null;
+  }
+  return gpuCache;
+}
+
+/** The backend line of a plot's subtitle: what actually ran each GPU bolt, or that none ran. */
+export function backendLine(backends: Record<string, string>): string {
+  const e = Object.entries(backends);
+  return e.length ? `backend: ${e.map(([k, v]) => `${k}: ${v}`).join('; ')}` : 'backend: CPU only (no GPU bolt)';
+}
+
+/**
+ * The plot as it is written: titled with the experiment (the plot's own
+ * title when it has one, else the report's), and subtitled with the machine
+ * class and the backend that ran, so a plot copied out of its folder still
+ * says what it shows; legend labels and titles are never cut short.
+ */
+export function standAlonePlot(r: Pick<ExperimentReport, 'title' | 'plot' | 'backends' | 'quick'>, machine = machineClass()): PlotSpec {
+  const own = (r.plot as { title?: unknown }).title;
+  const text = typeof own === 'string' ? own : r.title;
+  const subtitle = [...(typeof own === 'string' && own !== r.title ? [r.title] : []), `machine: ${machine}`, backendLine(r.backends), ...(r.quick ? ['quick mode: shortened runs'] : [])];
+  const config = (r.plot as { config?: Record<string, unknown> }).config ?? {};
+  return {
+    ...r.plot,
+    title: { text, subtitle, anchor: 'start', fontSize: 14, subtitleFontSize: 11 },
+    config: {
+      ...config,
+      legend: { labelLimit: 0, titleLimit: 0, ...(config.legend as object | undefined) },
+    },
+  } as PlotSpec;
+}
+
 export function machineDescription(): string {
   const c = cpus();
   return `${hostname()} — ${c.length} × ${c[0]?.model ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, ${platform()} ${release()}, Node ${process.version}`;
-}
-
-function csv(rows: Row[]): string {
-  const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  const cell = (v: unknown) => {
-    const s = v === null || v === undefined ? '' : String(v);
-    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  return [cols.join(','), ...rows.map((r) => cols.map((c) => cell(r[c])).join(','))].join('\n') + '\n';
 }
 
 export async function renderSvg(spec: PlotSpec, rows: Row[]): Promise<string> {
@@ -65,7 +112,7 @@ function markdown(r: ExperimentReport, when: string): string {
     `# ${r.title}`,
     '',
     `- date: ${when}`,
-    `- machine: ${machineDescription()}`,
+    `- machine: ${machineDescription()} (${machineClass()})`,
     `- command: \`${r.command}\`${r.quick ? ' (quick mode: shortened runs for smoke use)' : ''}`,
     `- backends that actually ran: ${Object.entries(r.backends).map(([k, v]) => `${k}: ${v}`).join('; ') || 'no GPU bolt'}`,
     '',
@@ -88,8 +135,8 @@ export async function writeReport(r: ExperimentReport, root = 'bench-results'): 
   const dir = join(root, r.experiment);
   mkdirSync(dir, { recursive: true });
   const when = new Date().toISOString();
-  writeFileSync(join(dir, `${r.experiment}.csv`), csv(r.rows));
-  writeFileSync(join(dir, `${r.experiment}.svg`), await renderSvg(r.plot, r.rows));
+  writeFileSync(join(dir, `${r.experiment}.csv`), toCsv(r.rows));
+  writeFileSync(join(dir, `${r.experiment}.svg`), await renderSvg(standAlonePlot(r), r.rows));
   writeFileSync(join(dir, 'summary.md'), markdown(r, when));
   return dir;
 }

@@ -5,7 +5,6 @@
  * difference of latency sums (mean × count) over the difference of counts —
  * per interval, not smeared over the whole run as the final percentiles are.
  */
-import { writeFileSync } from 'node:fs';
 import type { RunSummary } from '../../cli/run-summary.js';
 import type { AppliedGamma, SplitMetrics } from '../../common/storm-base.js';
 
@@ -108,8 +107,4 @@ export function round(x: number, digits = 3): number {
 }
 
 /** Writes rows as CSV beside a report (writeReport's CSV holds the summary rows; this holds the time series). */
-export function writeCsv(path: string, rows: Record<string, string | number | boolean | null>[]): void {
-  const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  const cell = (v: unknown) => (v === null || v === undefined ? '' : String(v));
-  writeFileSync(path, [cols.join(','), ...rows.map((r) => cols.map((c) => cell(r[c])).join(','))].join('\n') + '\n');
-}
+export { writeCsv } from './csv.js';

@@ -9,6 +9,7 @@ import { registerActivate } from './activate.js';
 import { registerDeactivate } from './deactivate.js';
 import { registerRebalance } from './rebalance.js';
 import { registerSetLogLevel } from './set-log-level.js';
+import { registerLogs } from './logs.js';
 import { registerNimbus } from './nimbus.js';
 import { registerSupervisor } from './supervisor.js';
 import { registerDevZookeeper } from './dev-zookeeper.js';
@@ -24,6 +25,7 @@ export function registerCommands(program: Command): void {
   registerDeactivate(program);
   registerRebalance(program);
   registerSetLogLevel(program);
+  registerLogs(program);
   registerNimbus(program);
   registerSupervisor(program);
   registerDevZookeeper(program);

@@ -15,7 +15,9 @@ export function registerSupervisor(program: Command): void {
     const config = loadClusterConfig(flags);
     const log = createLogger('supervisor');
     const slots = { what: 'worker slots', host: configuredSlotBindHost(config), protections: [{ name: 'hstorm.messaging.curve', on: config['hstorm.messaging.curve'] === true }] };
-    for (const line of exposureWarnings([slots])) log.warn(line);
+    const secretSet = config['nimbus.auth.secret'] !== null || config['nimbus.auth.secret.file'] !== null;
+    const logServer = { what: 'worker log server (hstorm logs)', host: configuredSlotBindHost(config), protections: [{ name: 'nimbus.auth.secret', on: secretSet }] };
+    for (const line of exposureWarnings(config['supervisor.logviewer.port'] === null ? [slots] : [slots, logServer])) log.warn(line);
     for (const line of configWarnings(config)) log.warn(line);
     const state = await connectZooKeeper(zookeeperOptions(config), log.child({ component: 'zookeeper' }));
     const sup = new Supervisor({ state, config, log });

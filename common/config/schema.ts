@@ -69,6 +69,7 @@ export const CONFIG_KEYS = {
   'supervisor.gpu.memory.mb': key(posNum.nullable(), null, 'cluster', 'GPU memory in MB assumed for a discovered GPU that reports none (WebGPU adapters do not); null: unknown, the GPU is shared by slots only'),
   'supervisor.gpu.sm.counts': key(z.record(z.string(), posInt), {}, 'cluster', 'SM count per GPU name, overriding the built-in table'),
   'supervisor.collector.period.secs': key(z.number().min(0), 5, 'cluster', 'node collector period: CPU and memory use, per-GPU utilisation and memory (nvidia-smi), worker RSS and CPU, published with the supervisor heartbeat; 0 turns collection off'),
+  'supervisor.logviewer.port': key(z.number().int().min(0).max(65535).nullable(), 0, 'cluster', "port of the supervisor's worker log server, which `hstorm logs` reads (Storm's logviewer.port); it listens on supervisor.slots.bind.host and needs nimbus.auth.secret when one is set; 0: any free port (the supervisor advertises the one it got in ZooKeeper); null: no log server"),
   'supervisor.slots.bind.host': key(z.string().min(1).nullable(), null, 'cluster', 'address worker slots listen on (default: supervisor.host, or 127.0.0.1 when that is unset); 0.0.0.0 for every interface'),
   // ── security (docs/security.md); each off by default ─────────────────────
   'supervisor.worker.user': key(z.string().regex(/^[A-Za-z0-9._-]+$/, 'a user name or uid').nullable(), null, 'cluster', 'run workers as this user (name or uid, with its primary group) instead of the supervisor\'s; the supervisor must run as root; null: the supervisor\'s user'),

@@ -15,6 +15,7 @@ export const STORM_KEYS: Readonly<Record<string, { key: string; note?: string }>
   'storm.scheduler': { key: 'nimbus.scheduler', note: 'one of "even", "hetero", "hdrf"' },
   'nimbus.seeds': { key: 'nimbus.host', note: 'one host: hstorm runs a single nimbus' },
   'nimbus.thrift.port': { key: 'nimbus.http.port', note: 'nimbus speaks HTTP, not Thrift' },
+  'logviewer.port': { key: 'supervisor.logviewer.port', note: "each supervisor serves its workers' logs itself; `hstorm logs` reads them" },
   'ui.port': { key: 'nimbus.http.port', note: "the UI is served on nimbus's HTTP port" },
   'supervisor.worker.timeout.secs': { key: 'nimbus.task.timeout.secs' },
   'supervisor.childopts': { key: 'worker.childopts', note: 'node flags for workers' },

@@ -535,20 +535,42 @@ function waitConnected(client: Client, timeoutMs: number, options: ZooKeeperOpti
   });
 }
 
+/** node-zookeeper-client 1.1.x's connection manager, as far as silencing a client needs it (not in its types). */
+interface ConnectionInternals {
+  socket?: { destroy(): void };
+  onSocketConnected?: () => void;
+  onSocketData?: (data: Buffer) => void;
+}
+
 /**
- * Ends a stuck client without a word to the server: its socket is destroyed
- * first, so the closeSession that close() queues is never sent (the session
- * lives on in the client that replaces it), and close() then keeps the
- * library from reconnecting. The socket is the library's internal; when it is
- * not where 1.1.x keeps it, close() alone still stops the client.
+ * Makes sure a client that is not connected never talks to the server again.
+ * close() alone does not: a connect the library has already scheduled (its
+ * spin delay) still opens a socket, and the library, no longer in its
+ * connecting state, reads the server's handshake answer as a reply — when the
+ * bytes look like an error code it does not know, it throws from a socket
+ * handler, which would end the process. So any socket opened from now on is
+ * destroyed as it connects, nothing it reads is parsed, and the current one is
+ * destroyed (before close(), so the closeSession that close() queues is never
+ * sent; the session may live on in another client). Where the internals are
+ * not what 1.1.x has, this does nothing and close() stops the client alone.
  */
-function abandonClient(client: Client): void {
-  const internals = client as unknown as { connectionManager?: { socket?: { destroy?: () => void } } };
+function silence(client: Client): void {
+  const cm = (client as unknown as { connectionManager?: ConnectionInternals }).connectionManager;
+  if (!cm || typeof cm.onSocketConnected !== 'function' || typeof cm.onSocketData !== 'function') return;
+  cm.onSocketConnected = function (this: ConnectionInternals) {
+    this.socket?.destroy();
+  };
+  cm.onSocketData = () => undefined;
   try {
-    internals.connectionManager?.socket?.destroy?.();
+    cm.socket?.destroy();
   } catch {
-    // best effort, see above
+    // already gone
   }
+}
+
+/** Ends a stuck client without a word to the server (see silence); the session lives on in the client that replaces it. */
+function abandonClient(client: Client): void {
+  silence(client);
   try {
     client.close();
   } catch {
@@ -574,6 +596,8 @@ function closeClient(client: Client): Promise<void> {
         resolve();
       });
     }
+    // Not connected: nothing to say to the server, and a connect already scheduled must not reach it (see silence).
+    if (!connected) silence(client);
     try {
       client.close();
     } catch {

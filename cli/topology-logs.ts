@@ -7,6 +7,7 @@
  * other components' tasks logged in the same worker are left out (the
  * worker's own lines stay: they say why it restarted).
  */
+import { errorStackHead, parseJsonLogLine } from '../common/log-line.js';
 import { HstormError } from '../common/errors.js';
 import type { SupervisorSummary, TopologyDetail } from '../nimbus/index.js';
 import type { ChunkRequest, LogChunk, LogServerAddress } from './worker-log-client.js';
@@ -115,14 +116,7 @@ const SHOWN_ELSEWHERE = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'nam
  */
 export function formatLogLine(target: LogTarget, raw: string): string {
   const text = raw.trimEnd();
-  let o: Record<string, unknown> | null = null;
-  if (text.startsWith('{')) {
-    try {
-      o = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      o = null;
-    }
-  }
+  const o = parseJsonLogLine(text);
   const where = `${target.host}:${target.port}`;
   if (!o || typeof o.level !== 'number') return `${where} ${text}`;
   const component = typeof o.component === 'string' ? `${o.component}${typeof o.task === 'number' ? `[${o.task}]` : ''}` : 'worker';
@@ -130,12 +124,8 @@ export function formatLogLine(target: LogTarget, raw: string): string {
   const extra: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) if (!SHOWN_ELSEWHERE.has(k)) extra[k] = v;
   const fields = Object.keys(extra).length > 0 ? ` ${JSON.stringify(extra)}` : '';
-  let err = '';
-  const e = o.err as { message?: unknown; stack?: unknown } | undefined;
-  if (e && typeof e === 'object') {
-    const stack = typeof e.stack === 'string' ? e.stack.split('\n').slice(0, 6) : [typeof e.message === 'string' ? e.message : ''];
-    err = `: ${stack[0]}${stack.slice(1).map((l) => `\n    ${l.trim()}`).join('')}`;
-  }
+  const stack = errorStackHead(o.err, 6);
+  const err = stack ? `: ${stack[0]}${stack.slice(1).map((l) => `\n    ${l.trim()}`).join('')}` : '';
   return `${where} ${component} ${time} ${LEVEL_NAMES[o.level] ?? o.level} ${typeof o.msg === 'string' ? o.msg : ''}${fields}${err}`;
 }
 

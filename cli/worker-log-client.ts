@@ -7,15 +7,9 @@
  */
 import { bearerHeader } from '../common/security/bearer-token.js';
 import { HstormError, reviveError } from '../common/errors.js';
+import type { LogChunk } from '../supervisor/worker-log-files.js';
 
-export interface LogChunk {
-  topologyId: string;
-  port: number;
-  size: number;
-  start: number;
-  end: number;
-  text: string;
-}
+export type { LogChunk };
 
 export interface LogServerAddress {
   supervisor: string;

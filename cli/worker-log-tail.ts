@@ -6,6 +6,7 @@
  * Polls: the files are written by other processes, and fs.watch is not
  * reliable on every file system.
  */
+import { errorStackHead, parseJsonLogLine } from '../common/log-line.js';
 import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -115,23 +116,11 @@ export class WorkerLogTail {
 export function parseWorkerLogLine(raw: string, topologyId: string, port: number): WorkerLogLine | null {
   const text = raw.trim();
   if (!text) return null;
-  let o: Record<string, unknown> | null = null;
-  if (text.startsWith('{')) {
-    try {
-      o = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      o = null;
-    }
-  }
+  const o = parseJsonLogLine(text);
   if (!o || typeof o.level !== 'number') {
     return { level: 50, port, topologyId, component: null, task: null, msg: text, err: null, time: Date.now() };
   }
-  const err = o.err as { message?: unknown; stack?: unknown } | undefined;
-  let errText: string | null = null;
-  if (err && typeof err === 'object') {
-    const stack = typeof err.stack === 'string' ? err.stack : null;
-    errText = stack ? stack.split('\n').slice(0, 4).join('\n') : typeof err.message === 'string' ? err.message : null;
-  }
+  const errText = errorStackHead(o.err, 4)?.join('\n') ?? null;
   return {
     level: o.level,
     port,

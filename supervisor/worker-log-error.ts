@@ -6,6 +6,7 @@
  * reports it with the worker's exit, so `describe` can say why a worker keeps
  * dying without anyone opening the log.
  */
+import { errorStackHead, parseJsonLogLine } from '../common/log-line.js';
 import { open } from 'node:fs/promises';
 
 /** How much of the end of the log to look at. */
@@ -31,7 +32,7 @@ export function lastErrorIn(text: string): string | null {
   const raw: string[] = [];
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i]!;
-    const json = parseJson(line);
+    const json = parseJsonLogLine(line);
     if (!json) {
       // Node's own output, newest last: collect the contiguous block (an uncaught error and its stack).
       raw.unshift(line);
@@ -43,21 +44,11 @@ export function lastErrorIn(text: string): string | null {
   return raw.length ? rawBlock(raw) : null;
 }
 
-function parseJson(line: string): Record<string, unknown> | null {
-  if (!line.startsWith('{')) return null;
-  try {
-    const v = JSON.parse(line) as unknown;
-    return v && typeof v === 'object' ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
 function describe(o: Record<string, unknown>): string {
   const msg = typeof o.msg === 'string' ? o.msg : 'error';
-  const err = o.err as { message?: unknown; stack?: unknown } | undefined;
-  if (!err || typeof err !== 'object') return msg;
-  const stack = typeof err.stack === 'string' ? err.stack.split('\n').slice(0, 3).join('\n') : typeof err.message === 'string' ? err.message : '';
+  const head = errorStackHead(o.err, 3);
+  if (!head) return msg;
+  const stack = head.join('\n');
   return (stack ? `${msg}: ${stack}` : msg).slice(0, 2000);
 }
 

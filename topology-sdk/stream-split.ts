@@ -31,6 +31,7 @@ import { checkKey } from '../common/config/config.js';
 import { ConfigError } from '../common/errors.js';
 import { decisionWindow } from './decision-window.js';
 import { LatencyWindow, capacityDelta, latencyDelta, stepGamma, type SplitPolicy, type TaskTotals } from './split-controller.js';
+import { realIntervalClock, type IntervalClock } from '../common/interval-clock.js';
 
 export const SPLIT_GAMMA_SIGNAL = 'split.gamma';
 /** Prefix of the signal a spout task publishes its totals on (suffix: its task id). */
@@ -57,21 +58,7 @@ export interface StreamSplitOptions {
 }
 
 /** The time source of a StreamSplit: injectable so that tests step windows instead of sleeping through them. */
-export interface SplitClock {
-  now(): number;
-  /** Calls `fn` every `ms` until the returned function is called. Must not keep the process alive on its own. */
-  every(ms: number, fn: () => void): () => void;
-}
-
-/** Real timers. The split must never keep a process alive on its own, hence unref. */
-export const realSplitClock: SplitClock = {
-  now: () => Date.now(),
-  every(ms, fn) {
-    const t = setInterval(fn, ms);
-    t.unref();
-    return () => clearInterval(t);
-  },
-};
+export type SplitClock = IntervalClock;
 
 /** The value of a `split.gamma` signal. */
 export interface GammaUpdate {
@@ -118,7 +105,7 @@ export class StreamSplit {
   ) {
     this.cpuStream = options.cpuStream ?? 'cpu';
     this.gpuStream = options.gpuStream ?? 'gpu';
-    this.clock = options.clock ?? realSplitClock;
+    this.clock = options.clock ?? realIntervalClock;
     if (this.cpuStream === this.gpuStream) throw new ConfigError(`the split's CPU and GPU streams must differ (both "${this.cpuStream}")`, 'cpuStream', this.cpuStream);
     const gamma0 = setting<number>(conf, 'hstorm.split.gamma0', options.gamma0);
     this.theta = setting<number>(conf, 'hstorm.split.theta', options.theta);

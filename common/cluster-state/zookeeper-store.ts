@@ -43,7 +43,8 @@ import { SessionStateEmitter } from './session-state-emitter.js';
 import { ancestorsOf, checkData, checkPath, joinPath } from './node-path.js';
 import { fromZooKeeperError, zkErrorCode } from './zookeeper-errors.js';
 import { ZooKeeperWatches, type ZkWatchKind } from './zookeeper-watches.js';
-import { ConnectionWatchdog, realClock, type StuckReason, type WatchdogClock } from './zookeeper-watchdog.js';
+import { ConnectionWatchdog, type StuckReason, type WatchdogClock } from './zookeeper-watchdog.js';
+import { realIntervalClock } from '../interval-clock.js';
 
 export interface ZooKeeperOptions {
   /** `host:port` of each ensemble member. */
@@ -140,7 +141,7 @@ export class ZooKeeperClusterState implements ClusterState {
     this.state = new SessionStateEmitter('connected', log);
     this.watches = new ZooKeeperWatches((abs) => this.relative(abs), log);
     this.client = client;
-    this.clock = options.clock ?? realClock;
+    this.clock = options.clock ?? realIntervalClock;
     const connected = client.getState() === State.SYNC_CONNECTED;
     if (connected) this.ourSessions.add(client.getSessionId().toString('hex'));
     this.watchdog = new ConnectionWatchdog(

@@ -20,23 +20,10 @@
  * the new client resumes the same session (ZooKeeperClusterState passes the
  * session id and password on), exactly as the old one would have.
  */
+import { realIntervalClock, type IntervalClock } from '../interval-clock.js';
 
-/** The time source (StreamSplit's clock shape): tests drive it by hand. */
-export interface WatchdogClock {
-  now(): number;
-  /** Calls `fn` every `ms`; returns a function that stops it. */
-  every(ms: number, fn: () => void): () => void;
-}
-
-export const realClock: WatchdogClock = {
-  now: () => Date.now(),
-  every(ms, fn) {
-    const timer = setInterval(fn, ms);
-    // The watchdog must never keep a process alive.
-    timer.unref();
-    return () => clearInterval(timer);
-  },
-};
+/** The watchdog's time source (common/interval-clock.ts): tests drive it by hand. */
+export type WatchdogClock = IntervalClock;
 
 export type StuckReason = 'no session' | 'no answer';
 
@@ -51,7 +38,7 @@ export class ConnectionWatchdog {
     /** How long a client may go without a session, or without an answer, before it counts as stuck. */
     private readonly limitMs: number,
     private readonly onStuck: (reason: StuckReason, forMs: number) => void,
-    private readonly clock: WatchdogClock = realClock,
+    private readonly clock: WatchdogClock = realIntervalClock,
     connected = false,
   ) {
     this.disconnectedSince = connected ? null : clock.now();

@@ -100,13 +100,16 @@ export class AckTracker {
     this.done(root, spoutTask, !failed);
   }
 
-  /** The slot of `root`, created (XOR 0, no spout task) when absent. Linear probing; ids are random, so the low half is the hash. */
+  /**
+   * The slot of `root`, created (XOR 0, no spout task) when absent. Linear probing; ids are random, so the high half is
+   * the hash (not the low half: a spout picks roots whose low half selects its own worker's acker, see randomIdInBucket).
+   */
   private find(root: bigint): number {
     scratch64[0] = root;
     const lo = scratch32[0]!;
     const hi = scratch32[1]!;
     let free = -1;
-    for (let i = lo & this.mask; ; i = (i + 1) & this.mask) {
+    for (let i = hi & this.mask; ; i = (i + 1) & this.mask) {
       const s = this.slot[i];
       if (s === EMPTY) {
         if (free < 0) free = i;
@@ -158,7 +161,7 @@ export class AckTracker {
     let found = -1;
     for (let j = 0; j < old.cap; j++) {
       if (old.slot[j] !== USED) continue;
-      let i = old.keyLo[j]! & this.mask;
+      let i = old.keyHi[j]! & this.mask;
       while (this.slot[i] !== EMPTY) i = (i + 1) & this.mask;
       this.slot[i] = USED;
       this.keyLo[i] = old.keyLo[j]!;

@@ -30,8 +30,10 @@ const scratch32 = new Uint32Array(scratch64.buffer);
  * moved to the nearest value ≡ bucket (mod n) below it, so the id stays random
  * in its other 64 − log2(n) bits. A spout uses it to pick roots whose acker
  * (chosen by everyone from the root alone, as in Storm) runs in its own worker.
+ * `high`: the high half to use instead of a random one (a spout's sequence
+ * number, see PendingMessages); the low half stays random.
  */
-export function randomIdInBucket(bucket: number, n: number): bigint {
+export function randomIdInBucket(bucket: number, n: number, high?: number): bigint {
   for (;;) {
     if (next === BLOCK) {
       randomFillSync(pool);
@@ -40,7 +42,7 @@ export function randomIdInBucket(bucket: number, n: number): bigint {
     const i = next++ * 2;
     let lo = halves[i]! - (halves[i]! % n) + bucket;
     if (lo > 0xffffffff) lo -= n;
-    const hi = halves[i + 1]!;
+    const hi = high === undefined ? halves[i + 1]! : high >>> 0;
     if (lo === 0 && hi === 0) continue;
     scratch32[0] = lo;
     scratch32[1] = hi;

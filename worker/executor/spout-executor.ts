@@ -21,7 +21,9 @@ export interface SpoutObserver {
 
 export class SpoutExecutor extends Executor {
   private readonly router: OutputRouter;
-  private readonly pending = new PendingMessages();
+  private readonly pending: PendingMessages;
+  /** High half of the next root: consecutive numbers from a random start (see PendingMessages). */
+  private rootNumber = Math.floor(Math.random() * 0x1_0000_0000);
   private readonly maxPending: number;
   private readonly timeoutMs: number;
   private readonly waitMs: number;
@@ -53,6 +55,7 @@ export class SpoutExecutor extends Executor {
     this.router = new OutputRouter(component, host);
     this.downstream = this.router.allTargets();
     this.maxPending = (conf['topology.max.spout.pending'] as number | null) ?? Infinity;
+    this.pending = new PendingMessages(this.maxPending);
     this.timeoutMs = (conf['topology.message.timeout.secs'] as number) * 1000;
     this.waitMs = conf['topology.spout.wait.ms'] as number;
   }
@@ -209,7 +212,12 @@ export class SpoutExecutor extends Executor {
     const messageId = options?.messageId;
     const tracked = messageId !== undefined && messageId !== null;
     const local = this.localBuckets;
-    const root = !tracked ? 0n : local.length > 0 ? randomIdInBucket(local[this.nextBucket++ % local.length]!, this.ackerTasks.length) : randomId64();
+    let root = 0n;
+    if (tracked) {
+      // Low half random (in a local acker's bucket when there is one), high half the spout's running number.
+      const hi = (this.rootNumber = (this.rootNumber + 1) >>> 0);
+      root = local.length > 0 ? randomIdInBucket(local[this.nextBucket++ % local.length]!, this.ackerTasks.length, hi) : randomIdInBucket(0, 1, hi);
+    }
     const acker = tracked ? this.host.ackerFor(root) : null;
     if (!tracked || acker === null) {
       for (const t of targets) this.host.send(t, this.component, this.task, stream, values, null);

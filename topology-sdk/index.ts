@@ -1,6 +1,10 @@
 /**
- * hstorm topology SDK — everything a topology author imports, and nothing
- * daemon-specific (no ZooKeeper, ZeroMQ or pino at run time).
+ * hstorm topology SDK (the `hstorm` package) — what a topology author
+ * imports, and nothing else: no daemon code (ZooKeeper, ZeroMQ or pino at run
+ * time) and no runtime internals (the concrete tuple, ack bookkeeping, the
+ * GPU kernel runner, the split controller's maths). The runtime imports
+ * those from their own modules; test/unit/sdk/public-surface.test.ts fails
+ * if one leaks out here.
  *
  * @example
  * import { TopologyBuilder, Spout, BasicBolt } from 'hstorm';
@@ -11,7 +15,18 @@
  *   return b.createTopology({ 'topology.workers': 2 });
  * };
  */
-export { TopologyBuilder, StormTopology, BoltDeclarer, SpoutDeclarer } from './topology-builder.js';
+
+// Building a topology.
+export { TopologyBuilder } from './topology-builder.js';
+export type { StormTopology, BoltDeclarer, SpoutDeclarer } from './topology-builder.js';
+export type { TopologyModule, TopologyModuleContext } from './topology-module.js';
+export { Grouping } from './grouping.js';
+export { Fields } from './fields.js';
+export type { OutputFieldsDeclarer } from './output-declarer.js';
+export { DEFAULT_STREAM } from '../common/topology-def.js';
+export type { TopologyDef, ComponentDef, GroupingDef, StreamDef } from '../common/topology-def.js';
+
+// Components and what the runtime hands them.
 export { Spout, Bolt, BasicBolt } from './components.js';
 export type {
   Values,
@@ -24,32 +39,27 @@ export type {
   BoltFactory,
   MaybePromise,
 } from './components.js';
-export { Grouping } from './grouping.js';
-export { OutputFieldsDeclarer } from './output-declarer.js';
-export { Fields } from './fields.js';
-export { Tuple, type MessageId } from './tuple.js';
+export type { Tuple, MessageId } from './tuple.js';
 export type { TopologyContext, ComponentLogger, Signal, ComponentLoad, ComponentMetricSections, TupleCompleteListener } from './context.js';
-export { Counter, Meter, UserHistogram, MetricRegistrationError } from './user-metrics.js';
-export type { Gauge } from './user-metrics.js';
+export type { Counter, Meter, UserHistogram, Gauge } from './user-metrics.js';
+
+// GPU bolts.
 export { GpuBolt } from './gpu-bolt.js';
 export type { GpuEmit } from './gpu-bolt.js';
-export { GpuKernelRunner } from './gpu-kernel-runner.js';
 export type { KernelSpec, KernelConstants } from './gpu-kernel-runner.js';
-export { BatchInputs, BatchResult } from './gpu-batch.js';
-export type { ItemShape } from './gpu-batch.js';
+export type { BatchInputs, BatchResult, ItemShape } from './gpu-batch.js';
 export type { GpuBackendHandle, GpuBackendName } from './gpu-backend-handle.js';
-export { StreamSplit, SPLIT_GAMMA_SIGNAL } from './stream-split.js';
-export type { StreamSplitOptions, GammaUpdate, SplitClock } from './stream-split.js';
-export { decisionWindow, closestFraction } from './decision-window.js';
-export { nextGamma, stepGamma, latencyDelta, capacityDelta } from './split-controller.js';
+
+// Splitting a stream between CPU and GPU.
+export { StreamSplit } from './stream-split.js';
+export type { StreamSplitOptions, SplitClock } from './stream-split.js';
 export type { SplitPolicy } from './split-controller.js';
-export type { GpuMetrics, SplitMetrics, AppliedGamma, UserMetricsSnapshot } from '../common/storm-base.js';
-export type { TopologyModule, TopologyModuleContext } from './topology-module.js';
-export { DEFAULT_STREAM } from '../common/topology-def.js';
-export type { TopologyDef, ComponentDef, GroupingDef, StreamDef } from '../common/topology-def.js';
-export { TopologyValidationError, ConfigError } from '../common/errors.js';
+
+// Multilang.
 export { ShellBolt } from './shell-bolt.js';
 export { ShellSpout } from './shell-spout.js';
 export type { ShellComponentOptions } from './shell-runner.js';
-export { resourcesDirFor } from './multilang-resources.js';
-export { MultilangError } from '../common/errors.js';
+
+// Errors a topology may catch.
+export { HstormError, TopologyValidationError, ConfigError, EmitError, MultilangError } from '../common/errors.js';
+export { MetricRegistrationError } from './user-metrics.js';

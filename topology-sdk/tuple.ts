@@ -1,220 +1,74 @@
 /**
  * A tuple as a bolt sees it: its values, read by position or by field name,
- * and where it came from. The ack bookkeeping (`anchors`) is the runtime's.
+ * and where it came from. Read-only on purpose: the ack bookkeeping a tuple
+ * carries is the runtime's (worker/runtime-tuple.ts implements this), so
+ * nothing here lets a topology construct a tuple or touch its ack ids.
  */
 import type { Fields } from './fields.js';
-
-/**
- * Ack-tree ids this tuple carries: pairs of (root id, edge id) flattened as
- * [root0, edge0, root1, edge1, …]; null when the tuple is not tracked.
- */
-export type AnchorIds = bigint[] | null;
 
 /** Storm's MessageId: the ack trees a tuple belongs to (root id → this tuple's edge id in it). */
 export interface MessageId {
   anchorsToIds: ReadonlyMap<bigint, bigint>;
 }
 
-function describeValue(v: unknown): string {
-  try {
-    const text = typeof v === 'bigint' ? `${v}n` : JSON.stringify(v);
-    return text === undefined ? '' : text.length > 60 ? `${text.slice(0, 60)}…` : text;
-  } catch {
-    return '';
-  }
-}
-
-export class Tuple {
-  /** XOR of the edge ids of tuples anchored to this one (runtime bookkeeping). */
-  ackVal = 0n;
-
-  constructor(
-    readonly values: readonly unknown[],
-    readonly fields: Fields,
-    readonly sourceComponent: string,
-    readonly sourceStreamId: string,
-    readonly sourceTask: number,
-    readonly anchors: AnchorIds,
-  ) {}
-
-  // ── Storm's Tuple API (org.apache.storm.tuple.Tuple) ──────────────────────
-  // Typed getters check the value's type and throw a TypeError naming the field
-  // and what it holds, as Storm's casts would (ClassCastException): a bolt reading
-  // the wrong field fails on the spot, not three bolts later.
+/**
+ * Storm's Tuple API (org.apache.storm.tuple.Tuple). The typed getters check
+ * the value's type and throw a TypeError naming the field and what it holds,
+ * as Storm's casts would (ClassCastException): a bolt reading the wrong field
+ * fails on the spot, not three bolts later.
+ */
+export interface Tuple {
+  readonly values: readonly unknown[];
+  readonly fields: Fields;
+  readonly sourceComponent: string;
+  readonly sourceStreamId: string;
+  readonly sourceTask: number;
 
   /** Number of values (Storm's `size()`). */
-  size(): number {
-    return this.values.length;
-  }
-
-  getValue(i: number): unknown {
-    return this.values[i];
-  }
-
+  size(): number;
+  getValue(i: number): unknown;
   /** Value of a field by name; throws for a field the stream does not declare. */
-  getValueByField(name: string): unknown {
-    return this.values[this.fieldIndex(name)];
-  }
-
+  getValueByField(name: string): unknown;
   /** The values, in the order of the declared fields. */
-  getValues(): readonly unknown[] {
-    return this.values;
-  }
-
+  getValues(): readonly unknown[];
   /** The fields the source declared on this stream. */
-  getFields(): Fields {
-    return this.fields;
-  }
-
+  getFields(): Fields;
   /** Position of a field; throws for a field the stream does not declare. */
-  fieldIndex(name: string): number {
-    const i = this.fields.indexOf(name);
-    if (i < 0) {
-      throw new Error(
-        `field "${name}" is not declared on stream "${this.sourceStreamId}" of "${this.sourceComponent}" (fields: ${this.fields.names.join(', ')})`,
-      );
-    }
-    return i;
-  }
-
+  fieldIndex(name: string): number;
   /** The values of `fields`, in that order (Storm's `select`). */
-  select(fields: Fields | readonly string[]): unknown[] {
-    const names = fields instanceof Array ? fields : (fields as Fields).names;
-    return names.map((n) => this.getValueByField(n));
-  }
-
-  contains(name: string): boolean {
-    return this.fields.has(name);
-  }
-
-  getSourceComponent(): string {
-    return this.sourceComponent;
-  }
-
-  getSourceStreamId(): string {
-    return this.sourceStreamId;
-  }
-
-  getSourceTask(): number {
-    return this.sourceTask;
-  }
-
-  /** The ack-tree ids this tuple carries (root id → edge id), empty when it is not tracked: Storm's MessageId. */
-  getMessageId(): MessageId {
-    const anchorsToIds = new Map<bigint, bigint>();
-    const a = this.anchors ?? [];
-    for (let i = 0; i + 1 < a.length; i += 2) anchorsToIds.set(a[i]!, a[i + 1]!);
-    return { anchorsToIds };
-  }
-
+  select(fields: Fields | readonly string[]): unknown[];
+  contains(name: string): boolean;
+  getSourceComponent(): string;
+  getSourceStreamId(): string;
+  getSourceTask(): number;
+  /** The ack-tree ids this tuple carries (root id → edge id), empty when it is not tracked: Storm's MessageId. A copy: changing it changes nothing. */
+  getMessageId(): MessageId;
   /** A string; other values are converted with String() (numbers read from text stay usable). */
-  getString(i: number): string {
-    return String(this.values[i]);
-  }
-
-  getStringByField(name: string): string {
-    return this.getString(this.fieldIndex(name));
-  }
-
+  getString(i: number): string;
+  getStringByField(name: string): string;
   /** A whole number (Storm's Integer); throws for anything else. */
-  getInteger(i: number): number {
-    const v = this.values[i];
-    if (typeof v === 'number' && Number.isInteger(v)) return v;
-    throw this.wrongType(i, 'an integer');
-  }
-
-  getIntegerByField(name: string): number {
-    return this.getInteger(this.fieldIndex(name));
-  }
-
+  getInteger(i: number): number;
+  getIntegerByField(name: string): number;
   /** A whole number (Storm's Long): a safe-integer number or a bigint within the safe range, as a number. */
-  getLong(i: number): number {
-    const v = this.values[i];
-    if (typeof v === 'number' && Number.isInteger(v)) return v;
-    if (typeof v === 'bigint' && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(v);
-    throw this.wrongType(i, 'a long (a whole number within ±2^53)');
-  }
-
-  getLongByField(name: string): number {
-    return this.getLong(this.fieldIndex(name));
-  }
-
-  getShort(i: number): number {
-    return this.getInteger(i);
-  }
-
-  getShortByField(name: string): number {
-    return this.getInteger(this.fieldIndex(name));
-  }
-
-  getByte(i: number): number {
-    return this.getInteger(i);
-  }
-
-  getByteByField(name: string): number {
-    return this.getInteger(this.fieldIndex(name));
-  }
-
+  getLong(i: number): number;
+  getLongByField(name: string): number;
+  getShort(i: number): number;
+  getShortByField(name: string): number;
+  getByte(i: number): number;
+  getByteByField(name: string): number;
   /** A number (Storm's Double); throws for anything else. */
-  getDouble(i: number): number {
-    const v = this.values[i];
-    if (typeof v === 'number') return v;
-    throw this.wrongType(i, 'a number');
-  }
-
-  getDoubleByField(name: string): number {
-    return this.getDouble(this.fieldIndex(name));
-  }
-
-  getFloat(i: number): number {
-    return this.getDouble(i);
-  }
-
-  getFloatByField(name: string): number {
-    return this.getDouble(this.fieldIndex(name));
-  }
-
-  getBoolean(i: number): boolean {
-    const v = this.values[i];
-    if (typeof v === 'boolean') return v;
-    throw this.wrongType(i, 'a boolean');
-  }
-
-  getBooleanByField(name: string): boolean {
-    return this.getBoolean(this.fieldIndex(name));
-  }
-
+  getDouble(i: number): number;
+  getDoubleByField(name: string): number;
+  getFloat(i: number): number;
+  getFloatByField(name: string): number;
+  getBoolean(i: number): boolean;
+  getBooleanByField(name: string): boolean;
   /** Bytes (Storm's byte[]): a Uint8Array (msgpack's binary; a Buffer is one). */
-  getBinary(i: number): Uint8Array {
-    const v = this.values[i];
-    if (v instanceof Uint8Array) return v;
-    throw this.wrongType(i, 'bytes (a Uint8Array)');
-  }
-
-  getBinaryByField(name: string): Uint8Array {
-    return this.getBinary(this.fieldIndex(name));
-  }
-
+  getBinary(i: number): Uint8Array;
+  getBinaryByField(name: string): Uint8Array;
   /** Any value converted with Number() (hstorm's own, before the Storm names). */
-  getNumberByField(name: string): number {
-    return Number(this.getValueByField(name));
-  }
-
-  private wrongType(i: number, wanted: string): TypeError {
-    const v = this.values[i];
-    const field = this.fields.names[i];
-    const what = i >= this.values.length ? `no value (the tuple has ${this.values.length})` : `${typeof v === 'object' ? (v === null ? 'null' : (v.constructor?.name ?? 'an object')) : typeof v} ${describeValue(v)}`;
-    return new TypeError(`value ${i}${field ? ` ("${field}")` : ''} of a tuple from "${this.sourceComponent}" stream "${this.sourceStreamId}" is not ${wanted}: it is ${what}`);
-  }
-
+  getNumberByField(name: string): number;
   /** Field name → value, for logging and tests. */
-  toObject(): Record<string, unknown> {
-    const o: Record<string, unknown> = {};
-    this.fields.names.forEach((n, i) => (o[n] = this.values[i]));
-    return o;
-  }
-
-  toString(): string {
-    return `source: ${this.sourceComponent}:${this.sourceTask}, stream: ${this.sourceStreamId}, ${JSON.stringify(this.values, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`;
-  }
+  toObject(): Record<string, unknown>;
+  toString(): string;
 }

@@ -11,7 +11,7 @@ import type { OutputCollector, Values } from '../../topology-sdk/components.js';
 import type { TopologyContext } from '../../topology-sdk/context.js';
 import { Fields } from '../../topology-sdk/fields.js';
 import { ShellBolt } from '../../topology-sdk/shell-bolt.js';
-import { Tuple } from '../../topology-sdk/tuple.js';
+import { RuntimeTuple } from '../../worker/runtime-tuple.js';
 import { MetricRegistry } from '../../topology-sdk/user-metrics.js';
 import { packageRoot } from '../../common/package-root.js';
 
@@ -82,7 +82,7 @@ export class MultilangDealer {
   /** Sends one pair, resolves with the product's checksum the bolt emitted. */
   async multiply(id: number, n: number, a: Float32Array, b: Float32Array): Promise<number> {
     const emitted = new Promise<Values>((resolve, reject) => (this.waiter = { resolve, reject }));
-    await this.bolt.execute(new Tuple([id, n, a, b, 0], FIELDS, 'reader', 'default', 1, null));
+    await this.bolt.execute(new RuntimeTuple([id, n, a, b, 0], FIELDS, 'reader', 'default', 1, null));
     return (await emitted)[2] as number;
   }
 

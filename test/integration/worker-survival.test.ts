@@ -86,7 +86,9 @@ describe('healthy workers survive routine events (real processes)', function () 
   it('keeps every worker through a ZooKeeper outage longer than the task timeout', async () => {
     cluster.freezeZooKeeper();
     try {
-      // The fault itself: ZooKeeper stays unreachable past nimbus.task.timeout.secs, so every heartbeat in it goes stale.
+      // The fault itself, not a wait for a condition: ZooKeeper must stay unreachable for longer than
+      // nimbus.task.timeout.secs, so that every heartbeat in it goes stale — the outage's length is
+      // what is under test. Nothing is asserted about this interval; what follows waits on conditions.
       await sleep((TASK_TIMEOUT_SECS + 2) * 1000);
     } finally {
       cluster.thawZooKeeper();

@@ -6,6 +6,7 @@
  */
 import { Bolt, BasicBolt, type BasicOutputCollector, type EmitOptions, type OutputCollector, type Values } from '../../topology-sdk/components.js';
 import type { Tuple } from '../../topology-sdk/tuple.js';
+import type { RuntimeTuple } from '../runtime-tuple.js';
 import { Executor } from './executor.js';
 import type { ExecutorHost } from './executor-host.js';
 import { OutputRouter } from '../routing.js';
@@ -38,8 +39,9 @@ export class BoltExecutor extends Executor {
     emitDirect: (task: number, values: Values, options?: EmitOptions) => {
       this.emit(values, options, task);
     },
-    ack: (tuple: Tuple) => this.ack(tuple),
-    fail: (tuple: Tuple) => this.fail(tuple),
+    // The Tuple a bolt hands back is one the runtime gave it: a RuntimeTuple under its read-only type.
+    ack: (tuple: Tuple) => this.ack(tuple as RuntimeTuple),
+    fail: (tuple: Tuple) => this.fail(tuple as RuntimeTuple),
     reportError: (err: unknown) => this.reportError(err, 'bolt reported an error'),
   };
 
@@ -72,7 +74,7 @@ export class BoltExecutor extends Executor {
     }
   }
 
-  private executeOne(tuple: Tuple): void {
+  private executeOne(tuple: RuntimeTuple): void {
     const started = this.metrics.sampleExecute() ? performance.now() : -1;
     const done = (err: unknown): void => {
       this.metrics.countExecute(started < 0 ? -1 : performance.now() - started);
@@ -103,12 +105,12 @@ export class BoltExecutor extends Executor {
     this.metrics.emitted++;
     this.metrics.transferred += targets.length;
     const a = options?.anchors;
-    const anchors: readonly Tuple[] = a === undefined ? [] : Array.isArray(a) ? a : [a as Tuple];
+    const anchors = (a === undefined ? [] : Array.isArray(a) ? a : [a]) as readonly RuntimeTuple[];
     for (const t of targets) this.host.send(t, this.component, this.task, stream, values, anchorIds(anchors));
     return targets;
   }
 
-  private ack(tuple: Tuple): void {
+  private ack(tuple: RuntimeTuple): void {
     this.metrics.acked++;
     const ids = tuple.anchors;
     if (!ids) return;
@@ -123,7 +125,7 @@ export class BoltExecutor extends Executor {
     }
   }
 
-  private fail(tuple: Tuple): void {
+  private fail(tuple: RuntimeTuple): void {
     this.metrics.failed++;
     const ids = tuple.anchors;
     if (!ids) return;
@@ -154,7 +156,7 @@ export class BoltExecutor extends Executor {
  * BoltOutputCollector): one fresh edge id per anchor, XORed into the anchor's
  * ackVal and into the new tuple's id for each of the anchor's roots.
  */
-function anchorIds(anchors: readonly Tuple[]): bigint[] | null {
+function anchorIds(anchors: readonly RuntimeTuple[]): bigint[] | null {
   let out: bigint[] | null = null;
   for (const a of anchors) {
     const ids = a.anchors;

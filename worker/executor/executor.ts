@@ -4,7 +4,7 @@
  * code for that task never overlap (an async call is awaited first).
  */
 import { BoundedQueue } from '../bounded-queue.js';
-import type { Tuple } from '../../topology-sdk/tuple.js';
+import type { RuntimeTuple } from '../runtime-tuple.js';
 import { ExecutorMetricsRecorder } from './executor-metrics.js';
 import type { ExecutorHost } from './executor-host.js';
 import type { Logger } from '../../common/logger.js';
@@ -14,9 +14,9 @@ import { MetricRegistry } from '../../topology-sdk/user-metrics.js';
 
 export abstract class Executor {
   /** Data tuples; bounded (producers hold back when full). */
-  readonly queue: BoundedQueue<Tuple>;
+  readonly queue: BoundedQueue<RuntimeTuple>;
   /** Ack-protocol tuples; never held back, so acks cannot deadlock behind data. */
-  readonly systemQueue: BoundedQueue<Tuple>;
+  readonly systemQueue: BoundedQueue<RuntimeTuple>;
   readonly metrics: ExecutorMetricsRecorder;
   readonly log: Logger;
   protected readonly errors: RateLimitedLog;
@@ -36,8 +36,8 @@ export abstract class Executor {
     readonly task: number,
     queueSize: number,
   ) {
-    this.queue = new BoundedQueue<Tuple>(queueSize);
-    this.systemQueue = new BoundedQueue<Tuple>(queueSize);
+    this.queue = new BoundedQueue<RuntimeTuple>(queueSize);
+    this.systemQueue = new BoundedQueue<RuntimeTuple>(queueSize);
     this.metrics = new ExecutorMetricsRecorder(component, task);
     this.log = host.log.child({ component, task });
     this.errors = new RateLimitedLog(this.log);
@@ -83,7 +83,7 @@ export abstract class Executor {
    * system tuple this task does not take — wrong stream for its kind, or
    * values of the wrong shape — so a forged frame never reaches the ack logic.
    */
-  enqueue(t: Tuple, system: boolean): boolean {
+  enqueue(t: RuntimeTuple, system: boolean): boolean {
     if (!system) {
       this.queue.push(t);
       return true;

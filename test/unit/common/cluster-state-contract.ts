@@ -7,6 +7,7 @@
  * of events to one client.
  */
 import assert from 'node:assert/strict';
+import { waitFor } from '../../helpers/wait-for.js';
 import { isStateError, type ClusterState, type ClusterStateErrorKind, type SessionState, type WatchEvent, type Watcher } from '../../../common/cluster-state.js';
 
 export interface ContractEnv {
@@ -52,12 +53,9 @@ function recorder(ms = 15_000): { watcher: Watcher; events: WatchEvent[]; next()
   };
 }
 
+/** The shared poll (test/helpers/wait-for.ts) with this file's default deadline and a short interval. */
 async function waitUntil(what: string, check: () => Promise<boolean> | boolean, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor(what, check, ms, 20);
 }
 
 export function clusterStateContract(name: string, factory: () => Promise<ContractEnv>): void {

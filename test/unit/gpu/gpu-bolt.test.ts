@@ -4,13 +4,15 @@ import type { GpuBackendHandle, GpuBackendName, GpuDeviceMonitor, GpuDeviceStats
 import { backendOfMode } from '../../../topology-sdk/gpu-kernel-runner.js';
 import type { EmitOptions, OutputCollector, Values } from '../../../topology-sdk/components.js';
 import type { BatchInputs } from '../../../topology-sdk/gpu-batch.js';
-import { Tuple } from '../../../topology-sdk/tuple.js';
+import { RuntimeTuple } from '../../../worker/runtime-tuple.js';
+import type { Tuple } from '../../../topology-sdk/tuple.js';
 import { Fields } from '../../../topology-sdk/fields.js';
 import type { GpuMetrics } from '../../../common/storm-base.js';
 import { WorkerGpuBackends, type GpuBackendProbes } from '../../../worker/gpu-backend.js';
 import { GpuMultiplyBolt, matmulKernel } from '../../../examples/matmul/gpu-multiply-bolt.js';
 import { checksumMatches, expectedProductSum, multiply, randomMatrix, seededRandom } from '../../../examples/matmul/matrix.js';
 import { fakeContext } from '../../helpers/fake-context.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const N = 64;
 const noGpu: Partial<GpuBackendProbes> = {
@@ -74,7 +76,7 @@ function matrixTuples(count: number, seed = 7): Tuple[] {
   return Array.from({ length: count }, (_, id) => {
     const a = randomMatrix(N, rand);
     const b = randomMatrix(N, rand);
-    return new Tuple([id, N, a, b, expectedProductSum(a, b, N)], FIELDS, 'matrices', 'default', 1, [BigInt(id + 1), 1n]);
+    return new RuntimeTuple([id, N, a, b, expectedProductSum(a, b, N)], FIELDS, 'matrices', 'default', 1, [BigInt(id + 1), 1n]);
   });
 }
 
@@ -106,12 +108,9 @@ async function preparedBolt(bolt: GpuMultiplyBolt, conf: Record<string, unknown>
   return { ctx, out };
 }
 
+/** The shared poll (test/helpers/wait-for.ts), at a short interval: these conditions come within milliseconds. */
 async function until(what: string, cond: () => boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
+  await waitFor(what, cond, ms, 2);
 }
 
 describe('GpuKernelRunner', function () {

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import type { OutputCollector } from '../../../topology-sdk/components.js';
 import { Fields } from '../../../topology-sdk/fields.js';
 import { ShellBolt } from '../../../topology-sdk/shell-bolt.js';
-import { Tuple } from '../../../topology-sdk/tuple.js';
+import { RuntimeTuple } from '../../../worker/runtime-tuple.js';
+import type { Tuple } from '../../../topology-sdk/tuple.js';
 import { fakeContext } from '../../helpers/fake-context.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
@@ -42,7 +43,12 @@ describe('ShellBolt', () => {
 
   it('keeps a message sent right behind the pid, and restarts a subprocess silent past the timeout, failing its pending tuple', async () => {
     let now = 0;
-    bolt = new ShellBolt({ command: [process.execPath, 'silent.cjs'], cwd: dir, outputFields: ['x'], heartbeatMs: 10, now: () => now });
+    let clockReads = 0;
+    const clock = (): number => {
+      clockReads++;
+      return now;
+    };
+    bolt = new ShellBolt({ command: [process.execPath, 'silent.cjs'], cwd: dir, outputFields: ['x'], heartbeatMs: 10, now: clock });
     const ctx = fakeContext({ component: 'split', taskId: 3 });
     const failed: Tuple[] = [];
     const errors: string[] = [];
@@ -56,12 +62,14 @@ describe('ShellBolt', () => {
     await bolt.prepare({ 'topology.subprocess.timeout.secs': 5 }, ctx, collector);
     await waitFor('the log behind the pid', () => ctx.logged.some((l) => l.level === 'warn' && l.msg === 'right behind the pid'), 10_000, 10);
 
-    const t = new Tuple(['a b'], new Fields(['sentence']), 'spout', 'default', 1, null);
+    const t = new RuntimeTuple(['a b'], new Fields(['sentence']), 'spout', 'default', 1, null);
     await bolt.execute(t);
     assert.equal(bolt.pendingCount, 1);
     // Heartbeats go unanswered, but within the timeout nothing happens.
     now = 4_999;
-    await new Promise((r) => setTimeout(r, 50));
+    // Each heartbeat tick reads the clock once while a tuple is pending: wait for a few checks at 4.999 s.
+    const reads = clockReads;
+    await waitFor('three timeout checks at 4.999 s', () => clockReads >= reads + 3, 10_000, 10);
     assert.equal(bolt.restarts, 0);
     now = 5_001;
     await waitFor('the subprocess declared hung and restarted', () => bolt!.restarts === 1 && failed.length === 1, 10_000, 10);

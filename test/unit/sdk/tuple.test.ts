@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { Fields, Tuple } from '../../../topology-sdk/index.js';
+import { Fields } from '../../../topology-sdk/index.js';
+import { RuntimeTuple } from '../../../worker/runtime-tuple.js';
 
-function tuple(values: unknown[], names: string[], anchors: bigint[] | null = null): Tuple {
-  return new Tuple(values, new Fields(names), 'split', 'default', 7, anchors);
+function tuple(values: unknown[], names: string[], anchors: bigint[] | null = null): RuntimeTuple {
+  return new RuntimeTuple(values, new Fields(names), 'split', 'default', 7, anchors);
 }
 
 describe('topology-sdk/tuple', () => {

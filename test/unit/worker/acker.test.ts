@@ -9,12 +9,14 @@ import { ACKER_COMPONENT, computeTasks, type ComponentDef, type TopologyDef } fr
 import { defaultConfig } from '../../../common/config/config.js';
 import { silentLogger } from '../../../common/logger.js';
 import { Fields } from '../../../topology-sdk/fields.js';
-import { Tuple } from '../../../topology-sdk/tuple.js';
+import { RuntimeTuple } from '../../../worker/runtime-tuple.js';
+import type { Tuple } from '../../../topology-sdk/tuple.js';
 import { Bolt, Spout, type Conf, type OutputCollector, type SpoutOutputCollector } from '../../../topology-sdk/components.js';
 import type { OutputFieldsDeclarer } from '../../../topology-sdk/output-declarer.js';
 import type { TopologyContext } from '../../../topology-sdk/context.js';
 import { fakeContext } from '../../helpers/fake-context.js';
 import { idBucket, randomIdInBucket } from '../../../worker/ack-ids.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 interface Sent {
   dest: number;
@@ -72,7 +74,7 @@ class FakeHost implements ExecutorHost {
   send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null): void {
     this.sent.push({ dest, srcComponent, srcTask, stream, values, anchors });
     const ex = this.executors.get(dest);
-    if (ex) ex.enqueue(new Tuple(values, this.fieldsOf(srcComponent, stream), srcComponent, stream, srcTask, anchors), isSystemStream(stream));
+    if (ex) ex.enqueue(new RuntimeTuple(values, this.fieldsOf(srcComponent, stream), srcComponent, stream, srcTask, anchors), isSystemStream(stream));
   }
 
   ackerFor(root: bigint): number | null {
@@ -120,18 +122,6 @@ class FakeHost implements ExecutorHost {
   }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function waitFor(cond: () => boolean, ms: number, what: string): Promise<void> {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
 function component(id: string, kind: 'spout' | 'bolt', streams: string[][], inputs: string[] = []): ComponentDef {
   return {
     id,
@@ -160,7 +150,7 @@ describe('worker/executor/acker-executor', () => {
   afterEach(() => host.stopAll());
 
   function deliver(stream: string, values: unknown[], srcComponent = 'bolt', srcTask = 2): void {
-    acker.enqueue(new Tuple(values, SYSTEM_FIELDS.get(stream)!, srcComponent, stream, srcTask, null), true);
+    acker.enqueue(new RuntimeTuple(values, SYSTEM_FIELDS.get(stream)!, srcComponent, stream, srcTask, null), true);
     host.drain();
   }
   const replies = (): Sent[] => host.sent.filter((s) => s.srcComponent === ACKER_COMPONENT);
@@ -244,7 +234,7 @@ describe('worker/executor/acker-executor', () => {
       ['__ack_bogus', [root]],
     ];
     for (const [stream, values] of bad) {
-      const accepted = acker.enqueue(new Tuple(values, SYSTEM_FIELDS.get(ACK_ACK)!, 'bolt', stream, 2, null), true);
+      const accepted = acker.enqueue(new RuntimeTuple(values, SYSTEM_FIELDS.get(ACK_ACK)!, 'bolt', stream, 2, null), true);
       assert.equal(accepted, false, `${stream} ${String(values)}`);
     }
     host.drain();
@@ -271,7 +261,7 @@ describe('worker/executor/acker-executor', () => {
       [ACK_INIT, [1n, 2n, SPOUT_TASK, 4n]],
       [ACK_FAIL, [1n, 'x']],
     ] as [string, unknown[]][]) {
-      assert.equal(acker.enqueue(new Tuple(values, SYSTEM_FIELDS.get(ACK_ACK)!, 'bolt', stream, 2, null), true), false, `${stream} ${String(values)}`);
+      assert.equal(acker.enqueue(new RuntimeTuple(values, SYSTEM_FIELDS.get(ACK_ACK)!, 'bolt', stream, 2, null), true), false, `${stream} ${String(values)}`);
     }
   });
 
@@ -294,7 +284,7 @@ describe('worker/executor/acker-executor', () => {
     await acker.start();
     deliver(ACK_INIT, [5n, 1n, SPOUT_TASK], 'spout', SPOUT_TASK);
     assert.equal(acker.pendingTrees, 1);
-    await waitFor(() => acker.pendingTrees === 0, 30_000, 'the tree to be dropped');
+    await waitFor('the tree to be dropped', () => acker.pendingTrees === 0, 30_000, 10);
     assert.deepEqual(replies(), [], 'the acker never fails a tree on its own; the spout times it out');
   });
 });
@@ -444,7 +434,7 @@ describe('worker/executor ack tree, end to end', () => {
     assert.deepEqual(sorted(spout.acked), ['m0', 'm1', 'm3']);
     assert.deepEqual(spout.failed, []);
     assert.equal(sink.held.length, 1);
-    await waitFor(() => spout.failed.length > 0, 30_000, 'the timeout');
+    await waitFor('the timeout', () => spout.failed.length > 0, 30_000, 10);
     const waited = performance.now() - started;
     // A lower bound that load cannot break: `started` precedes the emit and both read the same clock, so a busy
     // machine only makes `waited` longer; it fails only if the spout times a tree out early.
@@ -467,7 +457,8 @@ describe('worker/executor ack tree, end to end', () => {
     for (const ex of host.executors.values()) await ex.start();
     spoutEx.activate();
     host.drain();
-    await sleep(0); // ackAtOnce defers the user call by a microtask
+    // ackAtOnce defers the user call (a microtask): wait for the calls, then check which ones came.
+    await waitFor('the spout acks', () => spout.acked.length >= 5, 30_000, 10);
     assert.deepEqual(sorted(spout.acked), ['m0', 'm1', 'm2', 'm3', 'm4']);
     assert.equal(host.sent.filter((s) => isSystemStream(s.stream)).length, 0);
   });
@@ -513,7 +504,7 @@ describe('worker/executor bolt lifecycle', () => {
     assert.deepEqual(bolt.executed, [], 'nothing executed during prepare');
     bolt.finishPrepare();
     await started;
-    await waitFor(() => bolt.executed.length === 3, 30_000, 'the queued tuples');
+    await waitFor('the queued tuples', () => bolt.executed.length === 3, 30_000, 10);
     assert.deepEqual(bolt.executed, [1, 2, 3]);
     await host.stopAll();
   });

@@ -20,7 +20,8 @@ import { ACKER_COMPONENT, computeTasks, type TopologyDef } from '../../../common
 import { defaultConfig } from '../../../common/config/config.js';
 import { silentLogger } from '../../../common/logger.js';
 import { Fields } from '../../../topology-sdk/fields.js';
-import { Tuple } from '../../../topology-sdk/tuple.js';
+import { RuntimeTuple } from '../../../worker/runtime-tuple.js';
+import type { Tuple } from '../../../topology-sdk/tuple.js';
 import { GpuBolt, type GpuEmit } from '../../../topology-sdk/gpu-bolt.js';
 import type { BatchInputs, BatchResult } from '../../../topology-sdk/gpu-batch.js';
 import type { KernelSpec } from '../../../topology-sdk/gpu-kernel-runner.js';
@@ -143,7 +144,7 @@ describe('a GPU bolt whose prepare is slow (the alpha-sweep failures)', function
     const n = 40;
     for (let i = 0; i < n; i++) {
       const v = Float32Array.from({ length: LEN }, (_, k) => i + k);
-      ex.enqueue(new Tuple([v, v], host.fieldsOf('src', 'default'), 'src', 'default', src, [BigInt(1000 + i), BigInt(7 + i)]), false);
+      ex.enqueue(new RuntimeTuple([v, v], host.fieldsOf('src', 'default'), 'src', 'default', src, [BigInt(1000 + i), BigInt(7 + i)]), false);
       host.wake();
     }
     // Let the run loop have its turns while prepare is pending.

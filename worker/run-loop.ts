@@ -1,0 +1,55 @@
+/**
+ * The worker's single run loop: one turn gives each ready executor a slice of
+ * at most SLICE_MS, so no task starves the others and timers, socket I/O and
+ * heartbeats still run between turns. It also holds the network receiver
+ * while local queues are full (backpressure towards the sending peers).
+ */
+import type { Executor } from './executor/executor.js';
+
+/** Longest a single executor runs before the loop moves on (keeps timers, I/O and heartbeats fed). */
+const SLICE_MS = 2;
+
+export class RunLoop {
+  private scheduled = false;
+  private receiveWaiter: { resolve: () => void; tasks: Executor[] } | null = null;
+
+  /** `executors` is read on every turn: executors added to it later are driven too. */
+  constructor(private readonly executors: readonly Executor[]) {}
+
+  /** Asks for another turn (at most one is pending). */
+  wake(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.run);
+  }
+
+  /**
+   * Stops reading from the network until these queues drain below half: the
+   * returned promise resolves then, and the peers' sends wait meanwhile
+   * (ZeroMQ high-water mark).
+   */
+  holdReceiver(full: Executor[]): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.receiveWaiter = { resolve, tasks: full };
+    });
+  }
+
+  private readonly run = (): void => {
+    this.scheduled = false;
+    let more = false;
+    for (const ex of this.executors) {
+      if (ex.ready()) ex.runSlice(performance.now() + SLICE_MS);
+      if (ex.ready()) more = true;
+    }
+    this.releaseReceiver();
+    if (more) this.wake();
+  };
+
+  private releaseReceiver(): void {
+    const w = this.receiveWaiter;
+    if (w && w.tasks.every((e) => e.queue.length < e.queue.capacity / 2)) {
+      this.receiveWaiter = null;
+      w.resolve();
+    }
+  }
+}

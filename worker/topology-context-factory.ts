@@ -1,0 +1,91 @@
+/**
+ * Builds the TopologyContext each task gets in open/prepare: what the task
+ * may know about the topology and this worker, and the hooks the SDK offers
+ * (signals, tuple-completion listeners, busy time, metric sections, user
+ * metrics, component load, the worker's shared GPU backend).
+ */
+import { dirname } from 'node:path';
+import type { ClusterState } from '../common/cluster-state.js';
+import type { Logger } from '../common/logger.js';
+import type { TopologyDef } from '../common/topology-def.js';
+import type { WorkerAssignment } from '../common/assignment.js';
+import type { WorkerLaunch } from '../common/worker-env.js';
+import type { TopologyContext } from '../topology-sdk/context.js';
+import type { Executor } from './executor/executor.js';
+import { SpoutExecutor } from './executor/spout-executor.js';
+import type { SignalHub } from './signal-hub.js';
+import { WorkerGpuBackends, type ForcedBackend } from './gpu-backend.js';
+import { readComponentLoad } from './component-load.js';
+import { userMetricsOf } from './user-metrics-api.js';
+import type { WorkerSettings } from './worker-settings.js';
+
+/** What a context is built from; the functions are read when a context is built (or, for executors, when a hook runs). */
+export interface ContextSources {
+  topologyId: string;
+  def: TopologyDef;
+  launch: WorkerLaunch;
+  log: Logger;
+  store: ClusterState;
+  signals: SignalHub;
+  gpuCpuThreads: WorkerSettings['gpuCpuThreads'];
+  /** The topology's name as the current StormBase has it. */
+  topologyName: () => string;
+  /** This worker's slot in the current assignment. */
+  assigned: () => WorkerAssignment | undefined;
+  tasksOf: (component: string) => readonly number[];
+  executorOf: (task: number) => Executor | undefined;
+  configOf: (component: string) => Readonly<Record<string, unknown>>;
+}
+
+export class TopologyContextFactory {
+  /** Created by the first GPU bolt task that asks; probes once per process. */
+  private gpuBackends: WorkerGpuBackends | null = null;
+
+  constructor(private readonly src: ContextSources) {}
+
+  contextFor(component: string, task: number): TopologyContext {
+    const src = this.src;
+    const tasks = src.tasksOf(component);
+    const mine = src.assigned();
+    const gpu = mine?.gpu ? { gpuId: mine.gpu.gpuId, name: mine.gpu.name, source: mine.gpu.source, pciBusId: mine.gpu.pciBusId ?? null } : null;
+    return {
+      topologyId: src.topologyId,
+      topologyName: src.topologyName(),
+      componentId: component,
+      taskId: task,
+      taskIndex: tasks.indexOf(task),
+      componentTasks: tasks,
+      tasksOf: (c: string) => src.tasksOf(c),
+      topologyDef: src.def,
+      codeDir: dirname(src.launch.modulePath),
+      workerPort: src.launch.port,
+      gpu,
+      log: src.log.child({ component, task }),
+      sendSignal: (target: string, name: string, value: unknown) => src.signals.send(target, name, value, { component, task }),
+      onSignal: (name, handler) => src.signals.on(component, name, handler as (s: unknown) => void as never),
+      onTupleComplete: (listener) => {
+        const ex = src.executorOf(task);
+        if (!(ex instanceof SpoutExecutor)) throw new Error(`onTupleComplete: "${component}" task ${task} is not a spout`);
+        const prev = ex.observer;
+        ex.observer = {
+          onComplete: (stream, latencyMs, acked) => {
+            prev?.onComplete(stream, latencyMs, acked);
+            listener(stream, latencyMs, acked);
+          },
+        };
+      },
+      reportBusyTime: (supplier) => {
+        src.executorOf(task)?.metrics.countOffThreadBusy(supplier);
+      },
+      reportMetrics: (section, supplier) => {
+        src.executorOf(task)?.metricSections.set(section, supplier);
+      },
+      componentLoad: (c: string) => readComponentLoad(src.store, src.topologyId, c),
+      ...userMetricsOf(() => src.executorOf(task), component, task),
+      acquireGpuBackend: () => {
+        this.gpuBackends ??= new WorkerGpuBackends(gpu, src.gpuCpuThreads, src.log.child({ gpu: gpu?.gpuId ?? null }));
+        return this.gpuBackends.acquire((src.configOf(component)['topology.gpu.backend'] as ForcedBackend | undefined) ?? 'auto');
+      },
+    };
+  }
+}

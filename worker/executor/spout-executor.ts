@@ -195,7 +195,7 @@ export class SpoutExecutor extends Executor {
     this.observer?.onComplete(stream, latency, acked);
   }
 
-  /** Fails every message older than the timeout. The map is in emit order, so the scan stops at the first young one. */
+  /** Fails every message older than the timeout, oldest first (PendingMessages scans its columns: once per sweep, not per tuple). */
   private expire(): void {
     const now = performance.now();
     const deadline = now - this.timeoutMs;

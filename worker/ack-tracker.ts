@@ -27,6 +27,8 @@ const EMPTY = 0;
 const USED = 1;
 const TOMBSTONE = 2;
 const INITIAL_CAPACITY = 1024;
+/** Odd (2^32 / golden ratio): multiplying by it permutes the values mod any power of two. */
+const HASH_MULTIPLIER = 0x9e3779b1;
 
 /** Splits a bigint into uint32 halves without allocating (ToBigUint64 wraps anything into 64 bits). */
 const scratch64 = new BigUint64Array(1);
@@ -100,13 +102,19 @@ export class AckTracker {
     this.done(root, spoutTask, !failed);
   }
 
-  /** The slot of `root`, created (XOR 0, no spout task) when absent. Linear probing; ids are random, so the low half is the hash. */
+  /**
+   * The slot of `root`, created (XOR 0, no spout task) when absent. Linear probing on the high half times an odd
+   * constant: not the low half (a spout picks roots whose low half selects its own worker's acker, randomIdInBucket),
+   * and not the high half as it is (a spout numbers its roots there, PendingMessages: several spouts' runs of
+   * consecutive numbers would pile up into long probe chains); the product maps consecutive numbers to distinct,
+   * scattered slots.
+   */
   private find(root: bigint): number {
     scratch64[0] = root;
     const lo = scratch32[0]!;
     const hi = scratch32[1]!;
     let free = -1;
-    for (let i = lo & this.mask; ; i = (i + 1) & this.mask) {
+    for (let i = Math.imul(hi, HASH_MULTIPLIER) & this.mask; ; i = (i + 1) & this.mask) {
       const s = this.slot[i];
       if (s === EMPTY) {
         if (free < 0) free = i;
@@ -158,7 +166,7 @@ export class AckTracker {
     let found = -1;
     for (let j = 0; j < old.cap; j++) {
       if (old.slot[j] !== USED) continue;
-      let i = old.keyLo[j]! & this.mask;
+      let i = Math.imul(old.keyHi[j]!, HASH_MULTIPLIER) & this.mask;
       while (this.slot[i] !== EMPTY) i = (i + 1) & this.mask;
       this.slot[i] = USED;
       this.keyLo[i] = old.keyLo[j]!;

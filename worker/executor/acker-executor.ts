@@ -4,6 +4,13 @@
  * each finished tree `ack` or `fail`. What arrives is checked first
  * (`acceptsSystem`): a forged or garbled frame is dropped and counted, never
  * fed into the XOR.
+ *
+ * Inside one worker the protocol's messages need no tuple: a spout or bolt in
+ * the same process calls `initLocal` / `ackLocal` / `failLocal` (found through
+ * ExecutorHost.executorOf), and the replies to a spout in this process are
+ * gathered and handed over as one tuple per run of the acker. The algorithm is
+ * the same — only the envelope is gone (a Tuple, a queue slot, a shape check
+ * and a wake-up per message; see the numbers in docs/benchmarks.md).
  */
 import { Executor } from './executor.js';
 import type { ExecutorHost } from './executor-host.js';
@@ -12,9 +19,20 @@ import type { Tuple } from '../../topology-sdk/tuple.js';
 import { ACKER_COMPONENT } from '../../common/topology-def.js';
 import { AckTracker } from '../ack-tracker.js';
 
+/** Replies gathered for one spout task in this process. */
+interface LocalReplies {
+  acked: bigint[];
+  failed: bigint[];
+}
+
 export class AckerExecutor extends Executor {
   private readonly tracker = new AckTracker((root, spoutTask, acked) => this.reply(root, spoutTask, acked));
   private rotateTimer: NodeJS.Timeout | null = null;
+  /** Spout task → whether it runs in this process (resolved on first reply). */
+  private readonly spoutIsLocal = new Map<number, boolean>();
+  /** Replies for spouts in this process, flushed at the end of each run: one tuple per spout per run instead of one per tree. */
+  private readonly localReplies = new Map<number, LocalReplies>();
+  private repliesWaiting = false;
 
   constructor(host: ExecutorHost, task: number) {
     super(host, ACKER_COMPONENT, task, host.configOf(ACKER_COMPONENT)['topology.executor.receive.buffer.size'] as number);
@@ -33,6 +51,7 @@ export class AckerExecutor extends Executor {
 
   async stop(): Promise<void> {
     if (this.rotateTimer) clearInterval(this.rotateTimer);
+    this.flushReplies();
   }
 
   override acceptsSystem(stream: string, values: readonly unknown[]): boolean {
@@ -40,7 +59,7 @@ export class AckerExecutor extends Executor {
   }
 
   ready(): boolean {
-    return this.systemQueue.length > 0 || this.queue.length > 0;
+    return this.repliesWaiting || this.systemQueue.length > 0 || this.queue.length > 0;
   }
 
   runSlice(deadline: number): void {
@@ -52,6 +71,7 @@ export class AckerExecutor extends Executor {
       this.metrics.executed += messages - 1; // a merged tuple counts as the messages it carries
       if (performance.now() >= deadline) break;
     }
+    this.flushReplies();
   }
 
   /** One ack-protocol tuple: one or more messages back to back; `values` were checked by acceptsSystem on the way in. */
@@ -69,10 +89,60 @@ export class AckerExecutor extends Executor {
     return n;
   }
 
+  /** __ack_init from a spout task in this process (its values are the runtime's own, not read off a socket). */
+  initLocal(root: bigint, xor: bigint, spoutTask: number): void {
+    this.metrics.executed++;
+    this.tracker.init(root, xor, spoutTask);
+  }
+
+  /** __ack_ack from a bolt task in this process. */
+  ackLocal(root: bigint, val: bigint): void {
+    this.metrics.executed++;
+    this.tracker.ack(root, val);
+  }
+
+  /** __ack_fail from a bolt task in this process. */
+  failLocal(root: bigint): void {
+    this.metrics.executed++;
+    this.tracker.fail(root);
+  }
+
   private reply(root: bigint, spoutTask: number, acked: boolean): void {
     if (acked) this.metrics.acked++;
     else this.metrics.failed++;
     this.metrics.emitted++;
-    this.host.send(spoutTask, ACKER_COMPONENT, this.task, acked ? ACK_ACK : ACK_FAIL, [root], null);
+    let local = this.spoutIsLocal.get(spoutTask);
+    if (local === undefined) {
+      local = this.host.executorOf?.(spoutTask) !== undefined;
+      this.spoutIsLocal.set(spoutTask, local);
+    }
+    if (!local) {
+      // Another worker: the transport merges a batch's replies to one spout into one tuple.
+      this.host.send(spoutTask, ACKER_COMPONENT, this.task, acked ? ACK_ACK : ACK_FAIL, [root], null);
+      return;
+    }
+    let r = this.localReplies.get(spoutTask);
+    if (r === undefined) this.localReplies.set(spoutTask, (r = { acked: [], failed: [] }));
+    (acked ? r.acked : r.failed).push(root);
+    if (!this.repliesWaiting) {
+      // A tree may finish inside another executor's call (initLocal/ackLocal): ask for a run to flush it.
+      this.repliesWaiting = true;
+      this.host.wake();
+    }
+  }
+
+  private flushReplies(): void {
+    if (!this.repliesWaiting) return;
+    this.repliesWaiting = false;
+    for (const [spoutTask, r] of this.localReplies) {
+      if (r.acked.length > 0) {
+        this.host.send(spoutTask, ACKER_COMPONENT, this.task, ACK_ACK, r.acked, null);
+        r.acked = [];
+      }
+      if (r.failed.length > 0) {
+        this.host.send(spoutTask, ACKER_COMPONENT, this.task, ACK_FAIL, r.failed, null);
+        r.failed = [];
+      }
+    }
   }
 }

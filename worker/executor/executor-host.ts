@@ -6,6 +6,7 @@ import type { Fields } from '../../topology-sdk/fields.js';
 import type { TopologyContext } from '../../topology-sdk/context.js';
 import type { Logger } from '../../common/logger.js';
 import type { RoutingTopology } from '../routing.js';
+import type { Executor } from './executor.js';
 
 export interface ExecutorHost extends RoutingTopology {
   readonly topologyId: string;
@@ -21,6 +22,11 @@ export interface ExecutorHost extends RoutingTopology {
   isCongested(targets: readonly number[]): boolean;
   /** Asks the worker's run loop for another turn. */
   wake(): void;
+  /**
+   * The executor of `task` when it runs in this process (the Worker has it; a host without it makes every ack-protocol
+   * message travel as a tuple). Spouts and bolts call a local acker directly through it (acker-executor.ts).
+   */
+  executorOf?(task: number): Executor | undefined;
   /** Builds the context handed to a task's open/prepare. */
   contextFor(component: string, task: number): TopologyContext;
 }

@@ -17,6 +17,8 @@ export class ExecutorMetricsRecorder {
   failed = 0;
   readonly executeLatency = new Histogram();
   completeLatency: Histogram | null = null;
+  /** The latest timed execute (ms); taken as slow until one was timed. */
+  lastExecuteMs = 1;
   private busyMs = 0;
   private busyTotal = 0;
   private readonly startedAt = performance.now();
@@ -47,6 +49,7 @@ export class ExecutorMetricsRecorder {
   countExecute(ms: number): void {
     this.executed++;
     if (ms < 0) return;
+    this.lastExecuteMs = ms;
     this.busyMs += ms * SAMPLE_EVERY;
     this.busyTotal += ms * SAMPLE_EVERY;
     this.executeLatency.record(ms);

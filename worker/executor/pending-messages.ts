@@ -1,11 +1,23 @@
 /**
- * A spout task's tuples in flight: root id → a slot whose message id, emit
- * time and stream sit in columns, so a tuple in flight costs a Map entry and
- * no object of its own. (A `{ messageId, emittedAt, stream }` object per tuple
- * lived as long as the tuple — max.spout.pending ÷ throughput — and at large
- * windows outlived young-generation collections, which copied and promoted it:
- * GC grew with the window. See worker/ack-tracker.ts for the acker's side.)
- * The Map keeps emit order, so expiry stops at the first young tuple.
+ * A spout task's tuples in flight, in columns (message id, emit time, stream)
+ * indexed by the root id's high half: the spout numbers its roots there
+ * (SpoutExecutor.emit: consecutive numbers from a random start, the low half
+ * random), so the slot of a root is `high & mask` — no hash lookup — and the
+ * slots of the tuples in flight form one run that moves through the columns as
+ * tuples complete, roughly in emit order.
+ *
+ * Why (the max.spout.pending effect, docs/benchmarks.md): this was a
+ * Map<bigint, slot> in front of the columns. Random 64-bit keys land anywhere
+ * in the Map's table, and the key BigInts anywhere on the heap, so once the
+ * window outgrew the cache each add and take missed it — 0.22 µs per message
+ * at pending 1 000 and 0.35–0.55 µs at 10 000 (in-process, add + take), one
+ * of the costs that made CPU per acked tuple grow with the window. Now both
+ * are an array index, the same at any window.
+ *
+ * A root whose slot is taken (any root not numbered this way, or a tuple
+ * still in flight one lap of the columns later) goes to a small Map beside
+ * them. Expiry scans both (every sweep of the spout, not per tuple) and hands
+ * out the expired oldest first.
  */
 export interface Taken {
   messageId: unknown;
@@ -13,56 +25,99 @@ export interface Taken {
   stream: string;
 }
 
+/** Reads a bigint's halves without allocating. */
+const scratch64 = new BigUint64Array(1);
+const scratch32 = new Uint32Array(scratch64.buffer);
+
+const MIN_SLOTS = 1024;
+const MAX_SLOTS = 1 << 18;
+
 export class PendingMessages {
-  private readonly slotOf = new Map<bigint, number>();
-  private readonly ids: unknown[] = [];
-  private readonly streams: string[] = [];
-  private emittedAt = new Float64Array(1024);
-  private readonly free: number[] = [];
-  private used = 0;
-  /** Reused for every take: callers copy what they need before calling user code. */
+  private readonly mask: number;
+  private readonly roots: (bigint | undefined)[];
+  private readonly ids: unknown[];
+  private readonly streams: (string | undefined)[];
+  private readonly emittedAt: Float64Array;
+  private inColumns = 0;
+  /** Roots whose slot was taken: rare. */
+  private readonly overflow = new Map<bigint, Taken>();
+  /** Reused for every take from the columns: callers copy what they need before calling user code. */
   private readonly out: Taken = { messageId: undefined, emittedAt: 0, stream: '' };
 
+  /** `window`: tuples in flight at most (max.spout.pending); the columns get twice that, a power of two. */
+  constructor(window = MIN_SLOTS / 2) {
+    let slots = MIN_SLOTS;
+    if (!Number.isFinite(window)) window = MIN_SLOTS / 2; // no window: acking is off, nothing is ever pending
+    while (slots < 2 * window && slots < MAX_SLOTS) slots *= 2;
+    this.mask = slots - 1;
+    this.roots = new Array<bigint | undefined>(slots).fill(undefined);
+    this.ids = new Array<unknown>(slots).fill(undefined);
+    this.streams = new Array<string | undefined>(slots).fill(undefined);
+    this.emittedAt = new Float64Array(slots);
+  }
+
   get size(): number {
-    return this.slotOf.size;
+    return this.inColumns + this.overflow.size;
   }
 
   add(root: bigint, messageId: unknown, stream: string, emittedAt: number): void {
-    let s = this.free.pop();
-    if (s === undefined) {
-      s = this.used++;
-      if (s === this.emittedAt.length) {
-        const grown = new Float64Array(this.emittedAt.length * 2);
-        grown.set(this.emittedAt);
-        this.emittedAt = grown;
-      }
+    const s = this.slotOf(root);
+    if (this.roots[s] !== undefined) {
+      this.overflow.set(root, { messageId, emittedAt, stream });
+      return;
     }
+    this.roots[s] = root;
     this.ids[s] = messageId;
     this.streams[s] = stream;
     this.emittedAt[s] = emittedAt;
-    this.slotOf.set(root, s);
+    this.inColumns++;
   }
 
   /** Removes `root`; its message (in an object reused by the next take), or null when it is not in flight (timed out). */
   take(root: bigint): Taken | null {
-    const s = this.slotOf.get(root);
-    if (s === undefined) return null;
-    this.slotOf.delete(root);
-    const out = this.out;
-    out.messageId = this.ids[s];
-    out.emittedAt = this.emittedAt[s]!;
-    out.stream = this.streams[s]!;
-    this.ids[s] = undefined; // the user's message id is theirs to collect
-    this.free.push(s);
-    return out;
+    const s = this.slotOf(root);
+    if (this.roots[s] === root) {
+      const out = this.out;
+      out.messageId = this.ids[s];
+      out.emittedAt = this.emittedAt[s]!;
+      out.stream = this.streams[s]!;
+      this.clear(s);
+      return out;
+    }
+    if (this.overflow.size === 0) return null;
+    const m = this.overflow.get(root);
+    if (m === undefined) return null;
+    this.overflow.delete(root);
+    return m;
   }
 
-  /** Removes every message emitted at or before `deadline`, oldest first, and hands each to `expired`. */
+  /** Removes every message emitted at or before `deadline` and hands each to `expired`, oldest first. */
   expireBefore(deadline: number, expired: (messageId: unknown, emittedAt: number, stream: string) => void): void {
-    for (const [root, s] of this.slotOf) {
-      if (this.emittedAt[s]! > deadline) break; // emit order: the rest are younger
-      const m = this.take(root)!;
-      expired(m.messageId, m.emittedAt, m.stream);
+    if (this.size === 0) return;
+    const old: Taken[] = [];
+    for (let s = 0; s <= this.mask; s++) {
+      if (this.roots[s] === undefined || this.emittedAt[s]! > deadline) continue;
+      old.push({ messageId: this.ids[s], emittedAt: this.emittedAt[s]!, stream: this.streams[s]! });
+      this.clear(s);
     }
+    for (const [root, m] of this.overflow) {
+      if (m.emittedAt > deadline) continue;
+      old.push(m);
+      this.overflow.delete(root);
+    }
+    old.sort((a, b) => a.emittedAt - b.emittedAt);
+    for (const m of old) expired(m.messageId, m.emittedAt, m.stream);
+  }
+
+  private slotOf(root: bigint): number {
+    scratch64[0] = root;
+    return scratch32[1]! & this.mask;
+  }
+
+  private clear(s: number): void {
+    this.roots[s] = undefined;
+    this.ids[s] = undefined; // the user's message id is theirs to collect
+    this.streams[s] = undefined;
+    this.inColumns--;
   }
 }

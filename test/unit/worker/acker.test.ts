@@ -15,6 +15,7 @@ import { Bolt, Spout, type Conf, type OutputCollector, type SpoutOutputCollector
 import type { OutputFieldsDeclarer } from '../../../topology-sdk/output-declarer.js';
 import type { TopologyContext } from '../../../topology-sdk/context.js';
 import { fakeContext } from '../../helpers/fake-context.js';
+import { idBucket, randomIdInBucket } from '../../../worker/ack-ids.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 interface Sent {
@@ -506,5 +507,108 @@ describe('worker/executor bolt lifecycle', () => {
     await waitFor('the queued tuples', () => bolt.executed.length === 3, 30_000, 10);
     assert.deepEqual(bolt.executed, [1, 2, 3]);
     await host.stopAll();
+  });
+});
+
+// ── ackers in the same process: inits, acks and fails as calls, replies gathered ──
+
+/** FakeHost as a Worker sees it: executorOf finds the executors of this process (`remote` tasks are elsewhere), ackerFor is the Worker's. */
+class InProcessHost extends FakeHost {
+  readonly remote = new Set<number>();
+
+  executorOf(task: number): Executor | undefined {
+    return this.remote.has(task) ? undefined : this.executors.get(task);
+  }
+
+  override ackerFor(root: bigint): number | null {
+    const ackers = this.tasksOf(ACKER_COMPONENT);
+    return ackers.length === 0 ? null : ackers[idBucket(root, ackers.length)]!;
+  }
+}
+
+describe('worker/executor ack tree with the acker in the same process', () => {
+  const def: TopologyDef = {
+    components: [
+      component('spout', 'spout', [['id']]),
+      component('split', 'bolt', [['id', 'part']], ['spout']),
+      component('sink', 'bolt', [], ['split']),
+    ],
+    config: {},
+  };
+  let host: InProcessHost;
+  let spout: ListSpout;
+  let spoutEx: SpoutExecutor;
+
+  /** Two acker tasks; `remoteAcker`: the second one runs in another process (only its executor is unreachable). */
+  async function start(ids: number[], split: (id: number) => Verdict, sinkVerdict: (id: number, part: number) => Verdict, remoteAcker: boolean): Promise<number[]> {
+    host = new InProcessHost(def, {}, 2);
+    const ackers = [...host.tasksOf(ACKER_COMPONENT)];
+    if (remoteAcker) host.remote.add(ackers[1]!);
+    spout = new ListSpout(ids);
+    spoutEx = new SpoutExecutor(host, 'spout', host.tasksOf('spout')[0]!, spout);
+    const executors = [
+      spoutEx,
+      new BoltExecutor(host, 'split', host.tasksOf('split')[0]!, new SplitBolt(split)),
+      new BoltExecutor(host, 'sink', host.tasksOf('sink')[0]!, new SinkBolt(sinkVerdict)),
+      ...ackers.map((t) => new AckerExecutor(host, t)),
+    ];
+    for (const ex of executors) host.add(ex);
+    for (const ex of executors) await ex.start();
+    spoutEx.activate();
+    host.drain();
+    return ackers;
+  }
+
+  afterEach(() => host.stopAll());
+
+  const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
+  const sorted = (xs: unknown[]): string[] => xs.map(String).sort();
+
+  it('acks every message id once, with no init or ack travelling as a tuple, and the replies gathered', async () => {
+    await start(range(60), () => 'ack', () => 'ack', false);
+    assert.deepEqual(sorted(spout.acked), sorted(range(60).map((i) => `m${i}`)));
+    assert.deepEqual(spout.failed, []);
+    assert.equal(spoutEx.pendingCount, 0);
+    const toAckers = host.sent.filter((s) => s.stream === ACK_INIT || (s.stream === ACK_ACK && s.srcComponent !== ACKER_COMPONENT));
+    assert.deepEqual(toAckers, [], 'inits and acks were calls');
+    const replies = host.sent.filter((s) => s.srcComponent === ACKER_COMPONENT);
+    assert.equal(replies.reduce((n, r) => n + r.values.length, 0), 60, 'one reply per tree');
+    assert.ok(replies.every((r) => r.stream === ACK_ACK && r.dest === spoutEx.task));
+  });
+
+  it('fails exactly the trees a bolt failed or threw in, through a local acker', async () => {
+    const splitVerdict = (id: number): Verdict => (id === 3 ? 'fail' : id === 4 ? 'throw' : 'ack');
+    const sinkVerdict = (id: number, part: number): Verdict => (id === 7 && part === 1 ? 'fail' : id === 8 && part === 2 ? 'throw' : 'ack');
+    await start(range(10), splitVerdict, sinkVerdict, false);
+    assert.deepEqual(sorted(spout.failed), ['m3', 'm4', 'm7', 'm8']);
+    assert.deepEqual(sorted(spout.acked), ['m0', 'm1', 'm2', 'm5', 'm6', 'm9']);
+    assert.equal(spoutEx.pendingCount, 0);
+  });
+
+  it('draws roots whose acker (by the root alone, as every task picks it) is the one in its process', async () => {
+    const ackers = await start(range(40), () => 'ack', () => 'ack', true);
+    assert.deepEqual(sorted(spout.acked), sorted(range(40).map((i) => `m${i}`)));
+    const roots = host.sent.filter((s) => s.srcComponent === 'spout' && s.stream === 'default').map((s) => s.anchors![0]!);
+    assert.equal(roots.length, 40);
+    for (const r of roots) assert.equal(host.ackerFor(r), ackers[0], `root ${r} lands on the local acker`);
+    assert.deepEqual(host.sent.filter((s) => s.dest === ackers[1]), [], 'nothing for the acker of the other process');
+  });
+});
+
+describe('worker/ack-ids', () => {
+  it('randomIdInBucket: a non-zero id in the asked bucket, random elsewhere', () => {
+    for (const n of [1, 2, 3, 7, 8, 1000]) {
+      const seen = new Set<bigint>();
+      for (let i = 0; i < 2000; i++) {
+        const bucket = i % n;
+        const id = randomIdInBucket(bucket, n);
+        assert.notEqual(id, 0n);
+        assert.ok(id > 0n && id < 1n << 64n);
+        assert.equal(idBucket(id, n), bucket);
+        assert.equal(idBucket(id, n), Number(id & 0xffffffffn) % n, 'idBucket is the low half mod n');
+        seen.add(id);
+      }
+      assert.equal(seen.size, 2000, `ids repeat for n = ${n}`);
+    }
   });
 });

@@ -33,4 +33,29 @@ describe('worker/executor/pending-messages', () => {
     assert.equal(p.size, 5);
     assert.equal(p.take(105n)?.messageId, 5);
   });
+
+  it('numbered roots (high half = the spout\'s running number): laps of the columns, a straggler that outlives a lap, expiry oldest first', () => {
+    const window = 100;
+    const p = new PendingMessages(window); // 1024 slots
+    const root = (n: number): bigint => (BigInt(n >>> 0) << 32n) | BigInt((n * 7919) & 0xffff_ffff);
+    const start = 0xffff_ff00; // the number wraps past 2^32 on the way
+    p.add(root(start), 'straggler', 'default', 0);
+    let taken = 0;
+    for (let k = 1; k <= 5000; k++) {
+      p.add(root(start + k), k, 'default', k);
+      if (k > window) {
+        const m = p.take(root(start + k - window));
+        assert.equal(m?.messageId, k - window, `take ${k - window}`);
+        taken++;
+      }
+    }
+    assert.equal(p.size, window + 1, 'the window and the straggler, whose slot later numbers passed over');
+    assert.equal(p.take(root(start + 4999 - 1024)), null, 'a number no longer in flight whose slot is in use');
+    const expired: unknown[] = [];
+    p.expireBefore(5000 - window + 3, (id) => expired.push(id));
+    assert.deepEqual(expired, ['straggler', 4901, 4902, 4903]);
+    assert.equal(p.take(root(start + 4904))?.messageId, 4904);
+    assert.equal(p.size, window - 4);
+    assert.equal(taken, 5000 - window);
+  });
 });

@@ -91,3 +91,8 @@ export class ClusterStateError extends HstormError {
 export function isStateError(err: unknown, kind: ClusterStateErrorKind): err is ClusterStateError {
   return err instanceof ClusterStateError && err.kind === kind;
 }
+
+/** An error that says the store could not be reached just now (the connection, not the request): retry when it is back. */
+export function isUnreachableStateError(err: unknown): err is ClusterStateError {
+  return err instanceof ClusterStateError && (err.kind === 'CONNECTION_LOSS' || err.kind === 'TIMEOUT' || err.kind === 'SESSION_EXPIRED');
+}

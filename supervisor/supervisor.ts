@@ -12,7 +12,7 @@
  */
 import { join } from 'node:path';
 import type { GpuBinding, WorkerAssignment } from '../common/assignment.js';
-import { isStateError, type ClusterState, type SessionState } from '../common/cluster-state.js';
+import { isStateError, isUnreachableStateError, type ClusterState, type SessionState } from '../common/cluster-state.js';
 import { readJson } from '../common/cluster-state/json-node.js';
 import type { Config } from '../common/config/index.js';
 import type { Logger } from '../common/logger.js';
@@ -200,7 +200,13 @@ export class Supervisor {
       this.collectTimer = setInterval(() => this.collectNode(), this.settings.collectorMs);
     }
     this.unsubscribeSession = this.state.onSessionState((s) => this.onSession(s));
-    await this.watcher.start();
+    // Registered, so ZooKeeper was there a moment ago: if it goes away before the first read of the assignments (a
+    // restart, a lost connection), that is no reason to end the daemon — the reconnect handler and the monitor's full
+    // refresh read them again (a soak run saw a supervisor exit on CONNECTION_LOSS here, right after registering).
+    await this.watcher.start().catch((err: unknown) => {
+      if (!isUnreachableStateError(err)) throw err;
+      this.log.warn({ err }, 'could not read the assignments yet; reading them when ZooKeeper answers');
+    });
     await this.adopt(leftovers);
     this.syncHeld = false;
     this.requestSync();

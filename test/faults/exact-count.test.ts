@@ -34,7 +34,7 @@ import { encodeBatch, type WireTuple } from '../../common/wire-codec.js';
 import { ZkPaths } from '../../common/zk-paths.js';
 import type { TopologyDetail } from '../../nimbus/views.js';
 import { readAcked, readSinkIds } from '../fixtures/acking-topology.js';
-import { PACKAGE_ROOT, ProcessCluster, isWorkerProcess, processAlive, sleep, waitFor } from '../helpers/cluster-processes.js';
+import { PACKAGE_ROOT, ProcessCluster, isWorkerProcess, processAlive, holdFaultFor, waitFor } from '../helpers/cluster-processes.js';
 
 const ACKING = join(PACKAGE_ROOT, 'dist', 'test', 'fixtures', 'acking-topology.js');
 const SPOUTS = 2;
@@ -350,7 +350,7 @@ describe('exact-count fault suite (ZooKeeper, nimbus, 2 supervisors through the 
       // The outage itself, not a wait for a condition: the fault under test is "ZooKeeper
       // down for 10 s" (issue 14), so it lasts exactly that long; what must follow it
       // (acking resumes, nothing lost) is then waited on with deadlines by runFault.
-      await sleep(10_000);
+      await holdFaultFor(10_000);
       await cluster.startZooKeeper();
       return Date.now();
     });

@@ -44,9 +44,9 @@ export interface ProcessClusterOptions {
   startTimeoutMs?: number;
 }
 
-import { processAlive, sleep, waitFor } from './wait-for.js';
+import { holdFaultFor, processAlive, waitFor } from './wait-for.js';
 
-export { waitFor, sleep, processAlive };
+export { waitFor, holdFaultFor, processAlive };
 
 export interface CliResult {
   code: number | null;

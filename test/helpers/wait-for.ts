@@ -32,6 +32,16 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
+/**
+ * Keeps an injected fault in place for `ms`. The fault's length is what such a test puts under test
+ * ("ZooKeeper down for 10 s", "an outage longer than the task timeout"), so this is a duration, not a
+ * wait for a condition: nothing may be asserted about the interval, and what must follow the fault is
+ * waited on with `waitFor` and a deadline.
+ */
+export function holdFaultFor(ms: number): Promise<void> {
+  return sleep(ms);
+}
+
 /** Whether a process exists (EPERM: it exists but is not ours). */
 export function processAlive(pid: number): boolean {
   try {

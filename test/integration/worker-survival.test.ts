@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TopologyDetail } from '../../nimbus/views.js';
 import { readAcked } from '../fixtures/acking-topology.js';
-import { PACKAGE_ROOT, ProcessCluster, processAlive, sleep, waitFor } from '../helpers/cluster-processes.js';
+import { PACKAGE_ROOT, ProcessCluster, processAlive, holdFaultFor, waitFor } from '../helpers/cluster-processes.js';
 
 const ACKING = join(PACKAGE_ROOT, 'dist', 'test', 'fixtures', 'acking-topology.js');
 const SPOUTS = 2;
@@ -89,7 +89,7 @@ describe('healthy workers survive routine events (real processes)', function () 
       // The fault itself, not a wait for a condition: ZooKeeper must stay unreachable for longer than
       // nimbus.task.timeout.secs, so that every heartbeat in it goes stale — the outage's length is
       // what is under test. Nothing is asserted about this interval; what follows waits on conditions.
-      await sleep((TASK_TIMEOUT_SECS + 2) * 1000);
+      await holdFaultFor((TASK_TIMEOUT_SECS + 2) * 1000);
     } finally {
       cluster.thawZooKeeper();
     }

@@ -291,6 +291,16 @@ describe('worker/executor/acker-executor', () => {
 
 // ── end to end: spout → splitter (3 anchored children) → sink → acker → spout ──
 
+/** The topology both end-to-end suites run: a spout, a bolt that splits each tuple in anchored parts, a sink. */
+const SPLIT_TOPOLOGY: TopologyDef = {
+  components: [
+    component('spout', 'spout', [['id']]),
+    component('split', 'bolt', [['id', 'part']], ['spout']),
+    component('sink', 'bolt', [], ['split']),
+  ],
+  config: {},
+};
+
 class ListSpout extends Spout {
   readonly acked: unknown[] = [];
   readonly failed: unknown[] = [];
@@ -363,14 +373,7 @@ class SinkBolt extends Bolt {
 }
 
 describe('worker/executor ack tree, end to end', () => {
-  const def: TopologyDef = {
-    components: [
-      component('spout', 'spout', [['id']]),
-      component('split', 'bolt', [['id', 'part']], ['spout']),
-      component('sink', 'bolt', [], ['split']),
-    ],
-    config: {},
-  };
+  const def = SPLIT_TOPOLOGY;
   let host: FakeHost;
   let spout: ListSpout;
   let sink: SinkBolt;
@@ -527,14 +530,7 @@ class InProcessHost extends FakeHost {
 }
 
 describe('worker/executor ack tree with the acker in the same process', () => {
-  const def: TopologyDef = {
-    components: [
-      component('spout', 'spout', [['id']]),
-      component('split', 'bolt', [['id', 'part']], ['spout']),
-      component('sink', 'bolt', [], ['split']),
-    ],
-    config: {},
-  };
+  const def = SPLIT_TOPOLOGY;
   let host: InProcessHost;
   let spout: ListSpout;
   let spoutEx: SpoutExecutor;

@@ -192,15 +192,30 @@ async function spoutSplits(state: ZooKeeperClusterState, topologyId: string): Pr
   return out;
 }
 
-/** Waits until no spout acks or fails anything more between two heartbeats. */
+/**
+ * Waits until the deactivated spouts have emitted their last tuple and every tree of theirs is done.
+ * One look is not enough: the paced spouts often have nothing in flight while still active, so a heartbeat
+ * written before the worker applied the deactivation can already read acked = emitted (a soak run under load
+ * then killed the topology with its last tuple in flight). Two looks, the second with a newer heartbeat
+ * from every worker and the same emitted count, show the spouts stopped (an active spout emits every
+ * 100 ms, a heartbeat comes every second) and drained.
+ */
 async function waitDrained(client: NimbusClient): Promise<void> {
-  // Deactivated spouts emit nothing more, so the tree of every emitted message is done once the acked and failed
-  // counts (from the workers' heartbeats) add up to the emitted one; no fixed pause between two looks.
+  let first: { emitted: number; beats: Map<string, number> } | null = null;
   await waitFor(
-    'in-flight tuples drained',
+    'in-flight tuples drained, and no spout emitting between two heartbeats of every worker',
     async () => {
-      const s = (await client.describe(NAME)).components.source;
-      return s !== undefined && s.emitted > 0 && s.acked + s.failed >= s.emitted;
+      const d = await client.describe(NAME);
+      const s = d.components.source;
+      const beats = new Map(d.workers.map((w) => [`${w.host}:${w.port}`, w.metrics?.heartbeatTime ?? 0]));
+      if (s === undefined || s.emitted === 0 || s.acked + s.failed < s.emitted) {
+        first = null;
+        return false;
+      }
+      const seen = first;
+      if (seen !== null && seen.emitted === s.emitted && [...beats].every(([w, t]) => t > (seen.beats.get(w) ?? Infinity))) return true;
+      if (seen === null || seen.emitted !== s.emitted) first = { emitted: s.emitted, beats };
+      return false;
     },
     60_000,
     500,

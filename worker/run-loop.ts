@@ -13,8 +13,15 @@ export class RunLoop {
   private scheduled = false;
   private receiveWaiter: { resolve: () => void; tasks: Executor[] } | null = null;
 
-  /** `executors` is read on every turn: executors added to it later are driven too. */
-  constructor(private readonly executors: readonly Executor[]) {}
+  /**
+   * `executors` is read on every turn: executors added to it later are driven too.
+   * `onIdle` runs after a turn that leaves no executor ready: the worker seals its partial transfer batches
+   * there, so the last tuples of a burst leave now instead of after topology.batch.flush.interval.millis.
+   */
+  constructor(
+    private readonly executors: readonly Executor[],
+    private readonly onIdle: () => void = () => {},
+  ) {}
 
   /** Asks for another turn (at most one is pending). */
   wake(): void {
@@ -43,6 +50,7 @@ export class RunLoop {
     }
     this.releaseReceiver();
     if (more) this.wake();
+    else this.onIdle();
   };
 
   private releaseReceiver(): void {

@@ -96,7 +96,9 @@ export class TaskWiring implements ExecutorHost {
     }
     this.componentConfig.set(ACKER_COMPONENT, Object.freeze({ ...conf }));
     this.transferLimit = opts.settings.transferBufferSize;
-    this.loop = new RunLoop(this.executorList);
+    // Sealing partial batches whenever the loop runs dry: an acked tuple's round trip (emit, init, ack, reply) no
+    // longer waits on the flush timer at each of its hops while the workers have nothing else to do.
+    this.loop = new RunLoop(this.executorList, () => this.transport.flushAll());
     this.transport = new ZmqTransport(
       {
         port: opts.launch.port,

@@ -572,6 +572,18 @@ describe('worker/executor ack tree with the acker in the same process', () => {
     assert.ok(replies.every((r) => r.stream === ACK_ACK && r.dest === spoutEx.task));
   });
 
+  it("counts the in-process calls in the acker's executed count and busy time (its capacity)", async () => {
+    const ackers = await start(range(60), () => 'ack', () => 'ack', false);
+    const metrics = ackers.map((t) => (host.executorOf(t) as AckerExecutor).metrics);
+    // 60 inits, one ack per split tuple, one per child (3 each), over both ackers: no tuple reached them, every message was a call.
+    assert.equal(metrics.reduce((n, m) => n + m.executed, 0), 60 + 60 + 180);
+    for (const m of metrics.filter((m) => m.executed >= 16)) {
+      assert.ok(m.totalBusyMs() > 0, `acker ${m.task}: its calls are timed (sampled), not left out of capacity`);
+      assert.ok(m.executeLatency.count > 0);
+    }
+    assert.ok(metrics.some((m) => m.executed >= 16));
+  });
+
   it('fails exactly the trees a bolt failed or threw in, through a local acker', async () => {
     const splitVerdict = (id: number): Verdict => (id === 3 ? 'fail' : id === 4 ? 'throw' : 'ack');
     const sinkVerdict = (id: number, part: number): Verdict => (id === 7 && part === 1 ? 'fail' : id === 8 && part === 2 ? 'throw' : 'ack');

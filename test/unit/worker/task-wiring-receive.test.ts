@@ -1,0 +1,91 @@
+/**
+ * The worker's receive path (TaskWiring.onBatch) over a real ZeroMQ socket:
+ * each tuple of a batch gets the fields of its own source and stream, and a
+ * tuple from an unknown task or on an undeclared stream is dropped and
+ * counted without disturbing the tuples around it (the path resolves a run
+ * of equal (source, stream) pairs once, so a mixed batch is the case to pin).
+ */
+import assert from 'node:assert/strict';
+import * as zmq from 'zeromq';
+import { TaskWiring } from '../../../worker/task-wiring.js';
+import { workerSettings } from '../../../worker/worker-settings.js';
+import { TopologyBuilder } from '../../../topology-sdk/topology-builder.js';
+import { BasicBolt, Spout } from '../../../topology-sdk/components.js';
+import type { OutputFieldsDeclarer } from '../../../topology-sdk/output-declarer.js';
+import type { Tuple } from '../../../topology-sdk/tuple.js';
+import { computeTasks } from '../../../common/topology-def.js';
+import { defaultConfig } from '../../../common/config/config.js';
+import { silentLogger } from '../../../common/logger.js';
+import { encodeBatch, type WireTuple } from '../../../common/wire-codec.js';
+import { fakeContext } from '../../helpers/fake-context.js';
+import { freePort } from '../../helpers/ports.js';
+import { waitFor } from '../../helpers/wait-for.js';
+
+class TwoStreamSpout extends Spout {
+  nextTuple(): void {}
+  declareOutputFields(d: OutputFieldsDeclarer): void {
+    d.declare(['n']);
+    d.declareStream('side', ['a', 'b']);
+  }
+}
+
+const received: { stream: string; source: string; fields: string[]; values: unknown[] }[] = [];
+
+class RecordingBolt extends BasicBolt {
+  execute(t: Tuple): void {
+    received.push({ stream: t.sourceStreamId, source: t.sourceComponent, fields: [...t.fields.names], values: [...t.values] });
+  }
+}
+
+describe('worker receive path (TaskWiring)', () => {
+  it('gives each tuple of a mixed batch its own fields, and drops and counts unknown sources and undeclared streams', async () => {
+    const b = new TopologyBuilder();
+    b.setSpout('src', () => new TwoStreamSpout(), 1);
+    b.setBolt('sink', () => new RecordingBolt(), 1).shuffleGrouping('src').shuffleGrouping('src', 'side');
+    const topology = b.createTopology({ 'topology.acker.executors': 0 });
+    const tasks = computeTasks(topology.def, 0);
+    const src = tasks.find((t) => t.component === 'src')!.task;
+    const sink = tasks.find((t) => t.component === 'sink')!.task;
+    const port = await freePort();
+    const config = { ...defaultConfig(), ...topology.def.config };
+    const wiring = new TaskWiring({
+      launch: { topologyId: 'recv-1', supervisorId: 'sup', host: '127.0.0.1', port, modulePath: '/none', state: 'ipc', clusterConfig: {}, gpu: null },
+      log: silentLogger(),
+      def: topology.def,
+      topology,
+      selfKey: 'sup:' + port,
+      settings: workerSettings(config, defaultConfig()),
+      config,
+      currentConfig: () => config,
+      contextFor: (component, task) => fakeContext({ component, taskId: task }),
+    });
+    const push = new zmq.Push({ linger: 0 });
+    try {
+      await wiring.transport.bind();
+      wiring.buildExecutors({ supervisorId: 'sup', host: '127.0.0.1', port, gpu: null, executors: [{ component: 'sink', task: sink }], reason: 'test' });
+      for (const ex of wiring.executorList) await ex.start();
+      push.connect(`tcp://127.0.0.1:${port}`);
+      const batch: WireTuple[] = [
+        [sink, src, 'default', [1], null],
+        [sink, src, 'nope', [2], null], // undeclared: dropped
+        [sink, src, 'default', [3], null],
+        [sink, 99_999, 'default', [4], null], // no such task: dropped
+        [sink, src, 'side', [5, 'x'], null],
+        [sink, src, 'default', [6], null],
+      ];
+      await push.send(encodeBatch(1, batch));
+      await waitFor('the four good tuples executed', () => received.length >= 4, 20_000);
+      assert.deepEqual(received, [
+        { stream: 'default', source: 'src', fields: ['n'], values: [1] },
+        { stream: 'default', source: 'src', fields: ['n'], values: [3] },
+        { stream: 'side', source: 'src', fields: ['a', 'b'], values: [5, 'x'] },
+        { stream: 'default', source: 'src', fields: ['n'], values: [6] },
+      ]);
+      assert.equal(wiring.droppedTuples, 2);
+    } finally {
+      push.close();
+      for (const ex of wiring.executorList) await ex.stop();
+      await wiring.transport.close();
+    }
+  });
+});

@@ -2,6 +2,7 @@
  * Records stored in the cluster state, besides assignments: the topology
  * itself (StormBase) and worker heartbeats (with the metrics they carry).
  */
+import type { ConfigRecord } from './config/config.js';
 import type { TopologyDef } from './topology-def.js';
 import type { GpuAdapterReport } from './webgpu-adapter.js';
 
@@ -20,7 +21,7 @@ export interface StormBase {
   launchTime: number;
   def: TopologyDef;
   /** Merged topology config (cluster config overridden by topology config). */
-  config: Record<string, unknown>;
+  config: ConfigRecord;
   code: TopologyCode;
   /** When killed: how long workers get to drain before they are stopped. */
   killWaitSecs?: number;

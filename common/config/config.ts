@@ -6,14 +6,20 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../errors.js';
-import { CONFIG_KEYS, RESERVED_PREFIXES, type ConfigKey } from './schema.js';
+import { CONFIG_KEYS, RESERVED_PREFIXES, type ConfigKey, type ConfigValue } from './schema.js';
 import { stormKeyHint } from './storm-keys.js';
 import type { z } from 'zod';
 
-type KeyValue<K extends ConfigKey> = z.infer<(typeof CONFIG_KEYS)[K]['schema']>;
 /** A validated config: every known key present with its type; user keys (topology only) as given. */
-export type Config = { readonly [K in ConfigKey]: KeyValue<K> } & { readonly [key: string]: unknown };
+export type Config = { readonly [K in ConfigKey]: ConfigValue<K> } & { readonly [key: string]: unknown };
 
+/**
+ * A config as a record stores it (StormBase.config): validated when it was built, each known key typed by its
+ * schema, but possibly without keys newer than the nimbus that wrote it — `withDefaults` fills them in.
+ */
+export type ConfigRecord = { [K in ConfigKey]?: ConfigValue<K> } & { [key: string]: unknown };
+
+/** Unvalidated key: value pairs (a YAML file, `-c` options, a module's config). */
 export type RawConfig = Record<string, unknown>;
 
 export function isKnownKey(key: string): key is ConfigKey {
@@ -95,7 +101,17 @@ function editDistance(a: string, b: string): number {
 /** Where a `-c key=value` came from, in messages (not a file: a user looking in hstorm.yaml would not find it). */
 export const COMMAND_LINE = 'the -c options';
 
+/**
+ * A stored config with the schema's defaults underneath, for keys a record written by an older nimbus lacks. The
+ * record was validated when it was built (buildConfig at submit), so this restores the type without checking again.
+ */
+export function withDefaults(stored: ConfigRecord): Config {
+  return Object.freeze({ ...defaultConfig(), ...stored }) as Config;
+}
+
 /** Validates one key; `where` (a file, COMMAND_LINE, "topology config") goes into the message. */
+export function checkKey<K extends ConfigKey>(key: K, value: unknown, where?: string): ConfigValue<K>;
+export function checkKey(key: string, value: unknown, where?: string): unknown;
 export function checkKey(key: string, value: unknown, where?: string): unknown {
   const src = where ? ` in ${where}` : '';
   const storm = stormKeyHint(key);

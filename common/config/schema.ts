@@ -26,14 +26,16 @@ export const declaredGpuSchema = z.object({
 });
 export type DeclaredGpu = z.infer<typeof declaredGpuSchema>;
 
-interface KeySpec {
-  schema: z.ZodType;
-  default: unknown;
-  scope: 'cluster' | 'topology';
-  doc: string;
+/** One key: its schema, its default (typed by the schema, so a wrong default fails to compile), where it may be set, and what it does. */
+export interface KeySpec<S extends z.ZodType = z.ZodType, Scope extends KeyScope = KeyScope> {
+  readonly schema: S;
+  readonly default: z.output<S>;
+  readonly scope: Scope;
+  readonly doc: string;
 }
+export type KeyScope = 'cluster' | 'topology';
 
-function key(schema: z.ZodType, def: unknown, scope: KeySpec['scope'], doc: string): KeySpec {
+function key<S extends z.ZodType, Scope extends KeyScope>(schema: S, def: z.output<S>, scope: Scope, doc: string): KeySpec<S, Scope> {
   return { schema, default: def, scope, doc };
 }
 
@@ -119,6 +121,10 @@ export const CONFIG_KEYS = {
 } satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;
+/** The type of a key's value, from its schema: `ConfigValue<'topology.max.spout.pending'>` is `number | null`. */
+export type ConfigValue<K extends ConfigKey> = z.output<(typeof CONFIG_KEYS)[K]['schema']>;
+/** Keys a topology may set (its own config, `-c` at submit, a component's `addConfiguration`). */
+export type TopologyConfigKey = { [K in ConfigKey]: (typeof CONFIG_KEYS)[K]['scope'] extends 'topology' ? K : never }[ConfigKey];
 
 /** Keys under these prefixes are hstorm's: an unknown one is a typo, not a user key. */
 export const RESERVED_PREFIXES = ['hstorm.', 'nimbus.', 'supervisor.', 'worker.', 'topology.'];

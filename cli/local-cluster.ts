@@ -195,9 +195,10 @@ async function readBeats(session: InMemorySession, topologyId: string): Promise<
   const out: WorkerHeartbeat[] = [];
   for (const name of names) {
     try {
-      const { data } = await session.get(`${dir}/${name}`);
+      const path = ZkPaths.childOf(dir, name);
+      const { data } = await session.get(path);
       // The schema keeps every field the worker wrote (loose objects), so this is the worker's own record.
-      out.push(decodeJson(`${dir}/${name}`, data, workerHeartbeatSchema) as WorkerHeartbeat);
+      out.push(decodeJson(path, data, workerHeartbeatSchema) as WorkerHeartbeat);
     } catch {
       // gone between listing and reading, or half-written: skip this round
     }

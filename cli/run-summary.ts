@@ -6,15 +6,10 @@
 import { gpuSummary, rollup, type ComponentGpuSummary } from '../common/metrics-rollup.js';
 import { isGpuBackend } from '../common/gpu-backends.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
-import type { ExecutorMetrics, LatencyStats, WorkerHeartbeat } from '../common/storm-base.js';
+import type { ExecutorMetrics, LatencyStats, TupleCounters, WorkerHeartbeat } from '../common/storm-base.js';
 
-export interface ComponentSummary {
+export interface ComponentSummary extends TupleCounters {
   executors: number;
-  emitted: number;
-  transferred: number;
-  executed: number;
-  acked: number;
-  failed: number;
   executeLatencyMs: LatencyStats;
   completeLatencyMs?: LatencyStats;
   /** Busy share over the run (the busiest executor's; GPU bolts: kernel busy time). */

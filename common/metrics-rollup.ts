@@ -7,17 +7,12 @@
  * `hstorm local` summary both present this one fold.
  */
 import { mergeLatency, type Histogram, type SparseHistogram } from './histogram.js';
-import type { GpuDeviceStats, LatencyStats } from './storm-base.js';
+import type { GpuDeviceStats, LatencyStats, TupleCounters } from './storm-base.js';
 import { webgpuLabel, type GpuAdapterReport } from './webgpu-adapter.js';
 import { isGpuBackend } from './gpu-backends.js';
 
 /** The fields of ExecutorMetrics the fold reads (nimbus's parsed heartbeats have the same shape). */
-export interface ExecutorSample {
-  emitted: number;
-  transferred: number;
-  executed: number;
-  acked: number;
-  failed: number;
+export interface ExecutorSample extends TupleCounters {
   capacity: number;
   executeLatencyMs: LatencyStats;
   completeLatencyMs: LatencyStats | null;
@@ -61,13 +56,8 @@ export interface GpuRollup {
   deviceErrors: number;
 }
 
-export interface ComponentRollup {
+export interface ComponentRollup extends TupleCounters {
   executors: number;
-  emitted: number;
-  transferred: number;
-  executed: number;
-  acked: number;
-  failed: number;
   capacity: number;
   execute: Histogram;
   complete: Histogram;

@@ -48,15 +48,19 @@ export interface LatencyStats {
   max: number;
 }
 
-/** Counters are cumulative since the executor started; rates derive from two beats. */
-export interface ExecutorMetrics {
-  component: string;
-  task: number;
+/** Storm's tuple counters, as an executor, a component or a worker reports them (Storm UI's columns of the same names). */
+export interface TupleCounters {
   emitted: number;
   transferred: number;
   executed: number;
   acked: number;
   failed: number;
+}
+
+/** Counters are cumulative since the executor started; rates derive from two beats. */
+export interface ExecutorMetrics extends TupleCounters {
+  component: string;
+  task: number;
   executeLatencyMs: LatencyStats;
   completeLatencyMs: LatencyStats | null;
   queueDepth: number;

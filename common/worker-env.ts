@@ -4,6 +4,7 @@
  * cluster-state proxy).
  */
 import type { GpuBinding } from './assignment.js';
+import type { ConfigRecord } from './config/config.js';
 import type { CurveKeys } from './security/curve-keys.js';
 
 export interface WorkerLaunch {
@@ -16,7 +17,7 @@ export interface WorkerLaunch {
   /** `ipc`: the parent process serves the store over IPC; `zookeeper`: connect with `clusterConfig`. */
   state: 'ipc' | 'zookeeper';
   /** Cluster config (validated) — ZooKeeper address, root, timeouts. */
-  clusterConfig: Record<string, unknown>;
+  clusterConfig: ConfigRecord;
   gpu: GpuBinding | null;
   /** The topology's CURVE key pair (hstorm.messaging.curve); absent or null: plain links. */
   curve?: CurveKeys | null;

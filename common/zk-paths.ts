@@ -33,6 +33,11 @@ export const ZkPaths = {
   signalsOf: (topologyId: string) => `/signals/${seg(topologyId, 'topology id')}`,
   signal: (topologyId: string, component: string, name: string) =>
     `/signals/${seg(topologyId, 'topology id')}/${seg(component, 'component id')}/${seg(name, 'signal name')}`,
+  /**
+   * A child of a directory node, by the name the store listed: not checked like the ids above, since a name that is
+   * already in the tree (a stray or garbage node) must still be readable, reportable and removable.
+   */
+  childOf: (dir: string, name: string) => `${dir}/${name}`,
   /** Top-level nodes every daemon makes sure exist. */
   roots: () => ['/supervisors', '/storms', '/assignments', '/workerbeats', '/signals'],
 } as const;

@@ -82,7 +82,7 @@ export class ClusterReader {
   async supervisors(watcher?: Watcher): Promise<Map<string, SupervisorInfo>> {
     const out = new Map<string, SupervisorInfo>();
     for (const id of await this.childrenOf(ZkPaths.supervisors, watcher)) {
-      const path = `${ZkPaths.supervisors}/${id}`;
+      const path = ZkPaths.childOf(ZkPaths.supervisors, id);
       const rec = await this.readNode(path, supervisorInfoSchema);
       if (!rec) continue;
       if (rec.value.id !== id) {
@@ -97,7 +97,7 @@ export class ClusterReader {
   async storms(watcher?: Watcher): Promise<Map<string, StormBase>> {
     const out = new Map<string, StormBase>();
     for (const id of await this.childrenOf(ZkPaths.storms, watcher)) {
-      const rec = await this.readNode(`${ZkPaths.storms}/${id}`, stormBaseSchema);
+      const rec = await this.readNode(ZkPaths.childOf(ZkPaths.storms, id), stormBaseSchema);
       if (rec && rec.value.id === id) out.set(id, rec.value);
     }
     return out;
@@ -110,7 +110,7 @@ export class ClusterReader {
   async assignments(): Promise<Map<string, Assignment>> {
     const out = new Map<string, Assignment>();
     for (const id of await this.childrenOf(ZkPaths.assignments)) {
-      const rec = await this.readNode(`${ZkPaths.assignments}/${id}`, assignmentSchema);
+      const rec = await this.readNode(ZkPaths.childOf(ZkPaths.assignments, id), assignmentSchema);
       if (rec && rec.value.topologyId === id) out.set(id, rec.value);
     }
     return out;
@@ -125,7 +125,7 @@ export class ClusterReader {
     const out = new Map<string, ParsedWorkerHeartbeat>();
     const dir = ZkPaths.workerbeatsOf(topologyId);
     for (const name of await this.childrenOf(dir)) {
-      const rec = await this.readNode(`${dir}/${name}`, workerHeartbeatSchema);
+      const rec = await this.readNode(ZkPaths.childOf(dir, name), workerHeartbeatSchema);
       if (rec) out.set(name, rec.value);
     }
     return out;

@@ -14,7 +14,7 @@
 import { join } from 'node:path';
 import { workerKey, type Assignment } from '../common/assignment.js';
 import type { ClusterState, SessionState } from '../common/cluster-state.js';
-import { createJson } from '../common/cluster-state/json-node.js';
+import { createJson, putJson } from '../common/cluster-state/json-node.js';
 import type { Config, RawConfig } from '../common/config/index.js';
 import type { Logger } from '../common/logger.js';
 import type { SupervisorInfo } from '../common/resources.js';
@@ -31,7 +31,7 @@ import { NimbusRegistration } from './nimbus-registration.js';
 import { planPlacement } from './placement.js';
 import type { SchedulerStrategy } from './scheduler/types.js';
 import { HeartbeatSampler } from './heartbeat-sampler.js';
-import { ensureNode, putJson, removeNode } from './state-ops.js';
+import { ensureNode, removeNode } from '../common/cluster-state/state-ops.js';
 import { CurveKeyStore } from './curve-key-store.js';
 import type { CurveKeys } from '../common/security/curve-keys.js';
 import { checkStormRecordSize, checkTopologyName, mergeTopologyConfig, parseTopologyDef } from './submit-validation.js';
@@ -489,13 +489,13 @@ export class Nimbus {
     for (const id of await this.reader.childrenOf(ZkPaths.assignments)) {
       if (stormIds.has(id)) continue;
       this.log.info({ topology: id }, 'removing an assignment whose topology is gone');
-      await removeNode(this.state, `${ZkPaths.assignments}/${id}`);
+      await removeNode(this.state, ZkPaths.childOf(ZkPaths.assignments, id));
       assignments.delete(id);
     }
     // A worker being stopped writes one last heartbeat, possibly after its topology was removed.
     for (const dir of [ZkPaths.workerbeats, ZkPaths.signals]) {
       for (const id of await this.reader.childrenOf(dir)) {
-        if (!stormIds.has(id)) await removeNode(this.state, `${dir}/${id}`, true);
+        if (!stormIds.has(id)) await removeNode(this.state, ZkPaths.childOf(dir, id), true);
       }
     }
   }

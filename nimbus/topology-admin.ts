@@ -15,7 +15,8 @@ import { ZkPaths } from '../common/zk-paths.js';
 import type { BlobStore } from './blob-store.js';
 import type { ClusterReader } from './cluster-reader.js';
 import { BadRequestError, TopologyNotFoundError, TopologyStateError } from './errors.js';
-import { putJson, removeNode } from './state-ops.js';
+import { putJson } from '../common/cluster-state/json-node.js';
+import { removeNode } from '../common/cluster-state/state-ops.js';
 
 export interface TopologyAdminDeps {
   state: ClusterState;

@@ -6,7 +6,7 @@ import type { GpuBinding, QueueBlocker, UnassignedExecutor } from '../common/ass
 import type { GpuSource, ResourceVector, WorkerExitReport } from '../common/resources.js';
 import type { ComponentGpuSummary } from '../common/metrics-rollup.js';
 import type { SchedulerStrategy } from './scheduler/types.js';
-import type { TopologyCode, TopologyStatus } from '../common/storm-base.js';
+import type { TopologyCode, TopologyStatus, TupleCounters } from '../common/storm-base.js';
 import type { CorruptNode } from './cluster-reader.js';
 import type { WorkerLiveness } from './heartbeat-tracker.js';
 import type { SplitPoint } from './split-history.js';
@@ -115,15 +115,10 @@ export interface QueueListing {
   queue: ({ id: string; name: string } & QueueView)[];
 }
 
-export interface ComponentStats {
+export interface ComponentStats extends TupleCounters {
   kind: 'spout' | 'bolt' | 'acker';
   gpu: boolean;
   executors: number;
-  emitted: number;
-  transferred: number;
-  executed: number;
-  acked: number;
-  failed: number;
   /** Mean execute latency over all executors, weighted by count. */
   executeLatencyMs: number | null;
   /** Spouts: mean complete latency, weighted by count. */

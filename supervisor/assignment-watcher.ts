@@ -78,7 +78,7 @@ export class AssignmentWatcher {
   }
 
   private async readOne(id: string, arm: boolean): Promise<void> {
-    const path = `${ZkPaths.assignments}/${id}`;
+    const path = ZkPaths.childOf(ZkPaths.assignments, id);
     let watcher: ((e: { type: string }) => void) | undefined;
     if (arm) {
       const token = this.nextToken++;

@@ -5,7 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { secsToMs, type Config } from '../common/config/index.js';
-import { configuredSlotBindHost } from '../worker/transport/bind-host.js';
+import { configuredSlotBindHost } from '../common/slot-bind-host.js';
 
 export interface SupervisorSettings {
   /** `supervisor.id`, or `<host name>-<first port>` (unique per machine as ports are). */

@@ -9,7 +9,7 @@ import type { ExecutorMetrics, WorkerHeartbeat } from '../common/storm-base.js';
 import { ZkPaths } from '../common/zk-paths.js';
 import type { ComponentLoad } from '../topology-sdk/context.js';
 import { z } from 'zod';
-import { readJsonNode } from './state-json.js';
+import { readJsonIfPresent } from '../common/cluster-state/json-node.js';
 
 /** What this file reads of a heartbeat, validated (a malformed beat is skipped, never a TypeError mid-estimate). */
 const beatShape = z.looseObject({
@@ -57,7 +57,7 @@ export async function readComponentLoad(store: ClusterState, topologyId: string,
   const beats: WorkerHeartbeat[] = [];
   for (const n of names) {
     // Validated in what serviceMs reads; the rest of the beat is the writer's business.
-    const b = (await readJsonNode(store, `${dir}/${n}`, beatShape).catch(() => null)) as WorkerHeartbeat | null;
+    const b = (await readJsonIfPresent(store, ZkPaths.childOf(dir, n), beatShape).catch(() => null)) as WorkerHeartbeat | null;
     if (b && Array.isArray(b.executors)) beats.push(b);
   }
   return componentLoadFrom(beats, component);

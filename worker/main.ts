@@ -12,7 +12,7 @@ import { connectZooKeeper, zookeeperOptions } from '../common/cluster-state/zook
 import { ZkPaths } from '../common/zk-paths.js';
 import { assignmentSchema, stormBaseSchema } from '../common/record-schemas.js';
 import { loadTopology, checkSameShape } from './load-topology.js';
-import { readJsonNode } from './state-json.js';
+import { readJsonIfPresent } from '../common/cluster-state/json-node.js';
 import { Worker } from './worker.js';
 import { linkSecurityOf } from './transport/link-security.js';
 import { installGpuRuntime } from './gpu-runtime.js';
@@ -30,8 +30,8 @@ async function connect(): Promise<ClusterState> {
 
 async function main(): Promise<void> {
   const store = await connect();
-  const base = await readJsonNode(store, ZkPaths.storm(launch.topologyId), stormBaseSchema);
-  const assignment = await readJsonNode(store, ZkPaths.assignment(launch.topologyId), assignmentSchema);
+  const base = await readJsonIfPresent(store, ZkPaths.storm(launch.topologyId), stormBaseSchema);
+  const assignment = await readJsonIfPresent(store, ZkPaths.assignment(launch.topologyId), assignmentSchema);
   if (!base || !assignment) throw new Error(`topology ${launch.topologyId} has no ${base ? 'assignment' : 'definition'} in the cluster state`);
   installGpuRuntime(launch, log);
   const { topology, def } = await loadTopology(launch.modulePath, base.config);

@@ -14,7 +14,7 @@ import { ZkPaths } from '../common/zk-paths.js';
 import { writeLocalHeartbeat } from '../common/local-heartbeat.js';
 import type { Executor } from './executor/executor.js';
 import type { WorkerLoad } from './load/worker-load.js';
-import { writeJsonNode } from './state-json.js';
+import { putJson } from '../common/cluster-state/json-node.js';
 
 /** What a heartbeat reports; the functions are read at each beat. */
 export interface HeartbeatSources {
@@ -63,7 +63,7 @@ export class WorkerHeartbeats {
   /** Writes the current WorkerHeartbeat to ZooKeeper. */
   async write(): Promise<void> {
     const { launch } = this.src;
-    await writeJsonNode(this.src.store, ZkPaths.workerbeat(launch.topologyId, launch.supervisorId, launch.port), this.record());
+    await putJson(this.src.store, ZkPaths.workerbeat(launch.topologyId, launch.supervisorId, launch.port), this.record());
   }
 
   /** The record as of now. */

@@ -21,7 +21,7 @@ import type { Executor } from './executor/executor.js';
 import { SpoutExecutor } from './executor/spout-executor.js';
 import type { LinkSecurity } from './transport/link-security.js';
 import { SignalHub } from './signal-hub.js';
-import { readJsonNode } from './state-json.js';
+import { readJsonIfPresent } from '../common/cluster-state/json-node.js';
 import { workerSettings, type WorkerSettings } from './worker-settings.js';
 import { TaskWiring } from './task-wiring.js';
 import { TopologyContextFactory } from './topology-context-factory.js';
@@ -205,7 +205,7 @@ export class Worker {
   private async watchAssignment(): Promise<void> {
     const path = ZkPaths.assignment(this.topologyId);
     try {
-      const a = await readJsonNode(this.store, path, assignmentSchema, () => void this.watchAssignment());
+      const a = await readJsonIfPresent(this.store, path, assignmentSchema, () => void this.watchAssignment());
       if (!a) {
         this.opts.onRetired?.('the topology has no assignment any more');
       } else if (a.epoch !== this.assignment.epoch) {
@@ -235,7 +235,7 @@ export class Worker {
   private async watchStormBase(): Promise<void> {
     const path = ZkPaths.storm(this.topologyId);
     try {
-      const b = await readJsonNode(this.store, path, stormBaseSchema, () => void this.watchStormBase());
+      const b = await readJsonIfPresent(this.store, path, stormBaseSchema, () => void this.watchStormBase());
       if (!b) return;
       // The level first: a change logged below is logged (or not) at the level just set.
       this.logLevel.apply(b.logLevel);

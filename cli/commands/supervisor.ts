@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { connectZooKeeper, zookeeperOptions } from '../../common/cluster-state/zookeeper-store.js';
 import { createLogger } from '../../common/logger.js';
 import { configWarnings, exposureWarnings } from '../../common/security/exposure.js';
-import { configuredSlotBindHost } from '../../worker/transport/bind-host.js';
+import { configuredSlotBindHost } from '../../common/slot-bind-host.js';
 import { Supervisor } from '../../supervisor/index.js';
 import { flushLog, untilSignal } from '../daemon-runtime.js';
 import { addConfigOptions, loadClusterConfig, type ConfigFlags } from './config-options.js';

@@ -16,5 +16,6 @@ export { IpcClusterState, serveClusterStateOverIpc } from './ipc-proxy.js';
 export type { IpcClusterStateOptions, IpcEndpoint, IpcStateServer } from './ipc-proxy.js';
 export { ZooKeeperClusterState, connectZooKeeper } from './zookeeper-store.js';
 export type { ZooKeeperOptions } from './zookeeper-store.js';
-export { readJson, writeJson, createJson, decodeJson, encodeJson } from './json-node.js';
+export { readJson, readJsonIfPresent, writeJson, createJson, putJson, decodeJson, encodeJson } from './json-node.js';
+export { ensureNode, removeNode } from './state-ops.js';
 export { MAX_DATA_BYTES } from './node-path.js';

@@ -5,7 +5,7 @@
  * daemon reading many nodes can log it, count it and skip that node.
  */
 import type { z } from 'zod';
-import { ClusterStateError, type ClusterState, type CreateOptions, type NodeStat, type Watcher } from '../cluster-state.js';
+import { ClusterStateError, isStateError, type ClusterState, type CreateMode, type CreateOptions, type NodeStat, type Watcher } from '../cluster-state.js';
 
 /** Decodes and validates one node's bytes; `path` is only for the error. */
 export function decodeJson<S extends z.ZodType>(path: string, data: Uint8Array, schema: S): z.output<S> {
@@ -23,8 +23,11 @@ export function decodeJson<S extends z.ZodType>(path: string, data: Uint8Array, 
   return parsed.data;
 }
 
+/** A bigint (a user metric, an id) is written as its decimal string: JSON.stringify would throw on it. */
+const bigintAsString = (_key: string, v: unknown): unknown => (typeof v === 'bigint' ? v.toString() : v);
+
 export function encodeJson(value: unknown): Buffer {
-  return Buffer.from(JSON.stringify(value), 'utf8');
+  return Buffer.from(JSON.stringify(value, bigintAsString), 'utf8');
 }
 
 /** Reads and validates a JSON node; NO_NODE when missing, CORRUPT when unreadable. */
@@ -36,6 +39,43 @@ export async function readJson<S extends z.ZodType>(
 ): Promise<{ value: z.output<S>; stat: NodeStat }> {
   const { data, stat } = await state.get(path, watcher);
   return { value: decodeJson(path, data, schema), stat };
+}
+
+/**
+ * Reads a JSON node validated with `schema`, or null when it is missing (also when it vanishes between the existence
+ * check and the read). The watcher is set first, so it fires on the node's next change even when this read raises
+ * CORRUPT — a repaired node is picked up without polling.
+ */
+export async function readJsonIfPresent<S extends z.ZodType>(state: ClusterState, path: string, schema: S, watcher?: Watcher): Promise<z.output<S> | null> {
+  const stat = await state.exists(path, watcher);
+  if (!stat) return null;
+  try {
+    const { data } = await state.get(path);
+    return decodeJson(path, data, schema);
+  } catch (err) {
+    if (isStateError(err, 'NO_NODE')) return null;
+    throw err;
+  }
+}
+
+/**
+ * Creates or overwrites a JSON node (parents created as needed): the one set-or-create, for writes a daemon repeats
+ * (reconcile rounds, heartbeats) where a repeated or half-done step must never be an error.
+ */
+export async function putJson(state: ClusterState, path: string, value: unknown, mode: CreateMode = 'persistent'): Promise<void> {
+  const data = encodeJson(value);
+  try {
+    await state.set(path, data);
+  } catch (err) {
+    if (!isStateError(err, 'NO_NODE')) throw err;
+    try {
+      await state.create(path, data, { mode, parents: true });
+    } catch (err2) {
+      // Someone created it between our set and create: set wins the race.
+      if (!isStateError(err2, 'NODE_EXISTS')) throw err2;
+      await state.set(path, data);
+    }
+  }
 }
 
 /** Writes a JSON node; with `version` it is a compare-and-set. */

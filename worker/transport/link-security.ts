@@ -1,10 +1,10 @@
 /**
  * How a worker's links are protected: where its slot socket listens
- * (bind-host.ts) and, with hstorm.messaging.curve, the topology's CURVE keys
+ * (common/slot-bind-host.ts) and, with hstorm.messaging.curve, the topology's CURVE keys
  * (curve.ts). Built once at worker start from the launch.
  */
 import type { CurveKeys } from '../../common/security/curve-keys.js';
-import { configuredSlotBindHost, resolveSlotBindHost } from './bind-host.js';
+import { configuredSlotBindHost, resolveSlotBindHost } from '../../common/slot-bind-host.js';
 
 export interface LinkSecurity {
   /** An IP literal, or `*` for every interface. */

@@ -6,10 +6,11 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import type { ConfigRecord } from './config/config.js';
 
-/** The configured bind host, before name resolution. */
-export function configuredSlotBindHost(clusterConfig: Readonly<Record<string, unknown>>): string {
-  return (clusterConfig['supervisor.slots.bind.host'] as string | null | undefined) ?? (clusterConfig['supervisor.host'] as string | null | undefined) ?? '127.0.0.1';
+/** The configured bind host, before name resolution (the supervisor's log server and its workers' slots share it). */
+export function configuredSlotBindHost(clusterConfig: Pick<ConfigRecord, 'supervisor.slots.bind.host' | 'supervisor.host'>): string {
+  return clusterConfig['supervisor.slots.bind.host'] ?? clusterConfig['supervisor.host'] ?? '127.0.0.1';
 }
 
 /** What ZeroMQ's `bind` takes: an IP literal (`*` for every interface). */

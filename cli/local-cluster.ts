@@ -58,6 +58,8 @@ export class LocalCluster {
   private constructor(
     readonly store: InMemoryClusterStore,
     readonly nimbus: Nimbus,
+    /** The cluster config nimbus runs with (the supervisors' differs only in id and ports). */
+    readonly config: Config,
     readonly supervisors: Supervisor[],
     readonly dataDir: string,
     /** [nimbus, supervisor 0, supervisor 1, …, reader]. */
@@ -83,8 +85,7 @@ export class LocalCluster {
     const nimbus = new Nimbus({ state: nimbusSession, config: nimbusConfig, log: log.child({ component: 'nimbus' }), blobDir: null });
     const sessions = [nimbusSession];
     const supervisors: Supervisor[] = [];
-    const given = user['supervisor.slots.ports'] as number[] | undefined;
-    const ports = given ?? (await freePorts(perSup * count));
+    const ports = Object.hasOwn(user, 'supervisor.slots.ports') ? nimbusConfig['supervisor.slots.ports'] : await freePorts(perSup * count);
     const share = Math.ceil(ports.length / count);
     await nimbus.start();
     try {
@@ -117,7 +118,7 @@ export class LocalCluster {
     }
     const reader = store.session();
     sessions.push(reader);
-    return new LocalCluster(store, nimbus, supervisors, dataDir, sessions, reader, ownsDir, log);
+    return new LocalCluster(store, nimbus, nimbusConfig, supervisors, dataDir, sessions, reader, ownsDir, log);
   }
 
   /** Submits a topology whose module is at `modulePath` (absolute or relative to the cwd). */

@@ -5,7 +5,7 @@
  */
 import { defaultTopologyName, loadConfiguredTopology, resolveModulePath } from '../worker/load-topology.js';
 import { packageRoot } from '../common/package-root.js';
-import type { RawConfig } from '../common/config/index.js';
+import { secsToMs, type RawConfig } from '../common/config/index.js';
 import { silentLogger, type Logger } from '../common/logger.js';
 import type { WorkerHeartbeat } from '../common/storm-base.js';
 import { rm } from 'node:fs/promises';
@@ -47,7 +47,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<RunSummary> {
   // For TypeScript, `loaded` is the compiled file: the workers load that, not the source.
   const { def, topologyConfig, config: finalConfig, modulePath: loaded } = await loadConfiguredTopology(modulePath, opts.overrides);
   const name = opts.name ?? defaultTopologyName(modulePath);
-  const workers = (finalConfig['topology.workers'] as number) ?? 1;
+  const workers = finalConfig['topology.workers'];
   const spouts = new Set(def.components.filter((c) => c.kind === 'spout').map((c) => c.id));
   const cluster = await LocalCluster.start({
     log: opts.log ?? silentLogger(),
@@ -83,7 +83,7 @@ export async function runLocal(opts: LocalRunOptions): Promise<RunSummary> {
     }
     const runSec = (performance.now() - started) / 1000;
     await cluster.deactivate(name);
-    await waitDrained(latest, (opts.drainSec ?? 5) * 1000, ((opts.clusterConfig?.['worker.heartbeat.frequency.secs'] as number | undefined) ?? 1) * 1000);
+    await waitDrained(latest, (opts.drainSec ?? 5) * 1000, secsToMs(cluster.config['worker.heartbeat.frequency.secs']));
     await cluster.shutdown();
     summary = summarize(name, await latestOrEmpty(cluster, topologyId), runSec, spouts);
     return summary;

@@ -21,7 +21,7 @@ export class NimbusClient {
   ) {}
 
   static fromConfig(config: Config): NimbusClient {
-    return new NimbusClient(config['nimbus.host'] as string, config['nimbus.http.port'] as number, fetch, nimbusSecret(config));
+    return new NimbusClient(config['nimbus.host'], config['nimbus.http.port'], fetch, nimbusSecret(config));
   }
 
   get baseUrl(): string {

@@ -17,29 +17,21 @@ import { queryNvidiaSmi, type NvidiaSmiQuery, type NvidiaSmiRow } from './nvidia
 import { probeWebGpu, type WebGpuProbe } from './webgpu-probe.js';
 import { adapterName, type WebGpuAdapterInfo } from '../common/webgpu-adapter.js';
 
-/** The keys discovery reads, with their types (a `Config`'s values reach TypeScript as `unknown`). */
-export interface GpuDiscoveryConfig {
-  'supervisor.gpu.discovery': 'auto' | 'nvidia-smi' | 'webgpu' | 'declared' | 'none';
-  'supervisor.gpus': DeclaredGpu[];
-  'supervisor.gpu.slots': number;
-  'supervisor.gpu.mps.max.clients': number | null;
-  'supervisor.gpu.sm.counts': Record<string, number>;
-  /** GPU memory assumed for a discovered GPU that reports none; null: unknown. */
-  'supervisor.gpu.memory.mb': number | null;
-}
+/** The keys discovery reads, typed by their schemas. */
+export type GpuDiscoveryConfig = Pick<
+  Config,
+  'supervisor.gpu.discovery' | 'supervisor.gpus' | 'supervisor.gpu.slots' | 'supervisor.gpu.mps.max.clients' | 'supervisor.gpu.sm.counts' | 'supervisor.gpu.memory.mb'
+>;
 
-/**
- * The discovery keys of a validated `Config` (buildConfig checked every value
- * against CONFIG_KEYS, so the casts only restore the types the schema proved).
- */
+/** The discovery keys of a validated `Config`. */
 export function gpuDiscoveryConfig(c: Config): GpuDiscoveryConfig {
   return {
-    'supervisor.gpu.discovery': c['supervisor.gpu.discovery'] as GpuDiscoveryConfig['supervisor.gpu.discovery'],
-    'supervisor.gpus': c['supervisor.gpus'] as DeclaredGpu[],
-    'supervisor.gpu.slots': c['supervisor.gpu.slots'] as number,
-    'supervisor.gpu.mps.max.clients': c['supervisor.gpu.mps.max.clients'] as number | null,
-    'supervisor.gpu.sm.counts': c['supervisor.gpu.sm.counts'] as Record<string, number>,
-    'supervisor.gpu.memory.mb': c['supervisor.gpu.memory.mb'] as number | null,
+    'supervisor.gpu.discovery': c['supervisor.gpu.discovery'],
+    'supervisor.gpus': c['supervisor.gpus'],
+    'supervisor.gpu.slots': c['supervisor.gpu.slots'],
+    'supervisor.gpu.mps.max.clients': c['supervisor.gpu.mps.max.clients'],
+    'supervisor.gpu.sm.counts': c['supervisor.gpu.sm.counts'],
+    'supervisor.gpu.memory.mb': c['supervisor.gpu.memory.mb'],
   };
 }
 

@@ -5,7 +5,7 @@
  * submitted code; the ZooKeeper credentials they do need stay in).
  */
 import type { ClusterState } from '../common/cluster-state.js';
-import type { Config } from '../common/config/index.js';
+import type { Config, ConfigRecord } from '../common/config/index.js';
 import type { Logger } from '../common/logger.js';
 import type { CurveKeys } from '../common/security/curve-keys.js';
 import { zookeeperAuthPayload } from '../common/security/secrets.js';
@@ -18,8 +18,8 @@ const WORKER_HIDDEN_KEYS = ['nimbus.auth.secret', 'nimbus.auth.secret.file'];
  * The ZooKeeper credentials go inline, read from their file here: a worker
  * running as another user (supervisor.worker.user) could not read a 0600 file.
  */
-export function workerClusterConfig(config: Config): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...config };
+export function workerClusterConfig(config: Config): ConfigRecord {
+  const out: ConfigRecord = { ...config };
   for (const k of WORKER_HIDDEN_KEYS) delete out[k];
   const zk = zookeeperAuthPayload(config);
   delete out['hstorm.zookeeper.auth.payload.file'];

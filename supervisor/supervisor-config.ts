@@ -1,7 +1,6 @@
 /**
  * The keys a supervisor reads, compiled once from the validated cluster
- * config: its id, host and ports, periods and timeouts as `…Ms`. The schema
- * already validated every value, so the casts only restore its types.
+ * config: its id, host and ports, periods and timeouts as `…Ms`.
  */
 import { hostname } from 'node:os';
 import { secsToMs, type Config } from '../common/config/index.js';
@@ -37,26 +36,26 @@ export interface SupervisorSettings {
 }
 
 export function supervisorSettings(config: Config): SupervisorSettings {
-  const ports = config['supervisor.slots.ports'] as number[];
-  const id = (config['supervisor.id'] as string | null) ?? `${hostname().replace(/[^A-Za-z0-9._-]/g, '_')}-${ports[0] ?? 0}`;
+  const ports = config['supervisor.slots.ports'];
+  const id = config['supervisor.id'] ?? `${hostname().replace(/[^A-Za-z0-9._-]/g, '_')}-${ports[0] ?? 0}`;
   return {
     id,
-    host: (config['supervisor.host'] as string | null) ?? '127.0.0.1',
+    host: config['supervisor.host'] ?? '127.0.0.1',
     ports: [...new Set(ports)],
-    cpuCores: config['supervisor.cpu.cores'] as number | null,
-    memoryMB: config['supervisor.memory.mb'] as number | null,
-    heartbeatMs: secsToMs(config['supervisor.heartbeat.frequency.secs'] as number),
-    monitorMs: secsToMs(config['supervisor.monitor.frequency.secs'] as number),
-    workerStartTimeoutMs: secsToMs(config['supervisor.worker.start.timeout.secs'] as number),
-    workerTimeoutMs: secsToMs(config['nimbus.task.timeout.secs'] as number),
-    workerHeartbeatMs: secsToMs(config['worker.heartbeat.frequency.secs'] as number),
-    collectorMs: secsToMs(config['supervisor.collector.period.secs'] as number),
-    childopts: config['worker.childopts'] as string[],
-    localDir: config['hstorm.local.dir'] as string,
-    maxBundleInflatedBytes: Math.round((config['nimbus.bundle.max.inflated.mb'] as number) * 2 ** 20),
-    nimbusHost: config['nimbus.host'] as string,
-    nimbusPort: config['nimbus.http.port'] as number,
-    logviewerPort: config['supervisor.logviewer.port'] as number | null,
+    cpuCores: config['supervisor.cpu.cores'],
+    memoryMB: config['supervisor.memory.mb'],
+    heartbeatMs: secsToMs(config['supervisor.heartbeat.frequency.secs']),
+    monitorMs: secsToMs(config['supervisor.monitor.frequency.secs']),
+    workerStartTimeoutMs: secsToMs(config['supervisor.worker.start.timeout.secs']),
+    workerTimeoutMs: secsToMs(config['nimbus.task.timeout.secs']),
+    workerHeartbeatMs: secsToMs(config['worker.heartbeat.frequency.secs']),
+    collectorMs: secsToMs(config['supervisor.collector.period.secs']),
+    childopts: config['worker.childopts'],
+    localDir: config['hstorm.local.dir'],
+    maxBundleInflatedBytes: Math.round(config['nimbus.bundle.max.inflated.mb'] * 2 ** 20),
+    nimbusHost: config['nimbus.host'],
+    nimbusPort: config['nimbus.http.port'],
+    logviewerPort: config['supervisor.logviewer.port'],
     logviewerBindHost: configuredSlotBindHost(config),
   };
 }

@@ -16,6 +16,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ConfigRecord } from '../common/config/index.js';
 import type { GpuBinding } from '../common/assignment.js';
 import { readLocalHeartbeat, type LocalHeartbeat } from '../common/local-heartbeat.js';
 import type { Logger } from '../common/logger.js';
@@ -37,7 +38,7 @@ export interface WorkerLauncherOptions {
   /** `<hstorm.local.dir>/workers`: one pid record per port. */
   pidDir: string;
   /** Validated cluster config handed to every worker. */
-  clusterConfig: Record<string, unknown>;
+  clusterConfig: ConfigRecord;
   /** Local mode: serve the in-memory store to each child over IPC. Absent: workers connect to ZooKeeper. */
   ipc?: IpcServe;
   /** Extra environment for workers (tests). */

@@ -6,6 +6,7 @@
  * switching needs root, so a supervisor that is not root refuses at start.
  */
 import { execFileSync } from 'node:child_process';
+import type { ConfigRecord } from '../common/config/index.js';
 import { ConfigError } from '../common/errors.js';
 
 export interface WorkerUser {
@@ -14,10 +15,10 @@ export interface WorkerUser {
   gid: number;
 }
 
-const KEY = 'supervisor.worker.user';
+const KEY = 'supervisor.worker.user' as const;
 
-export function resolveWorkerUser(config: Readonly<Record<string, unknown>>): WorkerUser | null {
-  const name = config[KEY] as string | null | undefined;
+export function resolveWorkerUser(config: ConfigRecord): WorkerUser | null {
+  const name = config[KEY];
   if (!name) return null;
   const lookup = (flag: '-u' | '-g'): number => {
     try {

@@ -76,7 +76,7 @@ export async function completeTopology(module: string, opts: CompleteTopologyOpt
     const { def, topologyConfig, config } = await loadConfiguredTopology(wrapper, overrides);
     cluster ??= await LocalCluster.start({
       log,
-      portsNeeded: (config['topology.workers'] as number | undefined) ?? 1,
+      portsNeeded: config['topology.workers'],
       clusterConfig: { 'worker.heartbeat.frequency.secs': BEAT_SECS },
     });
     const name = opts.name ?? `${defaultTopologyName(source)}-test-${++runs}`;
@@ -84,7 +84,7 @@ export async function completeTopology(module: string, opts: CompleteTopologyOpt
     const spouts = def.components.filter((c) => c.kind === 'spout').map((c) => c.id);
     const expected = new Map(Object.entries(mocked).map(([id, tuples]) => [id, tuples.length]));
     const c = cluster;
-    const beats = await waitComplete(() => c.heartbeats(topologyId), expected, (config['topology.workers'] as number | undefined) ?? 1, opts.timeoutMs ?? 60_000, name);
+    const beats = await waitComplete(() => c.heartbeats(topologyId), expected, config['topology.workers'], opts.timeoutMs ?? 60_000, name);
     await cluster.kill(name, 0);
     const acked: Record<string, number> = {};
     const failed: Record<string, number> = {};

@@ -85,7 +85,10 @@ export class CaptureBolt extends BasicBolt {
   private file = '';
 
   override prepare(conf: Conf, ctx: TopologyContext): void {
-    this.file = join(conf[CAPTURE_DIR_KEY] as string, `capture-${ctx.taskId}.jsonl`);
+    const dir = conf[CAPTURE_DIR_KEY];
+    // completeTopology sets it on every run; a missing one means the bolt runs outside that harness.
+    if (typeof dir !== 'string') throw new TypeError(`${CAPTURE_DIR_KEY} is not set: CaptureBolt runs only inside completeTopology`);
+    this.file = join(dir, `capture-${ctx.taskId}.jsonl`);
   }
 
   execute(t: Tuple): void {

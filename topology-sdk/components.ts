@@ -5,6 +5,7 @@
  * Any of them may return a promise; the runtime awaits it before the next call
  * on the same task.
  */
+import type { ConfigRecord } from '../common/config/config.js';
 import type { OutputFieldsDeclarer } from './output-declarer.js';
 import type { TopologyContext } from './context.js';
 import type { Tuple } from './tuple.js';
@@ -34,7 +35,12 @@ export interface OutputCollector extends SpoutOutputCollector {
   fail(tuple: Tuple): void;
 }
 
-export type Conf = Readonly<Record<string, unknown>>;
+/**
+ * The config a component is opened or prepared with: the topology's config with its component config on top (Storm's
+ * `topoConf`). hstorm's keys are typed by their schema (`conf['topology.message.timeout.secs']` is a number); the
+ * author's own keys are `unknown`, to be checked where they are read.
+ */
+export type Conf = Readonly<ConfigRecord>;
 
 export abstract class Spout {
   open(_conf: Conf, _context: TopologyContext, _collector: SpoutOutputCollector): MaybePromise<void> {}

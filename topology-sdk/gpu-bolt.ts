@@ -67,9 +67,9 @@ export abstract class GpuBolt extends Bolt {
   override async prepare(conf: Conf, context: TopologyContext, collector: OutputCollector): Promise<void> {
     this.collector = collector;
     this.context = context;
-    this.batchSize = (conf['topology.gpu.batch.size'] as number | undefined) ?? this.batchSize;
-    this.maxWaitMs = (conf['topology.gpu.batch.max.wait.ms'] as number | undefined) ?? this.maxWaitMs;
-    this.maxInFlight = (conf['topology.gpu.launches.in.flight'] as number | undefined) ?? this.maxInFlight;
+    this.batchSize = conf['topology.gpu.batch.size'] ?? this.batchSize;
+    this.maxWaitMs = conf['topology.gpu.batch.max.wait.ms'] ?? this.maxWaitMs;
+    this.maxInFlight = conf['topology.gpu.launches.in.flight'] ?? this.maxInFlight;
     await this.setup(conf, context);
     const handle = await context.acquireGpuBackend();
     const runner = await GpuKernelRunner.create(this.kernel(), this.batchSize, handle, context.log);

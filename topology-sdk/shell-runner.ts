@@ -89,7 +89,7 @@ export class ShellRunner {
   async start(conf: Conf, ctx: TopologyContext): Promise<void> {
     this.conf = conf;
     this.ctx = ctx;
-    const secs = (conf['topology.subprocess.timeout.secs'] as number | null | undefined) ?? (conf['nimbus.task.timeout.secs'] as number | undefined) ?? 30;
+    const secs = conf['topology.subprocess.timeout.secs'] ?? conf['nimbus.task.timeout.secs'] ?? 30;
     this.timeoutMs = secs * 1000;
     this.pidDir = mkdtempSync(join(tmpdir(), `hstorm-pids-${ctx.componentId.replace(/[^\w.-]/g, '_')}-${ctx.taskId}-`));
     try {

@@ -26,7 +26,7 @@ import type { Conf, SpoutOutputCollector, Values } from './components.js';
 import type { Signal, TopologyContext } from './context.js';
 import type { OutputFieldsDeclarer } from './output-declarer.js';
 import type { AppliedGamma, SplitMetrics } from '../common/storm-base.js';
-import { CONFIG_KEYS } from '../common/config/schema.js';
+import { CONFIG_KEYS, type ConfigValue } from '../common/config/schema.js';
 import { checkKey } from '../common/config/config.js';
 import { ConfigError } from '../common/errors.js';
 import { decisionWindow } from './decision-window.js';
@@ -107,12 +107,12 @@ export class StreamSplit {
     this.gpuStream = options.gpuStream ?? 'gpu';
     this.clock = options.clock ?? realIntervalClock;
     if (this.cpuStream === this.gpuStream) throw new ConfigError(`the split's CPU and GPU streams must differ (both "${this.cpuStream}")`, 'cpuStream', this.cpuStream);
-    const gamma0 = setting<number>(conf, 'hstorm.split.gamma0', options.gamma0);
-    this.theta = setting<number>(conf, 'hstorm.split.theta', options.theta);
-    const sampleMs = setting<number>(conf, 'hstorm.split.sample.ms', options.sampleMs);
-    const windowMs = setting<number>(conf, 'hstorm.split.window.ms', options.windowMs);
-    this.maxWindow = setting<number>(conf, 'hstorm.split.max.window', options.maxWindow);
-    this.policy = setting<SplitPolicy>(conf, 'hstorm.split.policy', options.policy);
+    const gamma0 = setting(conf, 'hstorm.split.gamma0', options.gamma0);
+    this.theta = setting(conf, 'hstorm.split.theta', options.theta);
+    const sampleMs = setting(conf, 'hstorm.split.sample.ms', options.sampleMs);
+    const windowMs = setting(conf, 'hstorm.split.window.ms', options.windowMs);
+    this.maxWindow = setting(conf, 'hstorm.split.max.window', options.maxWindow);
+    this.policy = setting(conf, 'hstorm.split.policy', options.policy);
     if (this.policy === 'capacity' && (!options.cpuComponent || !options.gpuComponent)) {
       throw new ConfigError(
         'hstorm.split.policy "capacity" needs the components behind each stream: pass { cpuComponent, gpuComponent } to StreamSplit',
@@ -278,9 +278,11 @@ export class StreamSplit {
   }
 }
 
-function setting<T>(conf: Conf, key: 'hstorm.split.gamma0' | 'hstorm.split.theta' | 'hstorm.split.sample.ms' | 'hstorm.split.window.ms' | 'hstorm.split.max.window' | 'hstorm.split.policy', override: T | undefined): T {
-  const value = override ?? conf[key] ?? CONFIG_KEYS[key].default;
-  return checkKey(key, value) as T;
+type SplitKey = 'hstorm.split.gamma0' | 'hstorm.split.theta' | 'hstorm.split.sample.ms' | 'hstorm.split.window.ms' | 'hstorm.split.max.window' | 'hstorm.split.policy';
+
+/** A split setting: the StreamSplit option, else the component's config, else the default; checked against the key's schema (an option is not validated elsewhere). */
+function setting<K extends SplitKey>(conf: Conf, key: K, override: ConfigValue<K> | undefined): ConfigValue<K> {
+  return checkKey(key, override ?? conf[key] ?? CONFIG_KEYS[key].default);
 }
 
 function emptyTotals(): TaskTotals {

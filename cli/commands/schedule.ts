@@ -74,8 +74,9 @@ export function registerSchedule(program: Command): void {
     const module = flags.topology ?? positional;
     if (!module) throw new CliUsageError('missing topology module: give --topology <module> (or the module as the argument)');
     const strategies = ['even', 'hetero', 'hdrf'] as const;
+    const isStrategy = (s: string): s is (typeof strategies)[number] => (strategies as readonly string[]).includes(s);
     const given = flags.strategy;
-    if (given !== undefined && !strategies.includes(given as (typeof strategies)[number])) {
+    if (given !== undefined && !isStrategy(given)) {
       throw new CliUsageError(`invalid --strategy "${given}": allowed: ${strategies.join(', ')}`);
     }
     const cluster = readClusterFile(flags.cluster);
@@ -84,7 +85,7 @@ export function registerSchedule(program: Command): void {
     const overrides = parseOverrides(flags.conf);
     const modulePath = resolveModulePath(module, packageRoot());
     const { def, config } = await loadConfiguredTopology(modulePath, overrides, [file]);
-    const strategy = (given ?? config['nimbus.scheduler']) as (typeof strategies)[number];
+    const strategy = given ?? config['nimbus.scheduler'];
     const result = dryRun({
       cluster,
       topology: def,

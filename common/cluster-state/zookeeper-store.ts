@@ -28,6 +28,7 @@
  *   (listeners see `disconnected` then `connected`, no `expired`).
  */
 import { CreateMode, Exception, type ACL, State, createClient, type Client, type Event, type Stat } from 'node-zookeeper-client';
+import { withDefaults, type ConfigRecord } from '../config/config.js';
 import { zookeeperAuthPayload } from '../security/secrets.js';
 import { aclFor, addDigestAuth } from './zookeeper-acl.js';
 import type { Logger } from '../logger.js';
@@ -65,13 +66,14 @@ export interface ZooKeeperOptions {
 }
 
 /** The ZooKeeper options a cluster config names (daemons' config, or the one a worker is launched with). */
-export function zookeeperOptions(config: Readonly<Record<string, unknown>>): ZooKeeperOptions {
+export function zookeeperOptions(config: ConfigRecord): ZooKeeperOptions {
+  const c = withDefaults(config);
   return {
-    servers: config['hstorm.zookeeper.servers'] as string[],
-    root: config['hstorm.zookeeper.root'] as string,
-    sessionTimeoutMs: config['hstorm.zookeeper.session.timeout.ms'] as number,
-    connectTimeoutMs: config['hstorm.zookeeper.connect.timeout.ms'] as number,
-    auth: zookeeperAuthPayload(config),
+    servers: c['hstorm.zookeeper.servers'],
+    root: c['hstorm.zookeeper.root'],
+    sessionTimeoutMs: c['hstorm.zookeeper.session.timeout.ms'],
+    connectTimeoutMs: c['hstorm.zookeeper.connect.timeout.ms'],
+    auth: zookeeperAuthPayload(c),
   };
 }
 

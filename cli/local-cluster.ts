@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isStateError } from '../common/cluster-state.js';
 import { InMemoryClusterStore, type InMemorySession } from '../common/cluster-state/in-memory-store.js';
-import { serveClusterStateOverIpc } from '../common/cluster-state/ipc-proxy.js';
+import { serveClusterStateOverIpc } from '../common/cluster-state/ipc-server.js';
 import { decodeJson } from '../common/cluster-state/json-node.js';
 import { buildConfig, type Config, type RawConfig } from '../common/config/index.js';
 import type { Logger } from '../common/logger.js';

@@ -7,7 +7,7 @@ import { decodeWorkerLaunch } from '../common/worker-env.js';
 import { createLogger, flushThenExit } from '../common/logger.js';
 import { enableSourceMaps } from '../common/ts-module.js';
 import type { ClusterState } from '../common/cluster-state.js';
-import { IpcClusterState } from '../common/cluster-state/ipc-proxy.js';
+import { IpcClusterState } from '../common/cluster-state/ipc-client.js';
 import { connectZooKeeper, zookeeperOptions } from '../common/cluster-state/zookeeper-store.js';
 import { ZkPaths } from '../common/zk-paths.js';
 import { assignmentSchema, stormBaseSchema } from '../common/record-schemas.js';

@@ -12,8 +12,11 @@
  * same contract suite (test/unit/common/cluster-state-contract.ts).
  */
 export { InMemoryClusterStore, InMemorySession } from './in-memory-store.js';
-export { IpcClusterState, serveClusterStateOverIpc } from './ipc-proxy.js';
-export type { IpcClusterStateOptions, IpcEndpoint, IpcStateServer } from './ipc-proxy.js';
+export { IpcClusterState } from './ipc-client.js';
+export { serveClusterStateOverIpc } from './ipc-server.js';
+export type { IpcClusterStateOptions } from './ipc-client.js';
+export type { IpcStateServer } from './ipc-server.js';
+export type { IpcEndpoint } from './ipc-messages.js';
 export { ZooKeeperClusterState, connectZooKeeper } from './zookeeper-store.js';
 export type { ZooKeeperOptions } from './zookeeper-store.js';
 export { readJson, readJsonIfPresent, writeJson, createJson, putJson, decodeJson, encodeJson } from './json-node.js';

@@ -7,8 +7,10 @@
  * Other modules share the channel: anything whose `type` does not start with
  * `state.` is not ours and is left alone.
  */
+import type { Serializable } from 'node:child_process';
 import { z } from 'zod';
-import type { ClusterStateErrorKind } from '../cluster-state.js';
+import { HstormError } from '../errors.js';
+import { ClusterStateError, type ClusterStateErrorKind } from '../cluster-state.js';
 
 export const STATE_MESSAGE_PREFIX = 'state.';
 export const STATE_PROTOCOL_VERSION = 1;
@@ -118,4 +120,27 @@ export function isStateMessage(m: unknown): boolean {
 export function requestIdOf(m: unknown): number | undefined {
   const id = (m as { id?: unknown }).id;
   return typeof id === 'number' && Number.isInteger(id) && id >= 0 ? id : undefined;
+}
+
+/** The part of `process` (child side) or a `ChildProcess` (parent side) the proxy uses. */
+export interface IpcEndpoint {
+  send?: ((message: Serializable, callback?: (error: Error | null) => void) => boolean) | undefined;
+  readonly connected?: boolean;
+  on(event: 'message', listener: (message: unknown) => void): unknown;
+  on(event: 'disconnect' | 'exit', listener: () => void): unknown;
+  off(event: 'message', listener: (message: unknown) => void): unknown;
+  off(event: 'disconnect' | 'exit', listener: () => void): unknown;
+}
+
+/** An error as it crosses the channel: a ClusterStateError keeps its kind and path, any other error its code. */
+export function toWireError(err: unknown): WireError {
+  if (err instanceof ClusterStateError) return { code: err.code, kind: err.kind, message: err.message, path: err.path };
+  if (err instanceof HstormError) return { code: err.code, kind: null, message: err.message };
+  return { code: 'HSTORM_ERR_INTERNAL', kind: null, message: err instanceof Error ? err.message : String(err) };
+}
+
+/** The error the caller sees, rebuilt from the wire. */
+export function reviveWireError(e: WireError): Error {
+  if (e.kind) return new ClusterStateError(e.kind, e.path ?? '', e.message);
+  return new HstormError(e.code, e.message);
 }

@@ -1,17 +1,12 @@
 /**
- * ClusterState over Node's child-process IPC channel, for worker processes in
- * local mode: the store lives in the local-cluster process, workers reach it
- * through `IpcClusterState` (child side), which `serveClusterStateOverIpc`
- * (parent side) answers with one in-memory session per child. The session is
- * closed when the child exits or its channel disconnects, so a killed worker's
- * ephemeral nodes vanish just as a dead ZooKeeper client's would.
+ * The child side of the cluster-state IPC channel: `IpcClusterState` is the
+ * ClusterState a local-mode worker uses; every call becomes a `state.*`
+ * request to the local-cluster process, which answers it from the in-memory
+ * store (ipc-server.ts). Watches and session events come back the same way.
  *
- * Usage (worker):  const state = new IpcClusterState();            // uses this process's IPC channel
- * Usage (parent):  const served = serveClusterStateOverIpc(child, store, log);
+ * Usage (worker):  const state = new IpcClusterState();   // uses this process's IPC channel
  */
-import type { Serializable } from 'node:child_process';
 import type { Logger } from '../logger.js';
-import { RateLimitedLog } from '../logger.js';
 import { HstormError } from '../errors.js';
 import {
   ClusterStateError,
@@ -21,30 +16,18 @@ import {
   type SessionState,
   type Watcher,
 } from '../cluster-state.js';
-import type { InMemoryClusterStore } from './in-memory-store.js';
 import { callWatcher } from './call-watcher.js';
 import { SessionStateEmitter } from './session-state-emitter.js';
 import {
   STATE_PROTOCOL_VERSION,
   StateReplySchema,
-  StateRequestSchema,
   isStateMessage,
-  requestIdOf,
+  reviveWireError,
+  type IpcEndpoint,
   type StateReply,
   type StateRequest,
   type StateResult,
-  type WireError,
 } from './ipc-messages.js';
-
-/** The part of `process` (child side) or a `ChildProcess` (parent side) the proxy uses. */
-export interface IpcEndpoint {
-  send?: ((message: Serializable, callback?: (error: Error | null) => void) => boolean) | undefined;
-  readonly connected?: boolean;
-  on(event: 'message', listener: (message: unknown) => void): unknown;
-  on(event: 'disconnect' | 'exit', listener: () => void): unknown;
-  off(event: 'message', listener: (message: unknown) => void): unknown;
-  off(event: 'disconnect' | 'exit', listener: () => void): unknown;
-}
 
 export interface IpcClusterStateOptions {
   /** The channel to the parent; default: this process's own IPC channel. */
@@ -258,143 +241,6 @@ export class IpcClusterState implements ClusterState {
       if (ids.size === 0) this.watchIds.delete(key);
     }
   }
-}
-
-export interface IpcStateServer {
-  /** Malformed `state.*` messages received from the child and ignored. */
-  readonly garbageCount: number;
-  /** The child's session in the store (for InMemoryClusterStore.expireSession). */
-  readonly sessionId: number;
-  /** Stops answering and closes the child's session (its ephemeral nodes go away). */
-  close(): Promise<void>;
-}
-
-/** Answers one child's cluster-state requests from `store`, in a session of its own. */
-export function serveClusterStateOverIpc(child: IpcEndpoint, store: InMemoryClusterStore, log: Logger): IpcStateServer {
-  const session = store.session();
-  const warn = new RateLimitedLog(log);
-  let garbage = 0;
-  let stopped = false;
-
-  const send = (m: StateReply): void => {
-    if (stopped || child.connected === false || !child.send) return;
-    try {
-      child.send(m, (err) => {
-        if (err) log.debug({ err, type: m.type }, 'could not send a cluster-state reply to the child');
-      });
-    } catch (err) {
-      log.debug({ err, type: m.type }, 'could not send a cluster-state reply to the child');
-    }
-  };
-  // One function per outstanding watch id: the child reuses an id for a watcher it sets twice, and the store then dedups it.
-  const watchFns = new Map<number, Watcher>();
-  const watcherFor = (watch: number | undefined): Watcher | undefined => {
-    if (watch === undefined) return undefined;
-    let fn = watchFns.get(watch);
-    if (!fn) {
-      fn = (event) => {
-        watchFns.delete(watch);
-        send({ type: 'state.watch', version: STATE_PROTOCOL_VERSION, watch, event });
-      };
-      watchFns.set(watch, fn);
-    }
-    return fn;
-  };
-
-  const answer = async (req: StateRequest): Promise<StateResult> => {
-    switch (req.type) {
-      case 'state.create':
-        return {
-          op: 'path',
-          path: await session.create(req.path, Buffer.from(req.data, 'base64'), {
-            ...(req.mode !== undefined && { mode: req.mode }),
-            ...(req.parents !== undefined && { parents: req.parents }),
-          }),
-        };
-      case 'state.get': {
-        const { data, stat } = await session.get(req.path, watcherFor(req.watch));
-        return { op: 'node', data: data.toString('base64'), stat };
-      }
-      case 'state.exists':
-        return { op: 'stat', stat: await session.exists(req.path, watcherFor(req.watch)) };
-      case 'state.set':
-        return { op: 'stat', stat: await session.set(req.path, Buffer.from(req.data, 'base64'), req.expectedVersion) };
-      case 'state.delete':
-        await session.delete(req.path, {
-          ...(req.expectedVersion !== undefined && { version: req.expectedVersion }),
-          ...(req.recursive !== undefined && { recursive: req.recursive }),
-        });
-        return { op: 'none' };
-      case 'state.children':
-        return { op: 'children', children: await session.children(req.path, watcherFor(req.watch)) };
-      case 'state.close':
-        await session.close();
-        return { op: 'none' };
-    }
-  };
-
-  const onMessage = (m: unknown): void => {
-    if (!isStateMessage(m)) return;
-    const parsed = StateRequestSchema.safeParse(m);
-    if (!parsed.success) {
-      garbage++;
-      warn.warn({ garbage }, 'ignored a malformed cluster-state IPC request from a child');
-      const id = requestIdOf(m);
-      if (id !== undefined) {
-        const error: WireError = { code: 'HSTORM_ERR_STATE_BAD_ARGUMENT', kind: 'BAD_ARGUMENT', message: 'malformed cluster-state request' };
-        send({ type: 'state.error', version: STATE_PROTOCOL_VERSION, id, error });
-      }
-      return;
-    }
-    const req = parsed.data;
-    const newWatch = 'watch' in req && req.watch !== undefined && !watchFns.has(req.watch) ? req.watch : undefined;
-    answer(req).then(
-      (result) => send({ type: 'state.ok', version: STATE_PROTOCOL_VERSION, id: req.id, result }),
-      (err: unknown) => {
-        // A failed request sets no watch (NO_NODE): forget the function made for it.
-        if (newWatch !== undefined) watchFns.delete(newWatch);
-        send({ type: 'state.error', version: STATE_PROTOCOL_VERSION, id: req.id, error: toWireError(err) });
-      },
-    );
-  };
-
-  const unsubscribe = session.onSessionState((state) => send({ type: 'state.session', version: STATE_PROTOCOL_VERSION, state }));
-  const stop = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
-    unsubscribe();
-    child.off('message', onMessage);
-    child.off('exit', onGone);
-    child.off('disconnect', onGone);
-    await session.close();
-  };
-  const onGone = (): void => {
-    stop().catch((err: unknown) => log.error({ err }, 'closing a child cluster-state session failed'));
-  };
-  child.on('message', onMessage);
-  child.on('exit', onGone);
-  child.on('disconnect', onGone);
-
-  return {
-    get garbageCount() {
-      return garbage;
-    },
-    get sessionId() {
-      return session.sessionId;
-    },
-    close: stop,
-  };
-}
-
-function toWireError(err: unknown): WireError {
-  if (err instanceof ClusterStateError) return { code: err.code, kind: err.kind, message: err.message, path: err.path };
-  if (err instanceof HstormError) return { code: err.code, kind: null, message: err.message };
-  return { code: 'HSTORM_ERR_INTERNAL', kind: null, message: err instanceof Error ? err.message : String(err) };
-}
-
-function reviveWireError(e: WireError): Error {
-  if (e.kind) return new ClusterStateError(e.kind, e.path ?? '', e.message);
-  return new HstormError(e.code, e.message);
 }
 
 function toBase64(data: Uint8Array): string {

@@ -6,12 +6,12 @@
  * Polls: the files are written by other processes, and fs.watch is not
  * reliable on every file system.
  */
-import { errorStackHead, parseJsonLogLine } from '../common/log-line.js';
+import { errorStackHead, parseJsonLogLine, rawLineLevel } from '../common/log-line.js';
 import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface WorkerLogLine {
-  /** pino level number (40 warn, 50 error, 60 fatal); Node's own crash output counts as 50. */
+  /** pino level number (40 warn, 50 error, 60 fatal); a line of the process's own stderr is a warning when it says so, else 50 (common/log-line.ts rawLineLevel). */
   level: number;
   port: number;
   topologyId: string;
@@ -112,13 +112,13 @@ export class WorkerLogTail {
   }
 }
 
-/** One log line as the console shows it; null for a blank line. Non-JSON lines are Node's own output (a crash): errors. */
+/** One log line as the console shows it; null for a blank line. Non-JSON lines are the process's own stderr: warnings when they say so, else errors. */
 export function parseWorkerLogLine(raw: string, topologyId: string, port: number): WorkerLogLine | null {
   const text = raw.trim();
   if (!text) return null;
   const o = parseJsonLogLine(text);
   if (!o || typeof o.level !== 'number') {
-    return { level: 50, port, topologyId, component: null, task: null, msg: text, err: null, time: Date.now() };
+    return { level: rawLineLevel(text), port, topologyId, component: null, task: null, msg: text, err: null, time: Date.now() };
   }
   const errText = errorStackHead(o.err, 4)?.join('\n') ?? null;
   return {

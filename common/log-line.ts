@@ -17,6 +17,17 @@ export function parseJsonLogLine(line: string): Record<string, unknown> | null {
   }
 }
 
+/**
+ * The level of a line that is not pino JSON: a process's own stderr. Node's warnings (`(node:12) Warning: …`,
+ * `[DEP0040] DeprecationWarning: …`) and native libraries' notices (Dawn's `Warning: … is deprecated`) are warnings;
+ * anything else — an uncaught error, its stack, a fatal message — counts as an error, so a crash is never played down.
+ */
+export function rawLineLevel(line: string): 40 | 50 {
+  return RAW_WARNING.test(line.trim()) ? 40 : 50;
+}
+
+const RAW_WARNING = /^(\(node:\d+\)\s+)?(\[[A-Z]+\d+\]\s+)?(\w*Warning\b|warning:)|\bis deprecated\b/i;
+
 /** The first `frames` lines of a logged error's stack (its message when it has no stack); null when `err` has neither. */
 export function errorStackHead(err: unknown, frames: number): string[] | null {
   if (!err || typeof err !== 'object') return null;

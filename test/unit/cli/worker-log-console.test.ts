@@ -22,6 +22,20 @@ describe('cli/worker-log-tail parseWorkerLogLine', () => {
     assert.equal(l?.level, 50);
     assert.equal(l?.msg, 'Error: Cannot find module');
   });
+
+  it("takes a warning a process prints to stderr (Node's, Dawn's) as a warning, not an error", () => {
+    for (const raw of [
+      'Warning: DawnExperimentalSubgroupLimits is deprecated, use AdapterPropertiesSubgroups instead',
+      '(node:4242) Warning: Setting the NODE_TLS_REJECT_UNAUTHORIZED environment variable to 0 is insecure',
+      '(node:4242) [DEP0040] DeprecationWarning: The `punycode` module is deprecated.',
+      '(node:4242) ExperimentalWarning: WASI is an experimental feature',
+    ]) {
+      assert.equal(parseWorkerLogLine(raw, 't', 1)?.level, 40, raw);
+    }
+    for (const raw of ['TypeError: x is not a function', '    at Bolt.execute (file:///t.js:3:9)', 'FATAL ERROR: Reached heap limit', 'Segmentation fault (core dumped)']) {
+      assert.equal(parseWorkerLogLine(raw, 't', 1)?.level, 50, raw);
+    }
+  });
 });
 
 describe('cli/worker-log-console', () => {

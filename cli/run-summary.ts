@@ -38,7 +38,10 @@ export interface RunSummary {
   topology: string;
   workers: number;
   durationSec: number;
+  /** Emitted by every component but the ackers (Storm UI's topology emitted). */
   emitted: number;
+  /** Emitted by the spouts: the tuples whose trees end acked or failed. */
+  spoutEmitted: number;
   acked: number;
   failed: number;
   throughputPerSec: number;
@@ -113,6 +116,7 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
     if (id !== ACKER_COMPONENT) emitted += c.emitted;
   }
   const complete = rollup(spoutExecs).complete;
+  const spoutEmitted = spoutExecs.reduce((s, e) => s + e.emitted, 0);
   const acked = spoutExecs.reduce((s, e) => s + e.acked, 0);
   const failed = spoutExecs.reduce((s, e) => s + e.failed, 0);
   const cs = complete.stats();
@@ -121,6 +125,7 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
     workers: beats.length,
     durationSec: Math.round(durationSec * 10) / 10,
     emitted,
+    spoutEmitted,
     acked,
     failed,
     throughputPerSec: durationSec > 0 ? Math.round(acked / durationSec) : 0,
@@ -131,9 +136,63 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
   };
 }
 
-/** One line for the live progress display. */
+/**
+ * One line for the live progress display. It counts spout tuples only — emitted, acked, failed — so the three compare:
+ * the bolts' emits are in the table at the end, and summed in with the spouts' they read as lost tuples.
+ */
 export function progressLine(s: RunSummary, elapsedSec: number): string {
-  return `${elapsedSec.toFixed(0)}s  workers ${s.workers}  emitted ${s.emitted}  acked ${s.acked}  failed ${s.failed}  complete p50 ${s.completeLatencyMs.p50} ms p99 ${s.completeLatencyMs.p99} ms`;
+  const split = splitLine(s);
+  return (
+    `${elapsedSec.toFixed(0)}s  workers ${s.workers}  spout tuples emitted ${s.spoutEmitted} acked ${s.acked} failed ${s.failed}  ` +
+    `complete p50 ${s.completeLatencyMs.p50} ms p99 ${s.completeLatencyMs.p99} ms${split ? `  ${split}` : ''}`
+  );
+}
+
+/** γ of the (first) split, for the progress line; null when the topology has none. */
+function splitLine(s: RunSummary): string | null {
+  for (const c of Object.values(s.components)) {
+    const split = c.split && splitTotals(c.split);
+    if (split) return `γ=${split.gamma.toFixed(3)}`;
+  }
+  return null;
+}
+
+interface SplitTotals {
+  /** The controller task's γ (every task applies the one it publishes). */
+  gamma: number;
+  delta: number | null;
+  latCpuMs: number | null;
+  latGpuMs: number | null;
+  windows: number;
+  sentCpu: number;
+  sentGpu: number;
+}
+
+function splitTotals(tasks: readonly (ExecutorMetrics['split'] | undefined)[]): SplitTotals | null {
+  const all = tasks.filter((t) => t !== undefined);
+  const head = all.find((t) => t.controller) ?? all[0];
+  if (!head) return null;
+  return {
+    gamma: head.gamma,
+    delta: head.delta,
+    latCpuMs: head.latCpuMs,
+    latGpuMs: head.latGpuMs,
+    windows: head.windows,
+    sentCpu: all.reduce((n, t) => n + t.sentCpu, 0),
+    sentGpu: all.reduce((n, t) => n + t.sentGpu, 0),
+  };
+}
+
+/** The split line under a spout that splits between CPU and GPU bolts (DESIGN §8): γ, δ, the latencies it came from, what was sent. */
+function formatSplit(tasks: readonly (ExecutorMetrics['split'] | undefined)[]): string[] {
+  const t = splitTotals(tasks);
+  if (!t) return [];
+  const ms = (v: number | null) => (v === null ? 'none' : `${v.toFixed(2)} ms`);
+  const share = t.sentCpu + t.sentGpu > 0 ? ` (${((100 * t.sentGpu) / (t.sentCpu + t.sentGpu)).toFixed(1)} % to GPU)` : '';
+  return [
+    `    split: γ=${t.gamma.toFixed(3)} after ${t.windows} windows, δ=${t.delta === null ? 'none' : t.delta.toFixed(3)}, ` +
+      `latency CPU ${ms(t.latCpuMs)} / GPU ${ms(t.latGpuMs)}; sent CPU ${t.sentCpu}, GPU ${t.sentGpu}${share}`,
+  ];
 }
 
 /** The human-readable end-of-run summary. */
@@ -147,6 +206,7 @@ export function formatSummary(s: RunSummary): string {
     lines.push(
       `  ${id.padEnd(16)}${String(c.executors).padStart(10)}${String(c.emitted).padStart(12)}${String(c.executed).padStart(12)}${String(c.acked).padStart(12)}${String(c.failed).padStart(9)}${String(c.executeLatencyMs.p50).padStart(13)}${String(c.executeLatencyMs.p99).padStart(13)}${c.capacity.toFixed(2).padStart(10)}`,
     );
+    if (c.split) lines.push(...formatSplit(c.split));
     if (c.gpu) lines.push(...formatGpu(c.gpu));
     if (c.counters) lines.push(`    counters: ${Object.entries(c.counters).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { formatSummary, summarize } from '../../../cli/run-summary.js';
+import { formatSummary, progressLine, summarize } from '../../../cli/run-summary.js';
 import type { ExecutorMetrics, WorkerHeartbeat } from '../../../common/storm-base.js';
 
 const none = { count: 0, mean: 0, p50: 0, p99: 0, max: 0 };
@@ -32,5 +32,33 @@ describe('cli/run-summary', () => {
     assert.equal(s.components.ok!.lastError, undefined);
     const text = formatSummary(s);
     assert.match(text, /bad \(task 2 on h1:6700, .*\): execute threw: TypeError: newest\n {6}at Bad\.execute \(x\.ts:3:1\)/);
+  });
+
+  it('prints the split of a hybrid spout (γ, δ, latencies, sent per side), and a progress line of spout tuples only', () => {
+    const split = (controller: boolean, sentCpu: number, sentGpu: number) => ({
+      gamma: 0.8,
+      delta: 0.79,
+      latCpuMs: 12,
+      latGpuMs: 3,
+      policy: 'latency' as const,
+      theta: 0.9,
+      sentCpu,
+      sentGpu,
+      controller,
+      windows: controller ? 14 : 0,
+      applied: [],
+    });
+    const beats = [
+      beat(6700, [exec('reader', 1, { emitted: 600, acked: 590, split: split(true, 100, 400) }), exec('reader', 2, { emitted: 400, acked: 400, split: split(false, 80, 320) })]),
+      beat(6701, [exec('cpu-dealer', 3, { executed: 180, emitted: 180 }), exec('gpu-dealer', 4, { executed: 720, emitted: 720 })]),
+    ];
+    const s = summarize('t', beats, 2, new Set(['reader']));
+    assert.equal(s.spoutEmitted, 1000);
+    assert.equal(s.emitted, 1900);
+    assert.match(formatSummary(s), /\n {4}split: γ=0\.800 after 14 windows, δ=0\.790, latency CPU 12\.00 ms \/ GPU 3\.00 ms; sent CPU 180, GPU 720 \(80\.0 % to GPU\)/);
+    const line = progressLine(s, 5);
+    assert.match(line, /spout tuples emitted 1000 acked 990 failed 0/);
+    assert.match(line, /γ=0\.800/);
+    assert.doesNotMatch(line, /1900/);
   });
 });

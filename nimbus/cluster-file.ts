@@ -58,13 +58,17 @@ const supervisorSchema = z
     /** Ports in use (by the topologies listed below or by others). */
     usedPorts: z.array(z.number().int().min(1).max(65535)).optional(),
     usedGpuSlots: z.record(z.string(), z.number().int().min(0)).optional(),
-    // Fields of a supervisor report or summary the dry run does not need.
+    // Fields of a supervisor report (its znode) or summary (GET /api/v1/supervisors) the dry run does not need: named,
+    // so that a dump is taken as it is while a typo in a hand-written file is still refused.
     slotsTotal: z.number().optional(),
     slotsUsed: z.number().optional(),
     uptimeSecs: z.number().optional(),
     startedAt: z.number().optional(),
     heartbeatAt: z.number().optional(),
     version: z.number().optional(),
+    logServer: z.unknown().optional(),
+    node: z.unknown().optional(),
+    workerExits: z.unknown().optional(),
   })
   .strict();
 

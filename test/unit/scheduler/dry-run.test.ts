@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { buildConfig } from '../../../common/config/index.js';
 import { SchedulingError } from '../../../common/errors.js';
 import type { ComponentDef, TopologyDef } from '../../../common/topology-def.js';
+import type { SupervisorInfo } from '../../../common/resources.js';
+import type { SupervisorSummary } from '../../../nimbus/views.js';
 import { dryRun, parseClusterFile, toSchedTopology } from '../../../nimbus/dry-run.js';
 
 function comp(id: string, parallelism: number, inputs: string[], gpu = false): ComponentDef {
@@ -150,6 +152,25 @@ describe('scheduler: dry run (hstorm schedule)', () => {
       const fits = dryRun({ cluster: { supervisors: [{ ...dump.supervisors[0]!, usedPorts: [], gpus: [{ ...dump.supervisors[0]!.gpus[0]!, usedSlots: 0, usedMemoryMB: 0 }] }] }, topology: big, config: cfg('hdrf'), now: 0 });
       assert.equal(fits.queue, null);
       assert.match(fits.workers[0]!.reason, /^HDRF: admitted/);
+    });
+
+    it('takes every field of GET /api/v1/supervisors and of a supervisor znode as they are, and still refuses a typo', () => {
+      const gpu = { ...TWIN('a'), coresPerSm: 128, slots: 2, source: 'declared' as const };
+      // Required<…>: a field added to either record later must be listed here, so the dry run is checked against it.
+      const summary: Required<SupervisorSummary> = {
+        id: 'n', host: '10.0.0.5', ports: [1, 2], usedPorts: [1], slotsTotal: 2, slotsUsed: 1, memoryMB: 16000, cpus: 8, uptimeSecs: 30,
+        gpus: [{ ...gpu, declared: true, usedSlots: 1, usedMemoryMB: 0, performance: 1, memoryMB: 8000 }],
+        logServer: { host: '10.0.0.5', port: 8000 },
+      };
+      const info: Required<SupervisorInfo> = {
+        id: 'm', host: '10.0.0.6', ports: [1, 2], memoryMB: 16000, cpus: 8, gpus: [{ ...gpu, index: 0, pciBusId: '00000000:01:00.0' }],
+        usedGpuSlots: { a: 1 }, startedAt: 1, heartbeatAt: 2, version: 1, logServer: { host: '10.0.0.6', port: 8000 },
+        node: { time: 2, collectMs: 1, cpu: { cores: 8, utilisation: 0.5, load1: 1 }, memory: { totalMB: 2, usedMB: 1, availableMB: 1 }, gpus: [], workers: [], notes: [] },
+        workerExits: [],
+      };
+      const c = parseClusterFile({ supervisors: [summary, info] }, config());
+      assert.deepEqual(c.supervisors.map((x) => x.id), ['n', 'm']);
+      assert.throws(() => parseClusterFile({ supervisors: [{ ...summary, prots: [3] }] }, config()), /prots/);
     });
 
     it('names a running worker that does not match the supervisors', () => {

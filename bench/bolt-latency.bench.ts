@@ -23,7 +23,7 @@
  * against the plain-JS one.
  */
 import { availableParallelism } from 'node:os';
-import { GpuKernelRunner } from '../topology-sdk/gpu-kernel-runner.js';
+import { GpuKernelRunner } from '../topology-sdk/internal/gpu-kernel-runner.js';
 import { releaseWebGpu } from '../worker/gpu-backend.js';
 import { benchBackends, type BenchBackend } from './support/gpu-backends.js';
 import { matmulKernel } from '../examples/matmul/gpu-multiply-bolt.js';

@@ -10,7 +10,7 @@
  * When WebGPU cannot run it says so, why, and how to include it.
  */
 import { availableParallelism } from 'node:os';
-import { GpuKernelRunner } from '../topology-sdk/gpu-kernel-runner.js';
+import { GpuKernelRunner } from '../topology-sdk/internal/gpu-kernel-runner.js';
 import { releaseWebGpu } from '../worker/gpu-backend.js';
 import { benchBackends } from './support/gpu-backends.js';
 import { machineDescription, writeReport, type ExperimentReport } from './support/results.js';

@@ -10,7 +10,7 @@
  * same file: the `resources/` directory next to the module (Storm's
  * resources/ in the topology jar) is packed into the bundle's banner, which
  * registers it under BUNDLED_RESOURCES; the worker writes it out next to the
- * unpacked bundle (topology-sdk/multilang-resources.ts), execute bits kept.
+ * unpacked bundle (topology-sdk/internal/multilang-resources.ts), execute bits kept.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -19,7 +19,7 @@ import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
 import { TopologyLoadError } from '../common/errors.js';
 import { packageRoot } from '../common/package-root.js';
-import { BUNDLED_RESOURCES, RESOURCES_DIR, sourceTwin, type BundledFile } from '../topology-sdk/multilang-resources.js';
+import { BUNDLED_RESOURCES, RESOURCES_DIR, sourceTwin, type BundledFile } from '../topology-sdk/internal/multilang-resources.js';
 
 /** Resources beyond this make the bundle too large to ship through nimbus's blob store comfortably. */
 const MAX_RESOURCE_BYTES = 32 * 1024 * 1024;

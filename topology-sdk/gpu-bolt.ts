@@ -27,8 +27,8 @@ import { Bolt, type Conf, type OutputCollector, type Values } from './components
 import type { TopologyContext } from './context.js';
 import type { Tuple } from './tuple.js';
 import type { GpuMetrics } from '../common/storm-base.js';
-import type { BatchInputs, BatchResult } from './gpu-batch.js';
-import { GpuKernelRunner, type KernelSpec } from './gpu-kernel-runner.js';
+import type { BatchInputs, BatchResult } from './internal/gpu-batch.js';
+import { GpuKernelRunner, type KernelSpec } from './internal/gpu-kernel-runner.js';
 
 /** Emits one result tuple anchored to `anchor` (on `stream`, default the default stream). */
 export type GpuEmit = (anchor: Tuple, values: Values, stream?: string) => void;

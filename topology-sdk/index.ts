@@ -46,19 +46,19 @@ export type { Counter, Meter, UserHistogram, Gauge } from './user-metrics.js';
 // GPU bolts.
 export { GpuBolt } from './gpu-bolt.js';
 export type { GpuEmit } from './gpu-bolt.js';
-export type { KernelSpec, KernelConstants } from './gpu-kernel-runner.js';
-export type { BatchInputs, BatchResult, ItemShape } from './gpu-batch.js';
+export type { KernelSpec, KernelConstants } from './internal/gpu-kernel-runner.js';
+export type { BatchInputs, BatchResult, ItemShape } from './internal/gpu-batch.js';
 export type { GpuBackendHandle, GpuBackendName } from './gpu-backend-handle.js';
 
 // Splitting a stream between CPU and GPU.
 export { StreamSplit } from './stream-split.js';
 export type { StreamSplitOptions, SplitClock } from './stream-split.js';
-export type { SplitPolicy } from './split-controller.js';
+export type { SplitPolicy } from './internal/split-controller.js';
 
 // Multilang.
 export { ShellBolt } from './shell-bolt.js';
 export { ShellSpout } from './shell-spout.js';
-export type { ShellComponentOptions } from './shell-runner.js';
+export type { ShellComponentOptions } from './internal/shell-runner.js';
 
 // Errors a topology may catch.
 export { HstormError, TopologyValidationError, ConfigError, EmitError, MultilangError } from '../common/errors.js';

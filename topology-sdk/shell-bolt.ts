@@ -19,11 +19,11 @@
  */
 import { Bolt, type Conf, type OutputCollector } from './components.js';
 import type { TopologyContext } from './context.js';
-import { HEARTBEAT_STREAM, SYSTEM_TASK_ID, randomTupleId, type EmitMsg, type ShellMsg } from './multilang-protocol.js';
+import { HEARTBEAT_STREAM, SYSTEM_TASK_ID, randomTupleId, type EmitMsg, type ShellMsg } from './internal/multilang-protocol.js';
 import type { OutputFieldsDeclarer } from './output-declarer.js';
-import type { ShellProcess } from './shell-process.js';
-import { ShellRunner, type ShellComponentOptions } from './shell-runner.js';
-import { declareShellStreams, logFromShell, metricsFromShell } from './shell-common.js';
+import type { ShellProcess } from './internal/shell-process.js';
+import { ShellRunner, type ShellComponentOptions } from './internal/shell-runner.js';
+import { declareShellStreams, logFromShell, metricsFromShell } from './internal/shell-common.js';
 import type { Tuple } from './tuple.js';
 import type { UserHistogram } from './user-metrics.js';
 

@@ -15,11 +15,11 @@
  */
 import { Spout, type Conf, type SpoutOutputCollector } from './components.js';
 import type { TopologyContext } from './context.js';
-import type { EmitMsg, ShellMsg } from './multilang-protocol.js';
+import type { EmitMsg, ShellMsg } from './internal/multilang-protocol.js';
 import type { OutputFieldsDeclarer } from './output-declarer.js';
-import type { ShellProcess } from './shell-process.js';
-import { ShellRunner, type ShellComponentOptions } from './shell-runner.js';
-import { declareShellStreams, logFromShell, metricsFromShell } from './shell-common.js';
+import type { ShellProcess } from './internal/shell-process.js';
+import { ShellRunner, type ShellComponentOptions } from './internal/shell-runner.js';
+import { declareShellStreams, logFromShell, metricsFromShell } from './internal/shell-common.js';
 
 type SpoutCommand = 'next' | 'ack' | 'fail' | 'activate' | 'deactivate';
 

@@ -1,14 +1,14 @@
 /**
  * The adaptive CPU/GPU split a spout emits through (H-Storm §2.2.2, DESIGN §8).
  * Each tuple goes to exactly one of two declared streams, the GPU one for a
- * share γ of them, by walking a decision window (decision-window.ts).
+ * share γ of them, by walking a decision window (internal/decision-window.ts).
  *
  * Every τ (`hstorm.split.sample.ms`) each spout task folds the complete
  * latencies of the messages acked on each stream into cumulative totals, and
  * the tasks other than the controller publish them to it as a signal. Every T
  * (`hstorm.split.window.ms`) the controller — task index 0 of the spout
  * component — averages the window over all tasks, computes δ and
- * γ' = γ + θ(δ − γ) (split-controller.ts) and publishes γ' as the signal
+ * γ' = γ + θ(δ − γ) (internal/split-controller.ts) and publishes γ' as the signal
  * `split.gamma`; every task (the controller too) applies it when the signal
  * arrives, and records when, so a test can check every task followed.
  *
@@ -29,8 +29,8 @@ import type { AppliedGamma, SplitMetrics } from '../common/storm-base.js';
 import { CONFIG_KEYS, type ConfigValue } from '../common/config/schema.js';
 import { checkKey } from '../common/config/config.js';
 import { ConfigError } from '../common/errors.js';
-import { decisionWindow } from './decision-window.js';
-import { LatencyWindow, capacityDelta, latencyDelta, stepGamma, type SplitPolicy, type TaskTotals } from './split-controller.js';
+import { decisionWindow } from './internal/decision-window.js';
+import { LatencyWindow, capacityDelta, latencyDelta, stepGamma, type SplitPolicy, type TaskTotals } from './internal/split-controller.js';
 import { realIntervalClock, type IntervalClock } from '../common/interval-clock.js';
 
 export const SPLIT_GAMMA_SIGNAL = 'split.gamma';

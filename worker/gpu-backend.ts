@@ -16,7 +16,7 @@
 import { availableParallelism } from 'node:os';
 import type { GpuBackendHandle, GpuBackendName, GpuDeviceMonitor } from '../topology-sdk/gpu-backend-handle.js';
 import { isGpuBackend } from '../topology-sdk/gpu-backend-handle.js';
-import { loadGpuJs } from '../topology-sdk/gpu-js.js';
+import { loadGpuJs } from '../topology-sdk/internal/gpu-js.js';
 import type { ComponentLogger } from '../topology-sdk/context.js';
 import { adapterName, type GpuAdapterReport } from '../common/webgpu-adapter.js';
 import { WebGpuDevices, type WebGpuTarget } from './webgpu-device.js';

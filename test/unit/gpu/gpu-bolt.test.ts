@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { GpuKernelRunner } from '../../../topology-sdk/gpu-kernel-runner.js';
+import { GpuKernelRunner } from '../../../topology-sdk/internal/gpu-kernel-runner.js';
 import type { GpuBackendHandle, GpuBackendName, GpuDeviceMonitor, GpuDeviceStats } from '../../../topology-sdk/gpu-backend-handle.js';
-import { backendOfMode } from '../../../topology-sdk/gpu-kernel-runner.js';
+import { backendOfMode } from '../../../topology-sdk/internal/gpu-kernel-runner.js';
 import type { EmitOptions, OutputCollector, Values } from '../../../topology-sdk/components.js';
-import type { BatchInputs } from '../../../topology-sdk/gpu-batch.js';
+import type { BatchInputs } from '../../../topology-sdk/internal/gpu-batch.js';
 import { RuntimeTuple } from '../../../worker/runtime-tuple.js';
 import type { Tuple } from '../../../topology-sdk/tuple.js';
 import { Fields } from '../../../topology-sdk/fields.js';

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, mkdirSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { MessageFramer, ShellProtocolError, frame, parsePidMsg, parseShellMsg, stormContextJson, toJson } from '../../../topology-sdk/multilang-protocol.js';
-import { BUNDLED_RESOURCES, resourcesDirFor, sourceTwin } from '../../../topology-sdk/multilang-resources.js';
+import { MessageFramer, ShellProtocolError, frame, parsePidMsg, parseShellMsg, stormContextJson, toJson } from '../../../topology-sdk/internal/multilang-protocol.js';
+import { BUNDLED_RESOURCES, resourcesDirFor, sourceTwin } from '../../../topology-sdk/internal/multilang-resources.js';
 import type { TopologyDef } from '../../../common/topology-def.js';
 
 describe('multilang protocol (Storm JSON serializer)', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { closestFraction, decisionWindow } from '../../../topology-sdk/decision-window.js';
+import { closestFraction, decisionWindow } from '../../../topology-sdk/internal/decision-window.js';
 
 const G = true;
 const C = false;

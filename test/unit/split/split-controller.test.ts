@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { LatencyWindow, capacityDelta, latencyDelta, nextGamma, stepGamma } from '../../../topology-sdk/split-controller.js';
+import { LatencyWindow, capacityDelta, latencyDelta, nextGamma, stepGamma } from '../../../topology-sdk/internal/split-controller.js';
 import { checkKey } from '../../../common/config/config.js';
 import { ConfigError } from '../../../common/errors.js';
 

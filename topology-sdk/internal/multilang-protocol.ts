@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { ACKER_COMPONENT, DEFAULT_STREAM, type GroupingDef, type TopologyDef } from '../common/topology-def.js';
+import { ACKER_COMPONENT, DEFAULT_STREAM, type GroupingDef, type TopologyDef } from '../../common/topology-def.js';
 
 /** Stream of the heartbeat tuples a ShellBolt sends; the subprocess answers each with `sync`. */
 export const HEARTBEAT_STREAM = '__heartbeat';

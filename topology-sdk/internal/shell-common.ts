@@ -1,7 +1,7 @@
 /** Handling of the messages ShellBolt and ShellSpout treat alike: log, metrics, and the declared streams. */
-import type { TopologyContext } from './context.js';
+import type { TopologyContext } from '../context.js';
 import type { ShellMsg } from './multilang-protocol.js';
-import type { OutputFieldsDeclarer } from './output-declarer.js';
+import type { OutputFieldsDeclarer } from '../output-declarer.js';
 import type { ShellComponentOptions } from './shell-runner.js';
 
 /** storm.py / storm.js levels: 0 trace, 1 debug, 2 info (the default), 3 warn, 4 error. */

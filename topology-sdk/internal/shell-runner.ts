@@ -9,8 +9,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import type { Conf } from './components.js';
-import type { TopologyContext } from './context.js';
+import type { Conf } from '../components.js';
+import type { TopologyContext } from '../context.js';
 import { stormContextJson, type ShellMsg } from './multilang-protocol.js';
 import { resourcesDirFor } from './multilang-resources.js';
 import { ShellProcess } from './shell-process.js';

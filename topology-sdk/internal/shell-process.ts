@@ -7,8 +7,8 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { MultilangError } from '../common/errors.js';
-import type { ComponentLogger } from './context.js';
+import { MultilangError } from '../../common/errors.js';
+import type { ComponentLogger } from '../context.js';
 import { frame, MessageFramer, parsePidMsg, parseShellMsg, preview, ShellProtocolError, type ShellMsg } from './multilang-protocol.js';
 
 export interface ShellCommand {

@@ -16,10 +16,10 @@
  *   capacity: a GPU bolt's execute only gathers tuples, the work is here.
  */
 import type { IGPUKernelSettings, IKernelFunctionThis, IKernelRunShortcut } from 'gpu.js';
-import type { GpuMetrics } from '../common/storm-base.js';
-import { Histogram } from '../common/histogram.js';
-import type { ComponentLogger } from './context.js';
-import { isGpuBackend, type GpuBackendHandle, type GpuBackendName } from './gpu-backend-handle.js';
+import type { GpuMetrics } from '../../common/storm-base.js';
+import { Histogram } from '../../common/histogram.js';
+import type { ComponentLogger } from '../context.js';
+import { isGpuBackend, type GpuBackendHandle, type GpuBackendName } from '../gpu-backend-handle.js';
 import { BatchInputs, BatchResult, launchShape, type ItemShape } from './gpu-batch.js';
 import { loadGpuJs, type GpuJsModule } from './gpu-js.js';
 

@@ -38,7 +38,7 @@ import type { ResourceVector } from '../../common/resources.js';
 import { scheduleEven } from './even.js';
 import { scheduleHetero } from './hetero.js';
 import { planTopology } from './plan.js';
-import { describeQueue, describeRequest, secsSince } from './queue-text.js';
+import { describeQueue, describeRequest, secsSince, topologyRequest } from './queue-text.js';
 import { EPS, holdGpus, kindsTaken, round2, shortfall, type GpuHold, type Kind, type Shortfall } from './reservation.js';
 import { addInto, clusterTotals, dominantShare, fmtShare, sub, vec } from './resource-math.js';
 import type { OccupiedSlot, PlacementStrategy, ScheduleInput, ScheduleResult, SchedTopology, TopologySchedule } from './types.js';
@@ -52,6 +52,8 @@ interface Pending {
   target: TopologySchedule;
   /** Σ of the target's workers' resources. */
   request: ResourceVector;
+  /** Its whole request in words (queue-text.ts topologyRequest): what it asks for, not only what could be placed. */
+  needs: string;
   /** Why it can never run whole on this cluster, or null. */
   never: string | null;
 }
@@ -75,7 +77,7 @@ export function scheduleHdrf(input: ScheduleInput, placement: PlacementStrategy)
   let { used, useOf } = usage(input, current);
 
   const pending: Pending[] = input.topologies.map((topo) => {
-    planTopology(topo); // checks the topology before anything is tried
+    const plan = planTopology(topo); // checks the topology before anything is tried
     const target = place(topo, []);
     const request = vec();
     for (const w of target.workers) addInto(request, w.resources);
@@ -85,6 +87,7 @@ export function scheduleHdrf(input: ScheduleInput, placement: PlacementStrategy)
       share: dominantShare(useOf.get(topo.id) ?? vec(), totals).share,
       target,
       request,
+      needs: describeRequest(topologyRequest(plan, target)),
       never: neverReason(target, request, totals),
     };
   });
@@ -131,7 +134,7 @@ export function scheduleHdrf(input: ScheduleInput, placement: PlacementStrategy)
 
   const wait = (p: Pending, q: Omit<QueueEntry, 'since' | 'dominantShare' | 'needs'>): void => {
     remaining.delete(p);
-    const entry: QueueEntry = { ...q, since: p.since, dominantShare: p.share, needs: describeRequest(p.target.workers, p.request) };
+    const entry: QueueEntry = { ...q, since: p.since, dominantShare: p.share, needs: p.needs };
     const reason = `HDRF: ${describeQueue(entry, now)}`;
     const lost: UnassignedExecutor[] = p.topo.executors.map((x) => ({ component: x.component, task: x.task, reason }));
     results.set(p.topo.id, { workers: [], unassigned: lost, queue: entry });

@@ -6,9 +6,11 @@
  * A QueueEntry is stored without durations; `describeQueue` adds them for the
  * time it is shown, so the scheduler, nimbus's views and the dry run say the same.
  */
-import type { QueueEntry, WorkerAssignment } from '../../common/assignment.js';
+import type { QueueEntry } from '../../common/assignment.js';
 import type { ResourceVector } from '../../common/resources.js';
-import { describeVector, fmtShare } from './resource-math.js';
+import { sumDemand, type TopologyPlan } from './plan.js';
+import { addInto, describeVector, fmtShare, vec, ZERO } from './resource-math.js';
+import type { TopologySchedule } from './types.js';
 
 /** Whole seconds from `from` to `now` (never negative). */
 export function secsSince(from: number, now: number): number {
@@ -24,11 +26,37 @@ export function describeGpuWorkers(mbs: readonly number[]): string {
   return `${mbs.length} GPU × ${same ? sorted[0] : sorted.join('+')} MB`;
 }
 
-/** The whole request of a placement: workers, GPU workers with their GPU memory, cores and memory. */
-export function describeRequest(workers: readonly WorkerAssignment[], total: Readonly<ResourceVector>): string {
-  const gpuMbs = workers.filter((w) => w.gpu).map((w) => w.resources?.gpuMemoryMB ?? 0);
-  const head = `${workers.length} worker${workers.length === 1 ? '' : 's'}${gpuMbs.length ? ` (${describeGpuWorkers(gpuMbs)})` : ''}`;
-  const rest = describeVector({ ...total, gpuMemoryMB: 0 });
+/** A topology's whole request: its workers, the GPU memory of each GPU worker, and what all its executors ask for. */
+export interface TopologyRequest {
+  workers: number;
+  gpuWorkerMemoryMB: number[];
+  total: ResourceVector;
+}
+
+/**
+ * What a topology asks for in all. When its placement on the empty cluster is whole, that placement (α decides how
+ * GPU executors share GPU workers). When it is not — an executor that fits nowhere, fewer workers than asked —, the
+ * request as declared: W workers, the GPU executors dealt evenly over the G GPU workers, every executor's demand;
+ * never only the part that could be placed, or a topology that can never run would seem to ask for less than it does.
+ */
+export function topologyRequest(plan: TopologyPlan, target: TopologySchedule): TopologyRequest {
+  if (target.unassigned.length === 0 && target.workers.length === plan.w) {
+    const total = vec();
+    for (const w of target.workers) addInto(total, w.resources ?? ZERO);
+    return { workers: plan.w, gpuWorkerMemoryMB: target.workers.filter((w) => w.gpu).map((w) => w.resources?.gpuMemoryMB ?? 0), total };
+  }
+  const g = plan.g;
+  const gpuWorkerMemoryMB = Array.from({ length: g }, () => 0);
+  plan.gpuExecutors.forEach((x, i) => (gpuWorkerMemoryMB[i % g]! += plan.demand.get(x.component)?.gpuMemoryMB ?? 0));
+  const total = addInto(sumDemand(plan, plan.cpuExecutors, false), sumDemand(plan, plan.gpuExecutors, g > 0));
+  return { workers: plan.w, gpuWorkerMemoryMB, total };
+}
+
+/** The whole request in words: workers, GPU workers with their GPU memory, cores and memory. */
+export function describeRequest(r: TopologyRequest): string {
+  const gpu = r.gpuWorkerMemoryMB;
+  const head = `${r.workers} worker${r.workers === 1 ? '' : 's'}${gpu.length ? ` (${describeGpuWorkers(gpu)})` : ''}`;
+  const rest = describeVector({ ...r.total, gpuMemoryMB: 0 });
   return rest === 'nothing' ? head : `${head}, ${rest}`;
 }
 

@@ -196,6 +196,16 @@ describe('scheduler: HDRF between topologies', () => {
       assert.match(q.detail, /^can never run whole on this cluster, even empty: 1 executor\(s\) would be left out \(kernel\[1\]: .*no GPU with a free slot has 16000 MB of GPU memory free/);
     });
 
+    it('states the whole request of a topology that can never run, not only the part that could be placed', () => {
+      // No GPU anywhere: the empty-cluster placement holds only the spout's CPU worker (1 worker, 0.1 cores, 128 MB).
+      const cluster = { supervisors: [sup('n1', ports(4)), sup('n2', ports(4))] };
+      const t = topo('t', [['reader', 1, false, [], res(0.1, 128)], ['gpu-dealer', 2, true, ['reader'], res(0.1, 128, 5000)]], { numWorkers: 2, numGpuWorkers: 1, waitingSince: 0 });
+      const q = run({ cluster, topologies: [t], occupied: [], fairness: fair(), now: 0 }).assignments.get('t')!.queue!;
+      assert.match(q.detail, /^can never run whole on this cluster, even empty/);
+      // 2 workers, both GPU executors (2 × 5000 MB) in the one GPU worker, 3 executors × (0.1 cores, 128 MB).
+      assert.equal(q.needs, '2 workers (1 GPU × 10000 MB), 0.3 cores, 384 MB');
+    });
+
     it('cores and memory are admitted against what the cluster has free (A − R)', () => {
       const cluster = { supervisors: [sup('n1', ports(4), [], { cores: 2, memoryMB: 4000 })] };
       const busy = [occupied('n1', 1, null, 'x', res(1.5, 500))];

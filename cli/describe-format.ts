@@ -71,7 +71,8 @@ export function formatDetail(d: TopologyDetail): string {
     `resources: holds ${vector(r.holds)}; dominant share ${r.dominantShare.toFixed(2)}${r.dominantResource ? ` (${r.dominantResource})` : ''}` +
       `  [cpu ${r.shares.cpu.toFixed(2)}, memory ${r.shares.memory.toFixed(2)}, GPU memory ${r.shares.gpuMemory.toFixed(2)}]`,
   );
-  if (d.queue) out.push(`HDRF queue: ${queueCell(d.queue)}: ${d.queue.reason}`);
+  // The reason opens with how long it has waited or held a reservation ("waiting 6 s: …"): not said twice.
+  if (d.queue) out.push(`HDRF queue: ${d.queue.reason}`);
   out.push('', 'components:');
   out.push(
     table(

@@ -1,18 +1,20 @@
 /** What a component's declareOutputFields receives: the streams it emits on. */
 import { DEFAULT_STREAM, type StreamDef } from '../common/topology-def.js';
 import { TopologyValidationError } from '../common/errors.js';
+import { fieldNames, type Fields } from './fields.js';
 
 export class OutputFieldsDeclarer {
   private readonly streams = new Map<string, StreamDef>();
 
   constructor(private readonly component: string) {}
 
-  /** Declares the default stream. */
-  declare(fields: readonly string[], options: { direct?: boolean } = {}): this {
+  /** Declares the default stream: `declare(['word'])` or Storm's `declare(new Fields('word'))`. */
+  declare(fields: Fields | readonly string[], options: { direct?: boolean } = {}): this {
     return this.declareStream(DEFAULT_STREAM, fields, options);
   }
 
-  declareStream(streamId: string, fields: readonly string[], options: { direct?: boolean } = {}): this {
+  declareStream(streamId: string, declared: Fields | readonly string[], options: { direct?: boolean } = {}): this {
+    const fields = fieldNames(declared, `component "${this.component}", stream "${streamId}"`);
     if (!streamId || streamId.startsWith('__')) {
       throw new TopologyValidationError(`component "${this.component}": invalid stream id "${streamId}" (ids starting with "__" are reserved)`, this.component);
     }

@@ -8,6 +8,7 @@ import { TopologyValidationError } from '../common/errors.js';
 import { checkCrossKeys, checkKey, validateEntries } from '../common/config/config.js';
 import { OutputFieldsDeclarer } from './output-declarer.js';
 import { Grouping } from './grouping.js';
+import { fieldNames, type Fields } from './fields.js';
 import type { BoltFactory, SpoutFactory } from './components.js';
 import { validateTopology } from './validate-topology.js';
 
@@ -84,12 +85,12 @@ export class BoltDeclarer extends ComponentDeclarer<BoltDeclarer> {
     return this.grouping(componentId, Grouping.loadAwareShuffle(), streamId);
   }
 
-  /** `fieldsGrouping(c, ['word'])` or Storm's order `fieldsGrouping(c, stream, ['word'])`. */
-  fieldsGrouping(componentId: string, fields: readonly string[]): this;
-  fieldsGrouping(componentId: string, streamId: string, fields: readonly string[]): this;
-  fieldsGrouping(componentId: string, a: string | readonly string[], b?: readonly string[]): this {
-    const [stream, fields] = typeof a === 'string' ? [a, b ?? []] : [DEFAULT_STREAM, a];
-    return this.grouping(componentId, Grouping.fields(...fields), stream);
+  /** `fieldsGrouping(c, ['word'])`, `fieldsGrouping(c, new Fields('word'))`, or with Storm's stream first: `fieldsGrouping(c, stream, fields)`. */
+  fieldsGrouping(componentId: string, fields: Fields | readonly string[]): this;
+  fieldsGrouping(componentId: string, streamId: string, fields: Fields | readonly string[]): this;
+  fieldsGrouping(componentId: string, a: string | Fields | readonly string[], b?: Fields | readonly string[]): this {
+    const [stream, fields] = typeof a === 'string' ? [a, b] : [DEFAULT_STREAM, a];
+    return this.grouping(componentId, Grouping.fields(...fieldNames(fields, `component "${this.comp.id}": fieldsGrouping("${componentId}", "${stream}")`)), stream);
   }
 
   allGrouping(componentId: string, streamId?: string): this {

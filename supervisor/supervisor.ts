@@ -10,8 +10,9 @@
  * bundles from nimbus) and local mode (in-memory store served to workers over
  * IPC, code by path).
  */
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { GpuBinding, WorkerAssignment } from '../common/assignment.js';
+import type { Assignment, GpuBinding, WorkerAssignment } from '../common/assignment.js';
 import { isStateError, isUnreachableStateError, type ClusterState, type SessionState } from '../common/cluster-state.js';
 import { readJson } from '../common/cluster-state/json-node.js';
 import type { Config } from '../common/config/index.js';
@@ -85,15 +86,35 @@ interface Slot {
   lastError: string | null;
 }
 
+/** A worker the assignments ask this supervisor to run on a port. */
+interface Desired {
+  topologyId: string;
+  worker: WorkerAssignment;
+  signature: string;
+}
+
 /** A worker that dies within this long of starting counts as a fast failure. */
 const FAST_FAILURE_MS = 10_000;
 const MAX_BACKOFF_MS = 30_000;
 /** Every this many monitor ticks the assignments are re-read in full, in case a watch was lost. */
 const FULL_REFRESH_TICKS = 10;
 
-function signatureOf(w: WorkerAssignment): string {
-  const tasks = w.executors.map((e) => e.task).sort((a, b) => a - b);
-  return `${w.gpu?.gpuId ?? 'cpu'}|${tasks.join(',')}`;
+/**
+ * What a worker process was started for: its GPU, its tasks, and the topology's task layout. A worker fixes at start
+ * which component each task of the topology runs and which tasks are ackers (worker/task-table.ts), so one kept across
+ * a rebalance that renumbers tasks (`-e`) or changes the acker count (`-n` with ackers per worker) would hash acks
+ * over the old ackers and route to the old tasks. Any change of layout therefore restarts it, as Storm restarts every
+ * worker on a rebalance; a change that keeps the layout (executors placed, moved, left unassigned) does not.
+ */
+function signatureOf(w: WorkerAssignment, a: Assignment): string {
+  const tasks = w.executors.map((e) => e.task).sort((x, y) => x - y);
+  return `${w.gpu?.gpuId ?? 'cpu'}|${tasks.join(',')}|${layoutOf(a)}`;
+}
+
+/** A short fingerprint of every task → component pair of the topology, placed or not. */
+function layoutOf(a: Assignment): string {
+  const pairs = [...a.workers.flatMap((w) => w.executors), ...a.unassigned].map((e) => `${e.task}:${e.component}`).sort();
+  return createHash('sha256').update(pairs.join(',')).digest('hex').slice(0, 16);
 }
 
 export class Supervisor {
@@ -281,9 +302,10 @@ export class Supervisor {
   private async adopt(leftovers: readonly LeftoverWorker[]): Promise<void> {
     const stopping: Promise<unknown>[] = [];
     for (const l of leftovers) {
-      const assigned = this.watcher.assignments.get(l.topologyId)?.workers.find((w) => w.supervisorId === this.id && w.port === l.port);
-      if (!assigned || signatureOf(assigned) !== l.signature || this.slots.has(l.port)) {
-        const now = assigned ? signatureOf(assigned) : null;
+      const assignment = this.watcher.assignments.get(l.topologyId);
+      const assigned = assignment?.workers.find((w) => w.supervisorId === this.id && w.port === l.port);
+      if (!assignment || !assigned || signatureOf(assigned, assignment) !== l.signature || this.slots.has(l.port)) {
+        const now = assignment && assigned ? signatureOf(assigned, assignment) : null;
         this.log.info({ topology: l.topologyId, port: l.port, pid: l.proc.pid, runs: l.signature, assigned: now }, 'stopping a worker left by a previous supervisor: it no longer runs its assignment');
         stopping.push(l.proc.stop(this.graceMs));
         continue;
@@ -311,18 +333,18 @@ export class Supervisor {
 
   /** Makes the running workers match the assignments. */
   private async sync(): Promise<void> {
-    const desired = new Map<number, { topologyId: string; worker: WorkerAssignment }>();
+    const desired = new Map<number, Desired>();
     for (const a of this.watcher.assignments.values()) {
       for (const w of a.workers) {
-        if (w.supervisorId === this.id && this.ports.includes(w.port)) desired.set(w.port, { topologyId: a.topologyId, worker: w });
+        if (w.supervisorId === this.id && this.ports.includes(w.port)) desired.set(w.port, { topologyId: a.topologyId, worker: w, signature: signatureOf(w, a) });
       }
     }
     const stopping = new Map<number, Promise<void>>();
     for (const [port, slot] of this.slots) {
       const d = desired.get(port);
-      if (d && d.topologyId === slot.topologyId && signatureOf(d.worker) === slot.signature) continue;
+      if (d && d.topologyId === slot.topologyId && d.signature === slot.signature) continue;
       this.slots.delete(port);
-      stopping.set(port, this.stopWorker(slot, d ? 'its executors or GPU changed' : 'no longer assigned here'));
+      stopping.set(port, this.stopWorker(slot, d ? 'its executors, its GPU or the topology\'s task layout changed' : 'no longer assigned here'));
     }
     // Failover: start workers on free ports at once; only ports being vacated wait for their old worker to exit.
     await this.launchDesired(desired, (port) => !stopping.has(port));
@@ -331,7 +353,7 @@ export class Supervisor {
     await this.fetcher.prune(new Set([...desired.values()].map((d) => d.topologyId)));
   }
 
-  private async launchDesired(desired: Map<number, { topologyId: string; worker: WorkerAssignment }>, which: (port: number) => boolean): Promise<void> {
+  private async launchDesired(desired: Map<number, Desired>, which: (port: number) => boolean): Promise<void> {
     const now = Date.now();
     for (const [port, d] of desired) {
       if (!which(port)) continue;
@@ -340,7 +362,7 @@ export class Supervisor {
         slot = {
           port,
           topologyId: d.topologyId,
-          signature: signatureOf(d.worker),
+          signature: d.signature,
           worker: d.worker,
           proc: null,
           launches: 0,

@@ -328,6 +328,28 @@ describe('exact-count fault suite (ZooKeeper, nimbus, 2 supervisors through the 
     });
   });
 
+  /**
+   * A rebalance under load (issue 31): ids keep flowing while nimbus reassigns, and the workers that the new layout
+   * changes restart. `-n 3` also changes the acker count (one per worker): a worker kept with the old acker list
+   * hashed acks over 2 ackers while the others used 3, and acking crawled at a few ids a second.
+   */
+  const rebalanceFault = (what: string, name: string, args: string[], done: (d: TopologyDetail, before: TopologyDetail) => boolean) =>
+    runFault(`rebalance ${what} under load`, name, SHORT, async ({ detail }) => {
+      const r = await cluster.cli(['rebalance', name, ...args, '--wait', '0']);
+      assert.equal(r.code, 0, r.stderr);
+      await describeWhen(name, `${name} rebalanced (${what}) and running`, (d) => (d.epoch ?? 0) > (detail.epoch ?? 0) && d.status === 'active' && allRunning(d) && done(d, detail));
+      return Date.now();
+    });
+
+  it('rebalance -n (2 → 3 workers, 2 → 3 ackers) under load', async () => {
+    await rebalanceFault('-n 3', 'f-rebalance-n', ['-n', '3'], (d) => d.workers.length === 3);
+  });
+
+  it('rebalance -e (relay 4 → 6 executors, tasks renumbered) under load', async () => {
+    const relays = (d: TopologyDetail) => d.workers.flatMap((w) => w.executors.filter((e) => e.component === 'relay').flatMap((e) => e.tasks)).length;
+    await rebalanceFault('-e relay=6', 'f-rebalance-e', ['-e', 'relay=6'], (d) => relays(d) === 6);
+  });
+
   it('SIGSTOP of a supervisor past the session timeout, then SIGCONT', async () => {
     await runFault('SIGSTOP of a supervisor past the session timeout, then SIGCONT', 'f-sigstop', LONG, async ({ detail }) => {
       const victim = detail.workers.find((w) => w.executors.some((e) => e.component === 'ids'))!.supervisor;

@@ -30,7 +30,9 @@
  */
 import { createReadStream } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { withDefaults } from '../common/config/index.js';
 import type { Logger } from '../common/logger.js';
+import type { StormBase } from '../common/storm-base.js';
 import { registerHttpAuth, type HttpAuth } from './http-auth.js';
 import { BadRequestError } from './errors.js';
 import { httpError } from './http-errors.js';
@@ -139,8 +141,8 @@ export interface TopologyStatusView {
   workers: number;
 }
 
-function statusView(s: { id: string; name: string; status: string; killWaitSecs?: number; config: Record<string, unknown> }): TopologyStatusView {
-  return { id: s.id, name: s.name, status: s.status, killWaitSecs: s.killWaitSecs ?? null, workers: Number(s.config['topology.workers'] ?? 1) };
+function statusView(s: StormBase): TopologyStatusView {
+  return { id: s.id, name: s.name, status: s.status, killWaitSecs: s.killWaitSecs ?? null, workers: withDefaults(s.config)['topology.workers'] };
 }
 
 /** Builds the API and listens; resolves with the server and the port actually bound (useful with port 0). */

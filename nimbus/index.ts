@@ -16,6 +16,7 @@
  * await nimbus.stop();
  */
 export { Nimbus, type NimbusOptions, type SubmitResult } from './nimbus.js';
+export { nimbusSettings, type NimbusSettings } from './nimbus-config.js';
 export { buildHttpApi, startHttpApi, API_PREFIX, type HttpApiOptions, type TopologyStatusView } from './http-api.js';
 export type { HttpErrorBody } from './http-errors.js';
 export type { SubmitRequest, KillRequest, RebalanceRequest } from './http-requests.js';

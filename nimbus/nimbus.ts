@@ -96,7 +96,7 @@ export class Nimbus {
     this.log = options.log;
     const blobDir = options.blobDir === undefined ? join(this.settings.localDir, 'blobs') : options.blobDir;
     this.blobs = blobDir === null ? null : new BlobStore(blobDir);
-    this.curve = options.config['hstorm.messaging.curve'] === true ? new CurveKeyStore(blobDir === null ? null : join(this.settings.localDir, 'curve-keys')) : null;
+    this.curve = this.settings.curve ? new CurveKeyStore(blobDir === null ? null : join(this.settings.localDir, 'curve-keys')) : null;
     this.reader = new ClusterReader(this.state, this.log);
     this.tracker = new HeartbeatTracker(this.state, {
       taskTimeoutMs: this.settings.taskTimeoutMs,

@@ -5,6 +5,7 @@
  * with GPU slot use computed from assignments.
  */
 import { workerKey, type Assignment } from '../common/assignment.js';
+import { withDefaults } from '../common/config/index.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
 import { gpuSummary, rollup } from '../common/metrics-rollup.js';
 import type { ParsedWorkerHeartbeat } from '../common/record-schemas.js';
@@ -174,7 +175,7 @@ export function topologyDetail(
     uptimeSecs: Math.max(0, Math.round((now - storm.launchTime) / 1000)),
     epoch: assignment?.epoch ?? null,
     scheduler: assignment?.scheduler ?? null,
-    workersRequested: Number(storm.config['topology.workers'] ?? 1),
+    workersRequested: withDefaults(storm.config)['topology.workers'],
     code: storm.code,
     killWaitSecs: storm.killWaitSecs ?? null,
     resources: resourcesView(storm, assignment, totals),
@@ -217,7 +218,7 @@ export function topologySummary(
     name: storm.name,
     status: storm.status,
     uptimeSecs: Math.max(0, Math.round((now - storm.launchTime) / 1000)),
-    workersRequested: Number(storm.config['topology.workers'] ?? 1),
+    workersRequested: withDefaults(storm.config)['topology.workers'],
     workers: assignment?.workers.length ?? 0,
     executors: placed + (assignment?.unassigned.length ?? 0),
     unassigned: assignment?.unassigned.length ?? 0,

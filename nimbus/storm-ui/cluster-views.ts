@@ -6,6 +6,7 @@
  * says which Storm fields are filled and which are null, and why.
  */
 import type { Assignment } from '../../common/assignment.js';
+import { withDefaults } from '../../common/config/index.js';
 import type { NodeStats, SupervisorInfo } from '../../common/resources.js';
 import type { StormBase } from '../../common/storm-base.js';
 import type { CorruptNode } from '../cluster-reader.js';
@@ -198,6 +199,7 @@ export function topologyRecord(storm: StormBase, a: Assignment | null, now: numb
   const asks = requestOf(storm);
   const executors = placed + (a?.unassigned.length ?? 0);
   const up = secs(now - storm.launchTime);
+  const config = withDefaults(storm.config);
   return {
     id: storm.id,
     encodedId: encodeURIComponent(storm.id),
@@ -223,8 +225,8 @@ export function topologyRecord(storm: StormBase, a: Assignment | null, now: numb
       assignedGpuMem: holds.gpuMemoryMB,
       dominantShare: fair.dominantShare,
       queue: fair.queue,
-      workersRequested: Number(storm.config['topology.workers'] ?? 1),
-      gpuWorkersRequested: Number(storm.config['topology.gpu.workers'] ?? 0),
+      workersRequested: config['topology.workers'],
+      gpuWorkersRequested: config['topology.gpu.workers'],
       gpuWorkers: a?.workers.filter((w) => w.gpu !== null).length ?? 0,
       unassigned: a?.unassigned.length ?? 0,
       scheduler: a?.scheduler ?? null,

@@ -7,6 +7,7 @@
  * backend and adapter of GPU components, γ/δ over time — are under `hstorm`.
  */
 import type { Assignment } from '../../common/assignment.js';
+import { withDefaults } from '../../common/config/index.js';
 import type { ParsedWorkerHeartbeat } from '../../common/record-schemas.js';
 import type { NodeStats } from '../../common/resources.js';
 import type { StormBase } from '../../common/storm-base.js';
@@ -202,7 +203,7 @@ export function topologyPage(t: TopologyInput) {
     tasksTotal: base.tasksTotal,
     workersTotal: base.workersTotal,
     executorsTotal: base.executorsTotal,
-    msgTimeout: Number(cfg['topology.message.timeout.secs'] ?? 30),
+    msgTimeout: withDefaults(cfg)['topology.message.timeout.secs'],
     window: t.window,
     windowHint: windowPretty(t.window),
     schedulerDisplayResource: false,

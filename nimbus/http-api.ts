@@ -46,6 +46,7 @@ import {
 } from './http-requests.js';
 import type { Nimbus } from './nimbus.js';
 import { registerPrometheus } from './prometheus.js';
+import { StatsHistory } from './stats/topology-stats.js';
 import { registerStormUiRoutes } from './storm-ui/routes.js';
 import { registerWebUi } from './web-ui.js';
 
@@ -62,6 +63,7 @@ export const API_PREFIX = '/api/v1';
 
 export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
   const { nimbus, log } = opts;
+  const views = nimbus.readModel;
   // forceCloseConnections: on shutdown, a client still reading a bundle must not keep nimbus alive.
   const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 128 * 1024 * 1024, forceCloseConnections: true });
 
@@ -77,15 +79,15 @@ export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
 
   if (opts.auth) registerHttpAuth(app, opts.auth, log);
 
-  app.get(`${API_PREFIX}/supervisors`, async () => ({ supervisors: await nimbus.supervisors() }));
-  app.get(`${API_PREFIX}/topologies`, async () => ({ topologies: await nimbus.topologies() }));
-  app.get(`${API_PREFIX}/scheduler/queue`, () => nimbus.queue());
-  app.get<{ Params: { name: string } }>(`${API_PREFIX}/topologies/:name`, (req) => nimbus.topologyDetail(req.params.name));
+  app.get(`${API_PREFIX}/supervisors`, async () => ({ supervisors: await views.supervisors() }));
+  app.get(`${API_PREFIX}/topologies`, async () => ({ topologies: await views.topologies() }));
+  app.get(`${API_PREFIX}/scheduler/queue`, () => views.queue());
+  app.get<{ Params: { name: string } }>(`${API_PREFIX}/topologies/:name`, (req) => views.topologyDetail(req.params.name));
   app.get<{ Params: { name: string }; Querystring: { since?: string } }>(`${API_PREFIX}/topologies/:name/timeseries`, (req) => {
     const raw = req.query.since;
     const since = raw === undefined || raw === '' ? undefined : Number(raw);
     if (since !== undefined && !Number.isFinite(since)) throw new BadRequestError(`since must be epoch milliseconds, got "${raw}"`, 'since');
-    return nimbus.timeseries(req.params.name, since);
+    return views.timeseries(req.params.name, since);
   });
 
   app.post(`${API_PREFIX}/topologies`, async (req, reply) => {
@@ -126,8 +128,10 @@ export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
       })
       .then(statusView);
   });
-  registerStormUiRoutes(app, nimbus);
-  registerPrometheus(app, nimbus, log);
+  const stats = new StatsHistory({ startedAt: views.startedAt });
+  views.onHeartbeats(stats);
+  registerStormUiRoutes(app, { readModel: views, control: nimbus, stats });
+  registerPrometheus(app, { readModel: views, stats }, log);
   registerWebUi(app);
   return app;
 }

@@ -17,6 +17,7 @@
  */
 export { Nimbus, type NimbusOptions, type SubmitResult } from './nimbus.js';
 export { nimbusSettings, type NimbusSettings } from './nimbus-config.js';
+export type { ClusterReadModel, ClusterSnapshot, HeartbeatSink, TopologyControl, TopologyHoldings, TopologySnapshot } from './read-model.js';
 export { buildHttpApi, startHttpApi, API_PREFIX, type HttpApiOptions, type TopologyStatusView } from './http-api.js';
 export type { HttpErrorBody } from './http-errors.js';
 export type { SubmitRequest, KillRequest, RebalanceRequest } from './http-requests.js';

@@ -8,35 +8,29 @@
  * and running workers are untouched.
  */
 import { join } from 'node:path';
-import { workerKey, type Assignment } from '../common/assignment.js';
+import type { Assignment } from '../common/assignment.js';
 import type { ClusterState } from '../common/cluster-state.js';
 import { createJson } from '../common/cluster-state/json-node.js';
+import { ensureNode } from '../common/cluster-state/state-ops.js';
 import type { Config, RawConfig } from '../common/config/index.js';
 import type { Logger } from '../common/logger.js';
+import type { CurveKeys } from '../common/security/curve-keys.js';
 import type { StormBase, TopologyCode } from '../common/storm-base.js';
 import { ZkPaths } from '../common/zk-paths.js';
 import { BlobStore } from './blob-store.js';
-import { ClusterReader } from './cluster-reader.js';
-import { BadRequestError, TopologyExistsError } from './errors.js';
-import { HeartbeatTracker } from './heartbeat-tracker.js';
 import { UploadsInFlight } from './bundle-upload.js';
-import { nimbusSettings, type NimbusSettings } from './nimbus-config.js';
-import { NimbusRegistration } from './nimbus-registration.js';
-import type { SchedulerStrategy } from './scheduler/types.js';
-import { HeartbeatSampler } from './heartbeat-sampler.js';
-import { ensureNode } from '../common/cluster-state/state-ops.js';
+import { ClusterReader } from './cluster-reader.js';
 import { CurveKeyStore } from './curve-key-store.js';
-import type { CurveKeys } from '../common/security/curve-keys.js';
+import { BadRequestError, TopologyExistsError } from './errors.js';
+import { HeartbeatSampler } from './heartbeat-sampler.js';
+import { HeartbeatTracker } from './heartbeat-tracker.js';
+import { nimbusSettings, type NimbusSettings } from './nimbus-config.js';
+import { NimbusReadModel } from './nimbus-read-model.js';
+import { NimbusRegistration } from './nimbus-registration.js';
+import type { ClusterReadModel, TopologyControl } from './read-model.js';
+import { Reconciler } from './reconciler.js';
 import { checkStormRecordSize, checkTopologyName, mergeTopologyConfig, parseTopologyDef } from './submit-validation.js';
 import { TopologyAdmin, type RebalanceOptions } from './topology-admin.js';
-import { Reconciler } from './reconciler.js';
-import { holdingsOf, queueOrder, queueView, totalsOf } from './fairness-views.js';
-import { supervisorSummaries, topologyDetail, topologySummary, usedSlotKeys } from './topology-views.js';
-import type { ClusterSummary, QueueListing, SupervisorSummary, TopologyDetail, TopologySummary, TopologyTimeseries } from './views.js';
-import { packageVersion } from '../common/package-root.js';
-import type { ClusterInput } from './storm-ui/cluster-views.js';
-import type { TopologyInput } from './storm-ui/topology-views.js';
-import type { StormWindow } from './stats/topology-stats.js';
 
 export interface NimbusOptions {
   state: ClusterState;
@@ -55,26 +49,27 @@ export interface SubmitResult {
   assignment: Assignment | null;
 }
 
-export class Nimbus {
+export class Nimbus implements TopologyControl {
   readonly config: Config;
   readonly settings: NimbusSettings;
-  readonly blobs: BlobStore | null;
+  /** The views (cluster, supervisors, topologies, queue, time series, snapshots) for the HTTP API, the UI room and tests. */
+  readonly readModel: ClusterReadModel;
+  private readonly blobs: BlobStore | null;
   private readonly curve: CurveKeyStore | null;
   private readonly state: ClusterState;
   private readonly log: Logger;
   private readonly reader: ClusterReader;
-  private readonly tracker: HeartbeatTracker;
   private readonly admin: TopologyAdmin;
   private readonly reconciler: Reconciler;
   private readonly registration: NimbusRegistration | null;
-  private readonly startedAt = Date.now();
   private readonly uploads = new UploadsInFlight();
-  /** γ, δ, latencies and Storm's windowed stats, sampled from heartbeats on each monitor tick. */
-  readonly sampler: HeartbeatSampler;
+  /** γ, δ and latencies (and what the UI keeps), sampled from heartbeats on each monitor tick. */
+  private readonly sampler: HeartbeatSampler;
   private stopped = true;
   private counter = 0;
 
-  constructor(private readonly options: NimbusOptions) {
+  constructor(options: NimbusOptions) {
+    const startedAt = Date.now();
     this.state = options.state;
     this.config = options.config;
     this.settings = nimbusSettings(options.config);
@@ -83,7 +78,7 @@ export class Nimbus {
     this.blobs = blobDir === null ? null : new BlobStore(blobDir);
     this.curve = this.settings.curve ? new CurveKeyStore(blobDir === null ? null : join(this.settings.localDir, 'curve-keys')) : null;
     this.reader = new ClusterReader(this.state, this.log);
-    this.tracker = new HeartbeatTracker(this.state, {
+    const tracker = new HeartbeatTracker(this.state, {
       taskTimeoutMs: this.settings.taskTimeoutMs,
       startTimeoutMs: this.settings.workerStartTimeoutMs,
     });
@@ -97,20 +92,26 @@ export class Nimbus {
       requestRound: () => this.reconciler.requestRound(),
     });
     this.registration = options.advertise ? new NimbusRegistration(this.state, options.advertise, this.log) : null;
-    this.sampler = new HeartbeatSampler(this.reader, this.log, this.startedAt);
+    this.sampler = new HeartbeatSampler(this.reader, this.log);
     this.reconciler = new Reconciler({
       state: this.state,
       reader: this.reader,
-      tracker: this.tracker,
+      tracker,
       admin: this.admin,
       settings: this.settings,
       log: this.log,
       onMonitorTick: () => this.sampler.tick(),
     });
-  }
-
-  get scheduler(): SchedulerStrategy {
-    return this.settings.scheduler;
+    this.readModel = new NimbusReadModel({
+      state: this.state,
+      reader: this.reader,
+      tracker,
+      sampler: this.sampler,
+      config: this.config,
+      settings: this.settings,
+      advertise: options.advertise,
+      startedAt,
+    });
   }
 
   async start(): Promise<void> {
@@ -118,7 +119,7 @@ export class Nimbus {
     for (const root of ZkPaths.roots()) await ensureNode(this.state, root);
     await this.registration?.start();
     await this.reconciler.start();
-    this.log.info({ scheduler: this.scheduler, supervisors: this.reconciler.supervisorCount }, 'nimbus started');
+    this.log.info({ scheduler: this.settings.scheduler, supervisors: this.reconciler.supervisorCount }, 'nimbus started');
   }
 
   /** Stops timers and watches; the store (and its session) belongs to the caller. */
@@ -218,149 +219,6 @@ export class Nimbus {
   /** A topology by name or id; TopologyNotFoundError when neither matches. */
   findTopology(nameOrId: string): Promise<StormBase> {
     return this.admin.find(nameOrId);
-  }
-
-  // ── views ─────────────────────────────────────────────────────────────────
-
-  async clusterSummary(): Promise<ClusterSummary> {
-    const supervisors = await this.reader.supervisors();
-    const assignments = await this.reader.assignments();
-    const storms = await this.reader.storms();
-    const used = usedSlotKeys(assignments.values());
-    let slotsTotal = 0;
-    let slotsUsed = 0;
-    let gpus = 0;
-    let gpuSlotsTotal = 0;
-    for (const s of supervisors.values()) {
-      slotsTotal += s.ports.length;
-      slotsUsed += s.ports.filter((p) => used.has(workerKey({ supervisorId: s.id, port: p }))).length;
-      gpus += s.gpus.length;
-      gpuSlotsTotal += s.gpus.reduce((n, g) => n + g.slots, 0);
-    }
-    let gpuSlotsUsed = 0;
-    for (const a of assignments.values()) gpuSlotsUsed += a.workers.filter((w) => w.gpu && supervisors.has(w.supervisorId)).length;
-    const held = { cpu: 0, memoryMB: 0, gpuMemoryMB: 0 };
-    for (const a of assignments.values()) {
-      const h = holdingsOf(storms.get(a.topologyId), a);
-      held.cpu += h.cpu;
-      held.memoryMB += h.memoryMB;
-      held.gpuMemoryMB += h.gpuMemoryMB;
-    }
-    const fairness = this.settings.fairness;
-    return {
-      nimbus: {
-        host: this.options.advertise?.host ?? null,
-        port: this.options.advertise?.port ?? null,
-        startedAt: this.startedAt,
-        uptimeSecs: Math.round((Date.now() - this.startedAt) / 1000),
-      },
-      scheduler: this.scheduler,
-      fairness: fairness ? 'hdrf' : 'none',
-      reservationTimeoutSecs: fairness ? fairness.reservationTimeoutMs / 1000 : null,
-      resources: { total: totalsOf(supervisors.values()), held },
-      queued: [...assignments.values()].filter((a) => a.queue).length,
-      supervisors: supervisors.size,
-      slotsTotal,
-      slotsUsed,
-      gpus,
-      gpuSlotsTotal,
-      gpuSlotsUsed,
-      topologies: storms.size,
-      corruptZnodes: this.reader.corruptNodes(),
-      corruptReads: this.reader.corruptReads,
-    };
-  }
-
-  async supervisors(): Promise<SupervisorSummary[]> {
-    return supervisorSummaries(await this.reader.supervisors(), (await this.reader.assignments()).values(), await this.reader.storms());
-  }
-
-  async topologies(): Promise<TopologySummary[]> {
-    const storms = await this.reader.storms();
-    const assignments = await this.reader.assignments();
-    const supervisors = [...(await this.reader.supervisors()).values()];
-    const totals = totalsOf(supervisors);
-    const now = Date.now();
-    return [...storms.values()]
-      .sort((a, b) => a.launchTime - b.launchTime)
-      .map((s) => topologySummary(s, assignments.get(s.id) ?? null, totals, now, supervisors));
-  }
-
-  async topologyDetail(nameOrId: string): Promise<TopologyDetail> {
-    const storm = await this.admin.find(nameOrId);
-    const assignment = await this.reader.assignment(storm.id);
-    const beats = await this.reader.heartbeats(storm.id);
-    const supervisors = [...(await this.reader.supervisors()).values()];
-    return topologyDetail(storm, assignment, beats, (w) => this.tracker.liveness(storm.id, w), totalsOf(supervisors), Date.now(), supervisors);
-  }
-
-  /** The HDRF queue: waiting topologies in the order HDRF considers them (the reservation first). */
-  async queue(): Promise<QueueListing> {
-    const storms = await this.reader.storms();
-    const now = Date.now();
-    const waiting = [...(await this.reader.assignments()).values()].filter((a) => a.queue && storms.has(a.topologyId));
-    waiting.sort((a, b) => queueOrder(a.queue!, b.queue!) || (a.topologyId < b.topologyId ? -1 : 1));
-    const fairness = this.settings.fairness;
-    return {
-      fairness: fairness ? 'hdrf' : 'none',
-      reservationTimeoutSecs: fairness ? fairness.reservationTimeoutMs / 1000 : null,
-      queue: waiting.map((a) => ({ id: a.topologyId, name: storms.get(a.topologyId)!.name, ...queueView(a.queue, now)! })),
-    };
-  }
-
-  /** One look at the cluster for the Storm UI API, the web UI and /metrics. */
-  async clusterInput(): Promise<ClusterInput> {
-    const supervisors = await this.reader.supervisors();
-    const assignments = await this.reader.assignments();
-    const storms = await this.reader.storms();
-    return {
-      now: Date.now(),
-      version: packageVersion(),
-      nimbus: { host: this.options.advertise?.host ?? null, port: this.options.advertise?.port ?? null, startedAt: this.startedAt },
-      scheduler: this.scheduler,
-      fairness: {
-        mode: this.settings.fairness ? 'hdrf' : 'none',
-        reservationTimeoutSecs: this.settings.fairness ? this.settings.fairness.reservationTimeoutMs / 1000 : null,
-      },
-      supervisors,
-      rows: supervisorSummaries(supervisors, assignments.values(), storms),
-      assignments,
-      storms,
-      corruptZnodes: this.reader.corruptNodes(),
-      corruptReads: this.reader.corruptReads,
-    };
-  }
-
-  /** Times nimbus's stuck ZooKeeper client was replaced (common/cluster-state/zookeeper-watchdog.ts); null on a store without one. */
-  storeClientReplacements(): number | null {
-    const n = (this.state as Partial<{ clientReplacements: number }>).clientReplacements;
-    return typeof n === 'number' ? n : null;
-  }
-
-  /** One topology as the Storm UI API and /metrics see it: store, heartbeats, windowed stats, split series. */
-  async topologyInput(nameOrId: string, window: StormWindow = ':all-time', sys = false): Promise<TopologyInput> {
-    const storm = await this.admin.find(nameOrId);
-    const assignment = await this.reader.assignment(storm.id);
-    const beats = await this.reader.heartbeats(storm.id);
-    const supervisors = await this.reader.supervisors();
-    return {
-      storm,
-      assignment,
-      beats,
-      detail: topologyDetail(storm, assignment, beats, (w) => this.tracker.liveness(storm.id, w), totalsOf(supervisors.values()), Date.now(), supervisors.values()),
-      stats: this.sampler.stats,
-      splitPoints: this.sampler.splits.points(storm.id),
-      nodes: new Map([...supervisors].map(([id, s]) => [id, s.node])),
-      window,
-      sys,
-      now: Date.now(),
-    };
-  }
-
-  /** The split spouts' γ, δ and latencies over time (the last points nimbus sampled), oldest first. */
-  async timeseries(nameOrId: string, since?: number): Promise<TopologyTimeseries> {
-    const storm = await this.admin.find(nameOrId);
-    return { id: storm.id, name: storm.name, points: this.sampler.splits.points(storm.id, since) };
   }
 
   /** Where the bundle of a topology (by name or id) lies in the blob dir. */

@@ -43,12 +43,8 @@ export class TopologyAdmin {
     this.timers.clear();
   }
 
-  async find(nameOrId: string): Promise<StormBase> {
-    const storms = await this.d.reader.storms();
-    const byId = storms.get(nameOrId);
-    if (byId) return byId;
-    for (const s of storms.values()) if (s.name === nameOrId) return s;
-    throw new TopologyNotFoundError(nameOrId);
+  find(nameOrId: string): Promise<StormBase> {
+    return this.d.reader.find(nameOrId);
   }
 
   kill(name: string, waitSecs?: number): Promise<StormBase> {

@@ -51,9 +51,9 @@ describe('crash-looping workers', function () {
     assert.match(exits.lastError!, /throws at load on purpose/);
     assert.match(formatDetail(detail), /status active \(crash-looping\)/);
     assert.match(formatDetail(detail), /CRASH-LOOPING .*\n {4}last error: .*throws at load on purpose/);
-    const [row] = await c.nimbus.topologies();
+    const [row] = await c.nimbus.readModel.topologies();
     assert.equal(row!.crashLoopingWorkers, 1);
-    const ui = stormUiTopologySummary(await c.nimbus.clusterInput());
+    const ui = stormUiTopologySummary(await c.nimbus.readModel.clusterSnapshot());
     assert.equal(ui.topologies[0]!.hstorm.crashLooping, true);
   });
 });

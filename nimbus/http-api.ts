@@ -16,11 +16,10 @@
  *   POST /api/v1/topologies/:name/log-level       { level, timeoutSecs? }   (level "reset" undoes it)
  *   POST /api/v1/topologies/:name/rebalance       { workers?, waitSecs?, executors?: { component: n } }
  *
- * and beside it what operators look at: Storm's UI REST API (storm-ui/routes.ts,
- * including /api/v1/cluster/summary), the web UI at `/` (web-ui.ts) and
- * Prometheus metrics at `/metrics` (prometheus.ts). Nimbus serves them itself
- * rather than a separate `hstorm ui` daemon: the windowed statistics and the
- * γ/δ series live in nimbus's memory, sampled from heartbeats it already reads.
+ * and beside it whatever `plugins` the caller adds: `hstorm nimbus` adds the UI
+ * room's (ui/: Storm's UI REST API, the web UI at `/`, Prometheus `/metrics`),
+ * so nimbus imports nothing of the UI. The reads answer from the read model
+ * (read-model.ts), the writes go to the Nimbus.
  *
  * With `nimbus.auth.secret` set, mutating routes, the bundle and the keys need
  * `Authorization: Bearer <secret>` (http-auth.ts).
@@ -45,13 +44,14 @@ import {
   submitRequestSchema,
 } from './http-requests.js';
 import type { Nimbus } from './nimbus.js';
-import { registerPrometheus } from './prometheus.js';
-import { StatsHistory } from './stats/topology-stats.js';
-import { registerStormUiRoutes } from './storm-ui/routes.js';
-import { registerWebUi } from './web-ui.js';
+
+/** Routes another room adds to this server; they run behind its auth hook and error handler. */
+export type HttpApiPlugin = (app: FastifyInstance) => void;
 
 export interface HttpApiOptions {
   nimbus: Nimbus;
+  /** Added after the API's own routes, in order (the UI room's `operatorUi`). */
+  plugins?: readonly HttpApiPlugin[];
   log: Logger;
   /** Largest request body accepted (bundles are sent inline). Default 128 MiB. */
   bodyLimit?: number;
@@ -128,11 +128,7 @@ export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
       })
       .then(statusView);
   });
-  const stats = new StatsHistory({ startedAt: views.startedAt });
-  views.onHeartbeats(stats);
-  registerStormUiRoutes(app, { readModel: views, control: nimbus, stats });
-  registerPrometheus(app, { readModel: views, stats }, log);
-  registerWebUi(app);
+  for (const plugin of opts.plugins ?? []) plugin(app);
   return app;
 }
 

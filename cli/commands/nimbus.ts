@@ -1,4 +1,4 @@
-/** `hstorm nimbus`: the master daemon — ZooKeeper store, Nimbus, HTTP API on nimbus.http.port. */
+/** `hstorm nimbus`: the master daemon — ZooKeeper store, Nimbus, HTTP API on nimbus.http.port with the UI room's routes. */
 import type { Command } from 'commander';
 import { join } from 'node:path';
 import { connectZooKeeper, zookeeperOptions } from '../../common/cluster-state/zookeeper-store.js';
@@ -7,6 +7,7 @@ import { createLogger } from '../../common/logger.js';
 import { configWarnings, exposureWarnings } from '../../common/security/exposure.js';
 import { nimbusSecret } from '../../common/security/secrets.js';
 import { Nimbus, nimbusSettings, startHttpApi } from '../../nimbus/index.js';
+import { operatorUi } from '../../ui/index.js';
 import { flushLog, untilSignal } from '../daemon-runtime.js';
 import { addConfigOptions, loadClusterConfig, type ConfigFlags } from './config-options.js';
 
@@ -39,7 +40,14 @@ export function registerNimbus(program: Command): void {
     });
     let http: Awaited<ReturnType<typeof startHttpApi>> | null = null;
     try {
-      http = await startHttpApi({ nimbus, log, host: flags.bind, port, auth: secret === null ? null : { secret, reads: settings.authReads } });
+      http = await startHttpApi({
+        nimbus,
+        log,
+        host: flags.bind,
+        port,
+        auth: secret === null ? null : { secret, reads: settings.authReads },
+        plugins: [operatorUi({ readModel: nimbus.readModel, control: nimbus, log })],
+      });
       await nimbus.start();
       await untilSignal(log);
     } finally {

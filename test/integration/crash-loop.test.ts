@@ -12,7 +12,7 @@ import { LocalCluster } from '../../cli/local-cluster.js';
 import { silentLogger } from '../../common/logger.js';
 import type { TopologyDef } from '../../common/topology-def.js';
 import { formatDetail } from '../../cli/describe-format.js';
-import { topologySummary as stormUiTopologySummary } from '../../nimbus/storm-ui/cluster-views.js';
+import { topologySummary as stormUiTopologySummary } from '../../ui/storm-ui/cluster-views.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');

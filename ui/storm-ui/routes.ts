@@ -21,9 +21,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ACKER_COMPONENT } from '../../common/topology-def.js';
-import { BadRequestError, ComponentNotFoundError } from '../errors.js';
-import { parseBody } from '../http-requests.js';
-import type { ClusterReadModel, TopologyControl } from '../read-model.js';
+import { BadRequestError, ComponentNotFoundError } from '../../nimbus/errors.js';
+import { parseBody } from '../../nimbus/http-requests.js';
+import type { ClusterReadModel, TopologyControl } from '../../nimbus/read-model.js';
 import type { StatsHistory } from '../stats/topology-stats.js';
 import { clusterSummary, nimbusSummary, supervisorSummary, topologySummary } from './cluster-views.js';
 import { parseSys, parseWindow } from './format.js';

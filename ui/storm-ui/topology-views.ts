@@ -8,7 +8,7 @@
  */
 import { withDefaults } from '../../common/config/index.js';
 import { ACKER_COMPONENT, type ComponentDef } from '../../common/topology-def.js';
-import type { TopologySnapshot } from '../read-model.js';
+import type { TopologySnapshot } from '../../nimbus/read-model.js';
 import { STORM_WINDOWS, type StatsHistory, type StormWindow, type WindowStats } from '../stats/topology-stats.js';
 import { topologyRecord } from './cluster-views.js';
 import { errorsOf, foldGpu, foldUserMetrics, taskBeats, type ReportedError, type TaskBeat } from './executor-beats.js';

@@ -9,8 +9,8 @@ import type { Assignment } from '../../common/assignment.js';
 import { withDefaults } from '../../common/config/index.js';
 import type { NodeStats, SupervisorInfo } from '../../common/resources.js';
 import type { StormBase } from '../../common/storm-base.js';
-import type { ClusterSnapshot, TopologyHoldings } from '../read-model.js';
-import type { GpuSummary, SupervisorSummary } from '../views.js';
+import type { ClusterSnapshot, TopologyHoldings } from '../../nimbus/read-model.js';
+import type { GpuSummary, SupervisorSummary } from '../../nimbus/views.js';
 import { prettyUptime, stormStatus } from './format.js';
 
 const secs = (ms: number): number => Math.max(0, Math.round(ms / 1000));

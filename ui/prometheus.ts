@@ -17,7 +17,7 @@ import { Counter, Gauge, Registry, type Metric } from 'prom-client';
 import { bucketUpperMs, type Histogram } from '../common/histogram.js';
 import type { Logger } from '../common/logger.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
-import type { ClusterReadModel } from './read-model.js';
+import type { ClusterReadModel } from '../nimbus/read-model.js';
 import type { StatsHistory } from './stats/topology-stats.js';
 import { clusterSummary, supervisorRecord } from './storm-ui/cluster-views.js';
 import { foldGpu, foldUserMetrics, taskBeats } from './storm-ui/executor-beats.js';

@@ -120,9 +120,9 @@ export default defineConfig(
     // The scheduler is a pure strategy: values only from itself and from common/'s pure helpers; anything else as types.
     files: ['nimbus/scheduler/**/*.ts'],
     rules: {
-      // A type import passes when any allowTypeImports pattern matches it, so this one leaves ui/ to noUi.
+      // A type import passes when any allowTypeImports pattern matches it, so this one leaves cli/ and ui/ to noCli and noUi.
       '@typescript-eslint/no-restricted-imports': restrict(noCli, noUi, {
-        regex: '^(?!\\./|(\\.\\./)+common/(errors|topology-def|resources|assignment|histogram)\\.js$|(\\.\\./)+ui/)',
+        regex: '^(?!\\./|(\\.\\./)+common/(errors|topology-def|resources|assignment|histogram)\\.js$|(\\.\\./)+(cli|ui)/)',
         allowTypeImports: true,
         message:
           'nimbus/scheduler/ imports only types, plus values from itself and the pure helpers of common/ (errors, topology-def, resources, assignment, histogram) (DESIGN.md §2)',
@@ -143,7 +143,7 @@ export default defineConfig(
     // The web UI runs in a browser: it reads the UI room's views as types only, and loads no daemon code.
     files: ['ui/web/**/*.ts', 'ui/web/**/*.tsx'],
     rules: {
-      // A type import passes when any allowTypeImports pattern matches it, so the last one leaves nimbus/ to the others.
+      // A type import passes when any allowTypeImports pattern matches it, so the last one leaves nimbus/ and cli/ to the others.
       '@typescript-eslint/no-restricted-imports': restrict(
         noCli,
         {
@@ -152,7 +152,7 @@ export default defineConfig(
         },
         nimbusReadModelTypes,
         {
-          regex: '^(\\.\\./)+(?!\\.\\./|nimbus/)',
+          regex: '^(\\.\\./)+(?!\\.\\./|nimbus/|cli/)',
           allowTypeImports: true,
           message: 'ui/web/ is browser code: it may import the rest of ui/ (its views) and common/ only as types',
         },

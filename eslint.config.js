@@ -13,6 +13,28 @@ const noCli = {
   message: 'nothing imports cli/: it is the top of the dependency graph (DESIGN.md §2)',
 };
 
+const noUi = {
+  regex: folder('ui'),
+  message: 'only cli/ (and tests) import ui/: the daemons never depend on the UI room; the caller composes them (DESIGN.md §2)',
+};
+
+/** The read model and the views of nimbus, as types: all ui/ (and ui/web/) may know of nimbus besides its HTTP errors. */
+const nimbusReadModelTypes = {
+  regex: '^(\\.\\./)+nimbus/(read-model|views)\\.js$',
+  allowTypeImports: true,
+  message: 'ui/ imports the read model and the views of nimbus as types only (DESIGN.md §2)',
+};
+
+/** What ui/ may take from nimbus/: its read model and views (types), and the HTTP API's errors and body parser its error handler maps. */
+const uiReadsNimbus = [
+  {
+    regex: '^(\\.\\./)+nimbus/(?!(read-model|views|errors|http-requests)\\.js$)',
+    message:
+      'ui/ reads nimbus only through its read model: types from nimbus/read-model.ts and nimbus/views.ts, errors and parseBody from nimbus/errors.ts and nimbus/http-requests.ts (DESIGN.md §2)',
+  },
+  nimbusReadModelTypes,
+];
+
 /**
  * One `@typescript-eslint/no-restricted-imports` setting per folder: a later
  * config block replaces a rule's options rather than merging them, so each
@@ -50,15 +72,20 @@ export default defineConfig(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'inline-type-imports' }],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
-      '@typescript-eslint/no-restricted-imports': restrict(noCli),
+      '@typescript-eslint/no-restricted-imports': restrict(noCli, noUi),
     },
+  },
+  {
+    // cli/ is the top: it composes the daemons and the UI room.
+    files: ['cli/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': restrict(noCli) },
   },
   {
     // common/ is shared by everyone, so it depends on none of them.
     files: ['common/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': restrict(noCli, {
-        regex: folder('topology-sdk', 'worker', 'nimbus', 'supervisor', 'examples', 'bench', 'test'),
+        regex: folder('topology-sdk', 'worker', 'nimbus', 'ui', 'supervisor', 'examples', 'bench', 'test'),
         message: 'common/ imports nothing of the other folders (DESIGN.md §2)',
       }, {
         regex: '^hstorm$',
@@ -73,7 +100,7 @@ export default defineConfig(
       '@typescript-eslint/no-restricted-imports': restrict(
         noCli,
         {
-          regex: folder('worker', 'nimbus', 'supervisor', 'examples', 'bench', 'test'),
+          regex: folder('worker', 'nimbus', 'ui', 'supervisor', 'examples', 'bench', 'test'),
           message: 'topology-sdk/ imports only common/ (DESIGN.md §2)',
         },
         {
@@ -93,8 +120,9 @@ export default defineConfig(
     // The scheduler is a pure strategy: values only from itself and from common/'s pure helpers; anything else as types.
     files: ['nimbus/scheduler/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': restrict(noCli, {
-        regex: '^(?!\\./|(\\.\\./)+common/(errors|topology-def|resources|assignment|histogram)\\.js$)',
+      // A type import passes when any allowTypeImports pattern matches it, so this one leaves cli/ and ui/ to noCli and noUi.
+      '@typescript-eslint/no-restricted-imports': restrict(noCli, noUi, {
+        regex: '^(?!\\./|(\\.\\./)+common/(errors|topology-def|resources|assignment|histogram)\\.js$|(\\.\\./)+(cli|ui)/)',
         allowTypeImports: true,
         message:
           'nimbus/scheduler/ imports only types, plus values from itself and the pure helpers of common/ (errors, topology-def, resources, assignment, histogram) (DESIGN.md §2)',
@@ -102,14 +130,33 @@ export default defineConfig(
     },
   },
   {
-    // The web UI runs in a browser: it reads nimbus's views as types only, and loads no daemon code.
-    files: ['nimbus/web/**/*.ts', 'nimbus/web/**/*.tsx'],
+    // The UI room reads nimbus through its read model, and acts through TopologyControl; never the Nimbus class.
+    files: ['ui/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': restrict(noCli, {
-        regex: '^(\\.\\./)+',
-        allowTypeImports: true,
-        message: 'nimbus/web/ is browser code: it may import the views of nimbus only as types',
+      '@typescript-eslint/no-restricted-imports': restrict(noCli, ...uiReadsNimbus, {
+        regex: folder('topology-sdk', 'worker', 'supervisor', 'examples', 'bench', 'test', 'testing'),
+        message: 'ui/ imports only common/ and the read model of nimbus/ (DESIGN.md §2)',
       }),
+    },
+  },
+  {
+    // The web UI runs in a browser: it reads the UI room's views as types only, and loads no daemon code.
+    files: ['ui/web/**/*.ts', 'ui/web/**/*.tsx'],
+    rules: {
+      // A type import passes when any allowTypeImports pattern matches it, so the last one leaves nimbus/ and cli/ to the others.
+      '@typescript-eslint/no-restricted-imports': restrict(
+        noCli,
+        {
+          regex: '^(\\.\\./)+nimbus/(?!(read-model|views)\\.js$)',
+          message: 'ui/web/ is browser code: of nimbus it may import only the read model and the views, as types (DESIGN.md §2)',
+        },
+        nimbusReadModelTypes,
+        {
+          regex: '^(\\.\\./)+(?!\\.\\./|nimbus/|cli/)',
+          allowTypeImports: true,
+          message: 'ui/web/ is browser code: it may import the rest of ui/ (its views) and common/ only as types',
+        },
+      ),
     },
   },
   {

@@ -128,7 +128,7 @@ export class LocalCluster {
   }
 
   topologyDetail(name: string): Promise<TopologyDetail> {
-    return this.nimbus.topologyDetail(name);
+    return this.nimbus.readModel.topologyDetail(name);
   }
 
   /** The latest heartbeat of each worker of a topology; after shutdown, the last ones they wrote. */

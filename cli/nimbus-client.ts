@@ -9,7 +9,8 @@ import { bearerHeader } from '../common/security/bearer-token.js';
 import { nimbusSecret } from '../common/security/secrets.js';
 import { HstormError, NimbusUnreachableError, reviveError } from '../common/errors.js';
 import type { SubmitRequest, SubmitResult, TopologyStatusView, TopologyTimeseries } from '../nimbus/index.js';
-import type { ClusterSummaryView, SupervisorSummary, TopologyDetail, TopologySummary } from '../nimbus/index.js';
+import type { SupervisorSummary, TopologyDetail, TopologySummary } from '../nimbus/index.js';
+import type { ClusterSummaryView } from '../ui/index.js';
 
 export class NimbusClient {
   constructor(

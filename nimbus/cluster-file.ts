@@ -17,9 +17,8 @@ import { SchedulingError } from '../common/errors.js';
 import { gpuSlotLimit } from '../common/gpu-slots.js';
 import { coresPerSmFor } from '../common/gpu-sm-table.js';
 import type { GpuInfo, ResourceVector } from '../common/resources.js';
-import { schedulerConfig, type SchedulerConfig } from './scheduler/config-view.js';
+import type { SchedulerConfig } from './scheduler/config-view.js';
 import type { OccupiedSlot, SchedSupervisor, SchedulerCluster } from './scheduler/types.js';
-import type { SchedulerConfigInput } from './sched-topology.js';
 
 const posInt = z.number().int().min(1);
 const count = z.number().min(0);
@@ -149,15 +148,14 @@ function parse(json: unknown): z.output<typeof clusterSchema> {
 }
 
 /** Validates the operator's cluster JSON; the error names the first bad field. */
-export function parseClusterFile(json: unknown, config: SchedulerConfigInput): SchedulerCluster {
+export function parseClusterFile(json: unknown, config: SchedulerConfig): SchedulerCluster {
   return parseClusterState(json, config).cluster;
 }
 
 /** The cluster and its occupied slots (running topologies' workers first, then anonymous use). */
-export function parseClusterState(json: unknown, config: SchedulerConfigInput): ClusterState {
-  const cfg = schedulerConfig(config);
+export function parseClusterState(json: unknown, config: SchedulerConfig): ClusterState {
   const data = parse(json);
-  const cluster: SchedulerCluster = { supervisors: data.supervisors.map((s) => toSchedSupervisor(s, cfg)) };
+  const cluster: SchedulerCluster = { supervisors: data.supervisors.map((s) => toSchedSupervisor(s, config)) };
   const byId = new Map(data.supervisors.map((s, i) => [s.id, { entry: s, sched: cluster.supervisors[i]! }]));
   const occupied: OccupiedSlot[] = [];
   const taken = new Set<string>();

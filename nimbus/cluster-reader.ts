@@ -20,6 +20,7 @@ import type { SupervisorInfo } from '../common/resources.js';
 import type { StormBase } from '../common/storm-base.js';
 import { ZkPaths } from '../common/zk-paths.js';
 import type { z } from 'zod';
+import { TopologyNotFoundError } from './errors.js';
 
 export interface CorruptNode {
   path: string;
@@ -101,6 +102,15 @@ export class ClusterReader {
       if (rec && rec.value.id === id) out.set(id, rec.value);
     }
     return out;
+  }
+
+  /** A topology by id, else by name; TopologyNotFoundError when neither matches. */
+  async find(nameOrId: string): Promise<StormBase> {
+    const storms = await this.storms();
+    const byId = storms.get(nameOrId);
+    if (byId) return byId;
+    for (const s of storms.values()) if (s.name === nameOrId) return s;
+    throw new TopologyNotFoundError(nameOrId);
   }
 
   async storm(topologyId: string): Promise<StormBase | null> {

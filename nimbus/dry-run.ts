@@ -12,19 +12,18 @@ import type { QueueEntry } from '../common/assignment.js';
 import { SchedulingError } from '../common/errors.js';
 import type { TopologyDef } from '../common/topology-def.js';
 import { parseClusterState } from './cluster-file.js';
-import { schedulerConfig } from './scheduler/config-view.js';
-import { describeQueue, fairnessOf, schedule, type SchedulerStrategy } from './scheduler/index.js';
-import { toSchedTopology, type SchedulerConfigInput } from './sched-topology.js';
+import { describeQueue, fairnessOf, schedule, type SchedulerConfig, type SchedulerStrategy } from './scheduler/index.js';
+import { toSchedTopology } from './sched-topology.js';
 
 export { parseClusterFile, parseClusterState, toSchedSupervisor, type ClusterFile, type ClusterState } from './cluster-file.js';
-export { componentDemand, toSchedTopology, type SchedulerConfigInput } from './sched-topology.js';
+export { componentDemand, toSchedTopology } from './sched-topology.js';
 
 export interface DryRunOptions {
   /** Parsed JSON of the cluster file. */
   cluster: unknown;
   topology: TopologyDef;
   /** The topology's effective config (cluster config overridden by topology config). */
-  config: SchedulerConfigInput;
+  config: SchedulerConfig;
   topologyId?: string;
   /** Default: `nimbus.scheduler` from the config. */
   strategy?: SchedulerStrategy;
@@ -54,7 +53,7 @@ export function dryRun(opts: DryRunOptions): DryRunResult {
   const state = parseClusterState(opts.cluster, opts.config);
   const id = opts.topologyId ?? 'dry-run';
   if (state.running.includes(id)) throw new SchedulingError(`cluster file: a running topology already has the id "${id}"; name the dry run otherwise (--name)`);
-  const cfg = schedulerConfig(opts.config);
+  const cfg = opts.config;
   const strategy = opts.strategy ?? cfg['nimbus.scheduler'];
   const fairness = fairnessOf({ ...cfg, 'nimbus.scheduler': strategy });
   const now = opts.now ?? Date.now();

@@ -18,6 +18,22 @@ export function totalsOf(supervisors: Iterable<SupervisorInfo>): ResourceVector 
   return clusterTotals([...supervisors].map((s) => ({ cpuCores: s.cpus, memoryMB: s.memoryMB, gpus: s.gpus })));
 }
 
+/** Cores, memory and GPU memory the supervisors offer, and what all workers hold. */
+export function clusterResources(
+  supervisors: ReadonlyMap<string, SupervisorInfo>,
+  assignments: ReadonlyMap<string, Assignment>,
+  storms: ReadonlyMap<string, StormBase>,
+): { total: ResourceVector; held: ResourceVector } {
+  const held = { cpu: 0, memoryMB: 0, gpuMemoryMB: 0 };
+  for (const a of assignments.values()) {
+    const h = holdingsOf(storms.get(a.topologyId), a);
+    held.cpu += h.cpu;
+    held.memoryMB += h.memoryMB;
+    held.gpuMemoryMB += h.gpuMemoryMB;
+  }
+  return { total: totalsOf(supervisors.values()), held };
+}
+
 /** What a topology's workers hold (their records, or their executors' requests for older records). */
 export function holdingsOf(storm: StormBase | undefined, assignment: Assignment | null): ResourceVector {
   const total: ResourceVector = { cpu: 0, memoryMB: 0, gpuMemoryMB: 0 };

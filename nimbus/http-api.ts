@@ -16,11 +16,10 @@
  *   POST /api/v1/topologies/:name/log-level       { level, timeoutSecs? }   (level "reset" undoes it)
  *   POST /api/v1/topologies/:name/rebalance       { workers?, waitSecs?, executors?: { component: n } }
  *
- * and beside it what operators look at: Storm's UI REST API (storm-ui/routes.ts,
- * including /api/v1/cluster/summary), the web UI at `/` (web-ui.ts) and
- * Prometheus metrics at `/metrics` (prometheus.ts). Nimbus serves them itself
- * rather than a separate `hstorm ui` daemon: the windowed statistics and the
- * γ/δ series live in nimbus's memory, sampled from heartbeats it already reads.
+ * and beside it whatever `plugins` the caller adds: `hstorm nimbus` adds the UI
+ * room's (ui/: Storm's UI REST API, the web UI at `/`, Prometheus `/metrics`),
+ * so nimbus imports nothing of the UI. The reads answer from the read model
+ * (read-model.ts), the writes go to the Nimbus.
  *
  * With `nimbus.auth.secret` set, mutating routes, the bundle and the keys need
  * `Authorization: Bearer <secret>` (http-auth.ts).
@@ -30,7 +29,9 @@
  */
 import { createReadStream } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { withDefaults } from '../common/config/index.js';
 import type { Logger } from '../common/logger.js';
+import type { StormBase } from '../common/storm-base.js';
 import { registerHttpAuth, type HttpAuth } from './http-auth.js';
 import { BadRequestError } from './errors.js';
 import { httpError } from './http-errors.js';
@@ -43,12 +44,14 @@ import {
   submitRequestSchema,
 } from './http-requests.js';
 import type { Nimbus } from './nimbus.js';
-import { registerPrometheus } from './prometheus.js';
-import { registerStormUiRoutes } from './storm-ui/routes.js';
-import { registerWebUi } from './web-ui.js';
+
+/** Routes another room adds to this server; they run behind its auth hook and error handler. */
+export type HttpApiPlugin = (app: FastifyInstance) => void;
 
 export interface HttpApiOptions {
   nimbus: Nimbus;
+  /** Added after the API's own routes, in order (the UI room's `operatorUi`). */
+  plugins?: readonly HttpApiPlugin[];
   log: Logger;
   /** Largest request body accepted (bundles are sent inline). Default 128 MiB. */
   bodyLimit?: number;
@@ -60,6 +63,7 @@ export const API_PREFIX = '/api/v1';
 
 export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
   const { nimbus, log } = opts;
+  const views = nimbus.readModel;
   // forceCloseConnections: on shutdown, a client still reading a bundle must not keep nimbus alive.
   const app = Fastify({ logger: false, bodyLimit: opts.bodyLimit ?? 128 * 1024 * 1024, forceCloseConnections: true });
 
@@ -75,15 +79,15 @@ export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
 
   if (opts.auth) registerHttpAuth(app, opts.auth, log);
 
-  app.get(`${API_PREFIX}/supervisors`, async () => ({ supervisors: await nimbus.supervisors() }));
-  app.get(`${API_PREFIX}/topologies`, async () => ({ topologies: await nimbus.topologies() }));
-  app.get(`${API_PREFIX}/scheduler/queue`, () => nimbus.queue());
-  app.get<{ Params: { name: string } }>(`${API_PREFIX}/topologies/:name`, (req) => nimbus.topologyDetail(req.params.name));
+  app.get(`${API_PREFIX}/supervisors`, async () => ({ supervisors: await views.supervisors() }));
+  app.get(`${API_PREFIX}/topologies`, async () => ({ topologies: await views.topologies() }));
+  app.get(`${API_PREFIX}/scheduler/queue`, () => views.queue());
+  app.get<{ Params: { name: string } }>(`${API_PREFIX}/topologies/:name`, (req) => views.topologyDetail(req.params.name));
   app.get<{ Params: { name: string }; Querystring: { since?: string } }>(`${API_PREFIX}/topologies/:name/timeseries`, (req) => {
     const raw = req.query.since;
     const since = raw === undefined || raw === '' ? undefined : Number(raw);
     if (since !== undefined && !Number.isFinite(since)) throw new BadRequestError(`since must be epoch milliseconds, got "${raw}"`, 'since');
-    return nimbus.timeseries(req.params.name, since);
+    return views.timeseries(req.params.name, since);
   });
 
   app.post(`${API_PREFIX}/topologies`, async (req, reply) => {
@@ -124,9 +128,7 @@ export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
       })
       .then(statusView);
   });
-  registerStormUiRoutes(app, nimbus);
-  registerPrometheus(app, nimbus, log);
-  registerWebUi(app);
+  for (const plugin of opts.plugins ?? []) plugin(app);
   return app;
 }
 
@@ -139,8 +141,8 @@ export interface TopologyStatusView {
   workers: number;
 }
 
-function statusView(s: { id: string; name: string; status: string; killWaitSecs?: number; config: Record<string, unknown> }): TopologyStatusView {
-  return { id: s.id, name: s.name, status: s.status, killWaitSecs: s.killWaitSecs ?? null, workers: Number(s.config['topology.workers'] ?? 1) };
+function statusView(s: StormBase): TopologyStatusView {
+  return { id: s.id, name: s.name, status: s.status, killWaitSecs: s.killWaitSecs ?? null, workers: withDefaults(s.config)['topology.workers'] };
 }
 
 /** Builds the API and listens; resolves with the server and the port actually bound (useful with port 0). */

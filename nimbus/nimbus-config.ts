@@ -1,7 +1,6 @@
 /**
  * The cluster keys nimbus reads, compiled once from the validated config
- * (durations as `…Ms`). The config was validated against the schema on load,
- * so the casts here only restore the types the schema guarantees.
+ * (durations as `…Ms`); each value's type comes from its schema.
  */
 import { secsToMs, type Config } from '../common/config/index.js';
 import { fairnessOf } from './scheduler/config-view.js';
@@ -22,26 +21,27 @@ export interface NimbusSettings {
   maxBundleInflatedBytes: number;
   host: string;
   httpPort: number;
+  /** `hstorm.messaging.curve`: nimbus keeps a CURVE key pair per topology for its workers. */
+  curve: boolean;
+  /** `nimbus.auth.reads`: with a secret, reads need it too (http-auth.ts). */
+  authReads: boolean;
 }
 
 export function nimbusSettings(config: Config): NimbusSettings {
-  const scheduler = config['nimbus.scheduler'] as SchedulerStrategy;
   return {
-    scheduler,
-    fairness: fairnessOf({
-      'nimbus.scheduler': scheduler,
-      'nimbus.scheduler.fairness': config['nimbus.scheduler.fairness'] as 'none' | 'hdrf',
-      'nimbus.scheduler.reservation.timeout.secs': config['nimbus.scheduler.reservation.timeout.secs'] as number,
-    }),
-    gpuFallbackToCpu: config['nimbus.scheduler.gpu.fallback.cpu'] as boolean,
-    taskTimeoutMs: secsToMs(config['nimbus.task.timeout.secs'] as number),
+    scheduler: config['nimbus.scheduler'],
+    fairness: fairnessOf(config),
+    gpuFallbackToCpu: config['nimbus.scheduler.gpu.fallback.cpu'],
+    taskTimeoutMs: secsToMs(config['nimbus.task.timeout.secs']),
     // Storm's nimbus.task.launch.secs: nimbus gives up on a never-started worker only after its supervisor had a chance to restart it.
-    workerStartTimeoutMs: secsToMs(config['nimbus.task.launch.secs'] as number),
-    monitorMs: secsToMs(config['nimbus.monitor.freq.secs'] as number),
-    supervisorGraceMs: secsToMs(config['supervisor.heartbeat.frequency.secs'] as number),
-    localDir: config['hstorm.local.dir'] as string,
-    maxBundleInflatedBytes: Math.round((config['nimbus.bundle.max.inflated.mb'] as number) * 2 ** 20),
-    host: config['nimbus.host'] as string,
-    httpPort: config['nimbus.http.port'] as number,
+    workerStartTimeoutMs: secsToMs(config['nimbus.task.launch.secs']),
+    monitorMs: secsToMs(config['nimbus.monitor.freq.secs']),
+    supervisorGraceMs: secsToMs(config['supervisor.heartbeat.frequency.secs']),
+    localDir: config['hstorm.local.dir'],
+    maxBundleInflatedBytes: Math.round(config['nimbus.bundle.max.inflated.mb'] * 2 ** 20),
+    host: config['nimbus.host'],
+    httpPort: config['nimbus.http.port'],
+    curve: config['hstorm.messaging.curve'],
+    authReads: config['nimbus.auth.reads'],
   };
 }

@@ -1,48 +1,36 @@
 /**
- * The master daemon's core, over a ClusterState: topology lifecycle (submit,
- * kill, activate, deactivate, rebalance), and the reconcile loop that keeps
- * assignments right. Nimbus holds nothing that matters beyond the store and
- * its blob dir — on start it reads everything back, so a restart loses
- * nothing and running workers are untouched.
- *
- * Reconciling is event-driven (DESIGN §3.6): a supervisor's ephemeral node
- * vanishing, a new supervisor, a change under /storms, a submit or kill each
- * trigger a round at once; the monitor (every `nimbus.monitor.freq.secs`)
- * checks worker heartbeats and runs a round too, which also repairs anything a
- * lost watch missed. All rounds and admin operations run one at a time.
+ * The master daemon over a ClusterState: it wires its parts (the reconcile
+ * loop in reconciler.ts, the operator's verbs in topology-admin.ts, the
+ * heartbeat sampler) and offers the write side — submit, kill, activate,
+ * deactivate, rebalance, set-log-level — plus what supervisors fetch (bundles,
+ * CURVE keys). Nimbus holds nothing that matters beyond the store and its
+ * blob dir — on start it reads everything back, so a restart loses nothing
+ * and running workers are untouched.
  */
 import { join } from 'node:path';
-import { workerKey, type Assignment } from '../common/assignment.js';
-import type { ClusterState, SessionState } from '../common/cluster-state.js';
-import { createJson, putJson } from '../common/cluster-state/json-node.js';
+import type { Assignment } from '../common/assignment.js';
+import type { ClusterState } from '../common/cluster-state.js';
+import { createJson } from '../common/cluster-state/json-node.js';
+import { ensureNode } from '../common/cluster-state/state-ops.js';
 import type { Config, RawConfig } from '../common/config/index.js';
 import type { Logger } from '../common/logger.js';
-import type { SupervisorInfo } from '../common/resources.js';
+import type { CurveKeys } from '../common/security/curve-keys.js';
 import type { StormBase, TopologyCode } from '../common/storm-base.js';
 import { ZkPaths } from '../common/zk-paths.js';
 import { BlobStore } from './blob-store.js';
-import { ClusterReader } from './cluster-reader.js';
-import { BadRequestError, TopologyExistsError } from './errors.js';
-import { HeartbeatTracker } from './heartbeat-tracker.js';
-import { SupervisorGrace } from './supervisor-grace.js';
 import { UploadsInFlight } from './bundle-upload.js';
-import { nimbusSettings, type NimbusSettings } from './nimbus-config.js';
-import { NimbusRegistration } from './nimbus-registration.js';
-import { planPlacement } from './placement.js';
-import type { SchedulerStrategy } from './scheduler/types.js';
-import { HeartbeatSampler } from './heartbeat-sampler.js';
-import { ensureNode, removeNode } from '../common/cluster-state/state-ops.js';
+import { ClusterReader } from './cluster-reader.js';
 import { CurveKeyStore } from './curve-key-store.js';
-import type { CurveKeys } from '../common/security/curve-keys.js';
+import { BadRequestError, TopologyExistsError } from './errors.js';
+import { HeartbeatSampler } from './heartbeat-sampler.js';
+import { HeartbeatTracker } from './heartbeat-tracker.js';
+import { nimbusSettings, type NimbusSettings } from './nimbus-config.js';
+import { NimbusReadModel } from './nimbus-read-model.js';
+import { NimbusRegistration } from './nimbus-registration.js';
+import type { ClusterReadModel, TopologyControl } from './read-model.js';
+import { Reconciler } from './reconciler.js';
 import { checkStormRecordSize, checkTopologyName, mergeTopologyConfig, parseTopologyDef } from './submit-validation.js';
 import { TopologyAdmin, type RebalanceOptions } from './topology-admin.js';
-import { holdingsOf, queueOrder, queueView, totalsOf } from './fairness-views.js';
-import { supervisorSummaries, topologyDetail, topologySummary, usedSlotKeys } from './topology-views.js';
-import type { ClusterSummary, QueueListing, SupervisorSummary, TopologyDetail, TopologySummary, TopologyTimeseries } from './views.js';
-import { packageVersion } from '../common/package-root.js';
-import type { ClusterInput } from './storm-ui/cluster-views.js';
-import type { TopologyInput } from './storm-ui/topology-views.js';
-import type { StormWindow } from './stats/topology-stats.js';
 
 export interface NimbusOptions {
   state: ClusterState;
@@ -61,89 +49,87 @@ export interface SubmitResult {
   assignment: Assignment | null;
 }
 
-export class Nimbus {
+export class Nimbus implements TopologyControl {
   readonly config: Config;
   readonly settings: NimbusSettings;
-  readonly blobs: BlobStore | null;
+  /** The views (cluster, supervisors, topologies, queue, time series, snapshots) for the HTTP API, the UI room and tests. */
+  readonly readModel: ClusterReadModel;
+  private readonly blobs: BlobStore | null;
   private readonly curve: CurveKeyStore | null;
   private readonly state: ClusterState;
   private readonly log: Logger;
   private readonly reader: ClusterReader;
-  private readonly tracker: HeartbeatTracker;
   private readonly admin: TopologyAdmin;
+  private readonly reconciler: Reconciler;
   private readonly registration: NimbusRegistration | null;
-  private readonly startedAt = Date.now();
-  private lock: Promise<unknown> = Promise.resolve();
-  private roundRequested = false;
-  private roundLoop: Promise<void> | null = null;
-  /** workerKey → until when no topology may take that slot (a worker there just died). */
-  private readonly badSlots = new Map<string, number>();
-  private deadWorkers = new Map<string, Set<string>>();
-  private readonly knownSupervisors = new Set<string>();
-  private readonly supervisorGrace: SupervisorGrace;
   private readonly uploads = new UploadsInFlight();
-  private monitorTimer: NodeJS.Timeout | null = null;
-  /** γ, δ, latencies and Storm's windowed stats, sampled from heartbeats on each monitor tick. */
-  readonly sampler: HeartbeatSampler;
-  private unsubscribeSession: (() => void) | null = null;
+  /** γ, δ and latencies (and what the UI keeps), sampled from heartbeats on each monitor tick. */
+  private readonly sampler: HeartbeatSampler;
   private stopped = true;
   private counter = 0;
 
-  constructor(private readonly options: NimbusOptions) {
+  constructor(options: NimbusOptions) {
+    const startedAt = Date.now();
     this.state = options.state;
     this.config = options.config;
     this.settings = nimbusSettings(options.config);
     this.log = options.log;
     const blobDir = options.blobDir === undefined ? join(this.settings.localDir, 'blobs') : options.blobDir;
     this.blobs = blobDir === null ? null : new BlobStore(blobDir);
-    this.curve = options.config['hstorm.messaging.curve'] === true ? new CurveKeyStore(blobDir === null ? null : join(this.settings.localDir, 'curve-keys')) : null;
+    this.curve = this.settings.curve ? new CurveKeyStore(blobDir === null ? null : join(this.settings.localDir, 'curve-keys')) : null;
     this.reader = new ClusterReader(this.state, this.log);
-    this.tracker = new HeartbeatTracker(this.state, {
+    const tracker = new HeartbeatTracker(this.state, {
       taskTimeoutMs: this.settings.taskTimeoutMs,
       startTimeoutMs: this.settings.workerStartTimeoutMs,
     });
-    this.supervisorGrace = new SupervisorGrace(this.settings.supervisorGraceMs);
     this.admin = new TopologyAdmin({
       state: this.state,
       reader: this.reader,
       blobs: this.blobs,
       log: this.log,
-      exclusive: (fn) => this.exclusive(fn),
-      round: (forced) => this.round({ forced }),
-      requestRound: () => this.requestRound(),
+      exclusive: (fn) => this.reconciler.exclusive(fn),
+      round: (forced) => this.reconciler.round({ forced }),
+      requestRound: () => this.reconciler.requestRound(),
     });
     this.registration = options.advertise ? new NimbusRegistration(this.state, options.advertise, this.log) : null;
-    this.sampler = new HeartbeatSampler(this.reader, this.log, this.startedAt);
-  }
-
-  get scheduler(): SchedulerStrategy {
-    return this.settings.scheduler;
+    this.sampler = new HeartbeatSampler(this.reader, this.log);
+    this.reconciler = new Reconciler({
+      state: this.state,
+      reader: this.reader,
+      tracker,
+      admin: this.admin,
+      settings: this.settings,
+      log: this.log,
+      onMonitorTick: () => this.sampler.tick(),
+    });
+    this.readModel = new NimbusReadModel({
+      state: this.state,
+      reader: this.reader,
+      tracker,
+      sampler: this.sampler,
+      config: this.config,
+      settings: this.settings,
+      advertise: options.advertise,
+      startedAt,
+    });
   }
 
   async start(): Promise<void> {
     this.stopped = false;
     for (const root of ZkPaths.roots()) await ensureNode(this.state, root);
     await this.registration?.start();
-    this.unsubscribeSession = this.state.onSessionState((s) => this.onSession(s));
-    await this.armWatches();
-    await this.exclusive(() => this.round({ checkHeartbeats: false }));
-    this.monitorTimer = setInterval(() => this.monitorTick(), this.settings.monitorMs);
-    this.log.info({ scheduler: this.scheduler, supervisors: this.knownSupervisors.size }, 'nimbus started');
+    await this.reconciler.start();
+    this.log.info({ scheduler: this.settings.scheduler, supervisors: this.reconciler.supervisorCount }, 'nimbus started');
   }
 
   /** Stops timers and watches; the store (and its session) belongs to the caller. */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    if (this.monitorTimer) clearInterval(this.monitorTimer);
-    this.monitorTimer = null;
-    if (this.graceTimer) clearTimeout(this.graceTimer);
-    this.graceTimer = null;
-    this.unsubscribeSession?.();
+    this.reconciler.halt();
     this.admin.stop();
     this.registration?.stop();
-    await this.lock.catch(() => undefined);
-    await this.roundLoop;
+    await this.reconciler.drained();
     await this.sampler.idle();
   }
 
@@ -162,7 +148,7 @@ export class Nimbus {
     if (code.kind === 'bundle' && !(await this.blobs?.has(code.sha256))) {
       throw new BadRequestError(`bundle ${code.sha256} was not uploaded to this nimbus`, 'code');
     }
-    return this.exclusive(async () => {
+    return this.reconciler.exclusive(async () => {
       const storms = await this.reader.storms();
       const dup = [...storms.values()].find((s) => s.name === name);
       if (dup) throw new TopologyExistsError(name, dup.status);
@@ -170,7 +156,7 @@ export class Nimbus {
       const base: StormBase = { version: 1, id, name, status: 'active', launchTime: Date.now(), def: parsed, config: { ...config }, code };
       await createJson(this.state, ZkPaths.storm(id), base, { parents: true });
       this.log.info({ topology: id, workers: config['topology.workers'], code: code.kind }, 'topology submitted');
-      await this.round({});
+      await this.reconciler.round({});
       return { id, name, assignment: await this.reader.assignment(id) };
     });
   }
@@ -202,7 +188,7 @@ export class Nimbus {
   private async dropUnusedBundle(sha256: string): Promise<void> {
     const blobs = this.blobs;
     if (!blobs) return;
-    await this.exclusive(async () => {
+    await this.reconciler.exclusive(async () => {
       const used = [...(await this.reader.storms()).values()].some((s) => s.code.kind === 'bundle' && s.code.sha256 === sha256);
       if (!used) await blobs.delete(sha256);
     }).catch((err: unknown) => this.log.warn({ err, sha256 }, 'could not delete the bundle of a refused submit'));
@@ -235,149 +221,6 @@ export class Nimbus {
     return this.admin.find(nameOrId);
   }
 
-  // ── views ─────────────────────────────────────────────────────────────────
-
-  async clusterSummary(): Promise<ClusterSummary> {
-    const supervisors = await this.reader.supervisors();
-    const assignments = await this.reader.assignments();
-    const storms = await this.reader.storms();
-    const used = usedSlotKeys(assignments.values());
-    let slotsTotal = 0;
-    let slotsUsed = 0;
-    let gpus = 0;
-    let gpuSlotsTotal = 0;
-    for (const s of supervisors.values()) {
-      slotsTotal += s.ports.length;
-      slotsUsed += s.ports.filter((p) => used.has(workerKey({ supervisorId: s.id, port: p }))).length;
-      gpus += s.gpus.length;
-      gpuSlotsTotal += s.gpus.reduce((n, g) => n + g.slots, 0);
-    }
-    let gpuSlotsUsed = 0;
-    for (const a of assignments.values()) gpuSlotsUsed += a.workers.filter((w) => w.gpu && supervisors.has(w.supervisorId)).length;
-    const held = { cpu: 0, memoryMB: 0, gpuMemoryMB: 0 };
-    for (const a of assignments.values()) {
-      const h = holdingsOf(storms.get(a.topologyId), a);
-      held.cpu += h.cpu;
-      held.memoryMB += h.memoryMB;
-      held.gpuMemoryMB += h.gpuMemoryMB;
-    }
-    const fairness = this.settings.fairness;
-    return {
-      nimbus: {
-        host: this.options.advertise?.host ?? null,
-        port: this.options.advertise?.port ?? null,
-        startedAt: this.startedAt,
-        uptimeSecs: Math.round((Date.now() - this.startedAt) / 1000),
-      },
-      scheduler: this.scheduler,
-      fairness: fairness ? 'hdrf' : 'none',
-      reservationTimeoutSecs: fairness ? fairness.reservationTimeoutMs / 1000 : null,
-      resources: { total: totalsOf(supervisors.values()), held },
-      queued: [...assignments.values()].filter((a) => a.queue).length,
-      supervisors: supervisors.size,
-      slotsTotal,
-      slotsUsed,
-      gpus,
-      gpuSlotsTotal,
-      gpuSlotsUsed,
-      topologies: storms.size,
-      corruptZnodes: this.reader.corruptNodes(),
-      corruptReads: this.reader.corruptReads,
-    };
-  }
-
-  async supervisors(): Promise<SupervisorSummary[]> {
-    return supervisorSummaries(await this.reader.supervisors(), (await this.reader.assignments()).values(), await this.reader.storms());
-  }
-
-  async topologies(): Promise<TopologySummary[]> {
-    const storms = await this.reader.storms();
-    const assignments = await this.reader.assignments();
-    const supervisors = [...(await this.reader.supervisors()).values()];
-    const totals = totalsOf(supervisors);
-    const now = Date.now();
-    return [...storms.values()]
-      .sort((a, b) => a.launchTime - b.launchTime)
-      .map((s) => topologySummary(s, assignments.get(s.id) ?? null, totals, now, supervisors));
-  }
-
-  async topologyDetail(nameOrId: string): Promise<TopologyDetail> {
-    const storm = await this.admin.find(nameOrId);
-    const assignment = await this.reader.assignment(storm.id);
-    const beats = await this.reader.heartbeats(storm.id);
-    const supervisors = [...(await this.reader.supervisors()).values()];
-    return topologyDetail(storm, assignment, beats, (w) => this.tracker.liveness(storm.id, w), totalsOf(supervisors), Date.now(), supervisors);
-  }
-
-  /** The HDRF queue: waiting topologies in the order HDRF considers them (the reservation first). */
-  async queue(): Promise<QueueListing> {
-    const storms = await this.reader.storms();
-    const now = Date.now();
-    const waiting = [...(await this.reader.assignments()).values()].filter((a) => a.queue && storms.has(a.topologyId));
-    waiting.sort((a, b) => queueOrder(a.queue!, b.queue!) || (a.topologyId < b.topologyId ? -1 : 1));
-    const fairness = this.settings.fairness;
-    return {
-      fairness: fairness ? 'hdrf' : 'none',
-      reservationTimeoutSecs: fairness ? fairness.reservationTimeoutMs / 1000 : null,
-      queue: waiting.map((a) => ({ id: a.topologyId, name: storms.get(a.topologyId)!.name, ...queueView(a.queue, now)! })),
-    };
-  }
-
-  /** One look at the cluster for the Storm UI API, the web UI and /metrics. */
-  async clusterInput(): Promise<ClusterInput> {
-    const supervisors = await this.reader.supervisors();
-    const assignments = await this.reader.assignments();
-    const storms = await this.reader.storms();
-    return {
-      now: Date.now(),
-      version: packageVersion(),
-      nimbus: { host: this.options.advertise?.host ?? null, port: this.options.advertise?.port ?? null, startedAt: this.startedAt },
-      scheduler: this.scheduler,
-      fairness: {
-        mode: this.settings.fairness ? 'hdrf' : 'none',
-        reservationTimeoutSecs: this.settings.fairness ? this.settings.fairness.reservationTimeoutMs / 1000 : null,
-      },
-      supervisors,
-      rows: supervisorSummaries(supervisors, assignments.values(), storms),
-      assignments,
-      storms,
-      corruptZnodes: this.reader.corruptNodes(),
-      corruptReads: this.reader.corruptReads,
-    };
-  }
-
-  /** Times nimbus's stuck ZooKeeper client was replaced (common/cluster-state/zookeeper-watchdog.ts); null on a store without one. */
-  storeClientReplacements(): number | null {
-    const n = (this.state as Partial<{ clientReplacements: number }>).clientReplacements;
-    return typeof n === 'number' ? n : null;
-  }
-
-  /** One topology as the Storm UI API and /metrics see it: store, heartbeats, windowed stats, split series. */
-  async topologyInput(nameOrId: string, window: StormWindow = ':all-time', sys = false): Promise<TopologyInput> {
-    const storm = await this.admin.find(nameOrId);
-    const assignment = await this.reader.assignment(storm.id);
-    const beats = await this.reader.heartbeats(storm.id);
-    const supervisors = await this.reader.supervisors();
-    return {
-      storm,
-      assignment,
-      beats,
-      detail: topologyDetail(storm, assignment, beats, (w) => this.tracker.liveness(storm.id, w), totalsOf(supervisors.values()), Date.now(), supervisors.values()),
-      stats: this.sampler.stats,
-      splitPoints: this.sampler.splits.points(storm.id),
-      nodes: new Map([...supervisors].map(([id, s]) => [id, s.node])),
-      window,
-      sys,
-      now: Date.now(),
-    };
-  }
-
-  /** The split spouts' γ, δ and latencies over time (the last points nimbus sampled), oldest first. */
-  async timeseries(nameOrId: string, since?: number): Promise<TopologyTimeseries> {
-    const storm = await this.admin.find(nameOrId);
-    return { id: storm.id, name: storm.name, points: this.sampler.splits.points(storm.id, since) };
-  }
-
   /** Where the bundle of a topology (by name or id) lies in the blob dir. */
   async bundlePath(nameOrId: string): Promise<{ path: string; sha256: string }> {
     const storm = await this.admin.find(nameOrId);
@@ -396,174 +239,7 @@ export class Nimbus {
 
   /** Runs a reconcile round now (tests; `hstorm` never needs it). */
   reconcileNow(): Promise<void> {
-    return this.exclusive(() => this.round({ checkHeartbeats: true }));
-  }
-
-  // ── reconcile ─────────────────────────────────────────────────────────────
-
-  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.lock.then(fn, fn);
-    this.lock = run.catch(() => undefined);
-    return run;
-  }
-
-  /** Coalesces events: however many arrive while a round runs, one more round follows. */
-  private requestRound(): void {
-    if (this.stopped) return;
-    this.roundRequested = true;
-    if (this.roundLoop) return;
-    this.roundLoop = (async () => {
-      while (this.roundRequested && !this.stopped) {
-        this.roundRequested = false;
-        await this.exclusive(() => this.round({})).catch((err: unknown) => this.log.warn({ err }, 'reconcile round failed; retrying on the next event or tick'));
-      }
-      this.roundLoop = null;
-    })();
-  }
-
-  private monitorTick(): void {
-    if (this.stopped) return;
-    this.exclusive(async () => {
-      if (!this.watchesArmed) await this.armWatches();
-      await this.round({ checkHeartbeats: true });
-    }).catch((err: unknown) => this.log.warn({ err }, 'monitor round failed; retrying on the next tick'));
-    this.sampler.tick();
-  }
-
-  /** One pass: removals due, orphans, dead workers, placement. Caller holds the lock. */
-  private async round(opts: { checkHeartbeats?: boolean; forced?: ReadonlySet<string> }): Promise<void> {
-    const now = Date.now();
-    const supervisors = this.supervisorGrace.apply(await this.reader.supervisors(), now);
-    this.noteSupervisors(supervisors);
-    this.roundAfterGrace(now);
-    const stormIds = new Set(await this.reader.childrenOf(ZkPaths.storms));
-    const storms = await this.reader.storms();
-    const assignments = await this.reader.assignments();
-
-    for (const storm of [...storms.values()]) {
-      if (this.admin.removalDue(storm, now)) {
-        await this.admin.remove(storm);
-        storms.delete(storm.id);
-        stormIds.delete(storm.id);
-        assignments.delete(storm.id);
-      }
-    }
-    await this.removeOrphans(stormIds, assignments);
-
-    for (const [key, until] of this.badSlots) if (until <= now) this.badSlots.delete(key);
-    if (opts.checkHeartbeats) {
-      const dead = await this.tracker.check(assignments.values(), (id) => storms.get(id)?.status === 'killed', now);
-      for (const [topologyId, keys] of dead) {
-        this.log.warn({ topology: topologyId, workers: [...keys] }, 'workers stopped heartbeating; moving their executors');
-        for (const key of keys) this.badSlots.set(key, now + this.settings.taskTimeoutMs);
-        this.deadWorkers.set(topologyId, keys);
-      }
-    }
-
-    const forced = new Set(opts.forced ?? []);
-    for (const id of this.admin.interruptedRebalances(storms.values())) forced.add(id);
-    const changes = planPlacement({
-      supervisors,
-      storms,
-      assignments,
-      badSlots: new Set(this.badSlots.keys()),
-      deadWorkers: this.deadWorkers,
-      forced,
-      strategy: this.scheduler,
-      fairness: this.settings.fairness,
-      gpuFallbackToCpu: this.settings.gpuFallbackToCpu,
-      now,
-    });
-    this.deadWorkers = new Map();
-    for (const c of changes) {
-      await putJson(this.state, ZkPaths.assignment(c.topologyId), c.assignment);
-      this.log.info(
-        { topology: c.topologyId, epoch: c.assignment.epoch, workers: c.assignment.workers.map(workerKey), unassigned: c.assignment.unassigned.length },
-        `assignment written: ${c.why}`,
-      );
-    }
-    await this.admin.finishInterruptedRebalances(storms.values());
-  }
-
-  private async removeOrphans(stormIds: ReadonlySet<string>, assignments: Map<string, Assignment>): Promise<void> {
-    for (const id of await this.reader.childrenOf(ZkPaths.assignments)) {
-      if (stormIds.has(id)) continue;
-      this.log.info({ topology: id }, 'removing an assignment whose topology is gone');
-      await removeNode(this.state, ZkPaths.childOf(ZkPaths.assignments, id));
-      assignments.delete(id);
-    }
-    // A worker being stopped writes one last heartbeat, possibly after its topology was removed.
-    for (const dir of [ZkPaths.workerbeats, ZkPaths.signals]) {
-      for (const id of await this.reader.childrenOf(dir)) {
-        if (!stormIds.has(id)) await removeNode(this.state, ZkPaths.childOf(dir, id), true);
-      }
-    }
-  }
-
-  private graceTimer: NodeJS.Timeout | null = null;
-
-  /** A supervisor in its grace period is looked at again as soon as the grace ends, not at the next monitor tick. */
-  private roundAfterGrace(now: number): void {
-    const next = this.supervisorGrace.nextExpiry();
-    if (next === null || this.graceTimer) return;
-    this.graceTimer = setTimeout(() => {
-      this.graceTimer = null;
-      this.requestRound();
-    }, Math.max(0, next - now) + 10);
-    this.graceTimer.unref();
-  }
-
-  private noteSupervisors(current: ReadonlyMap<string, SupervisorInfo>): void {
-    for (const id of current.keys()) if (!this.knownSupervisors.has(id)) this.log.info({ supervisor: id }, 'supervisor joined');
-    for (const id of this.knownSupervisors) if (!current.has(id)) this.log.warn({ supervisor: id }, 'supervisor gone');
-    this.knownSupervisors.clear();
-    for (const id of current.keys()) this.knownSupervisors.add(id);
-  }
-
-  // ── watches and session ──────────────────────────────────────────────────
-
-  private watchesArmed = false;
-  /** Bumped on every re-arm so a watcher from an older arming does not start a second chain. */
-  private watchGeneration = 0;
-
-  private async armWatches(): Promise<void> {
-    const gen = ++this.watchGeneration;
-    const arm = async (path: string): Promise<void> => {
-      await this.state.children(path, (event) => {
-        if (this.stopped || gen !== this.watchGeneration) return;
-        this.log.debug({ path, event: event.type }, 'watch fired');
-        this.requestRound();
-        arm(path).catch((err: unknown) => {
-          this.watchesArmed = false;
-          this.log.warn({ err, path }, 'could not re-arm a watch; the monitor will retry');
-        });
-      });
-    };
-    try {
-      await arm(ZkPaths.supervisors);
-      await arm(ZkPaths.storms);
-      this.watchesArmed = true;
-    } catch (err) {
-      this.watchesArmed = false;
-      this.log.warn({ err }, 'could not arm watches; the monitor will retry');
-    }
-  }
-
-  private lastSession: SessionState = 'connected';
-
-  private onSession(s: SessionState): void {
-    const was = this.lastSession;
-    this.lastSession = s;
-    if (this.stopped || s === was) return;
-    if (s === 'connected') {
-      this.tracker.regainSight();
-      this.log.info('store session (re)connected; re-reading the cluster');
-      this.exclusive(() => this.armWatches()).catch(() => undefined);
-      this.requestRound();
-    } else {
-      this.tracker.blind();
-      this.log.warn({ state: s }, 'store session state changed');
-    }
+    return this.reconciler.exclusive(() => this.reconciler.round({ checkHeartbeats: true }));
   }
 
   private async newTopologyId(name: string): Promise<string> {

@@ -18,6 +18,7 @@
  * room — and its lost executors wait with the queue's reason.
  */
 import { workerKey, type Assignment, type QueueEntry, type WorkerAssignment } from '../common/assignment.js';
+import { withDefaults } from '../common/config/index.js';
 import type { ResourceVector, SupervisorInfo } from '../common/resources.js';
 import type { StormBase } from '../common/storm-base.js';
 import { computeTasks } from '../common/topology-def.js';
@@ -66,16 +67,15 @@ export function schedulingReason(storm: StormBase, current: Assignment | undefin
   if (input.fairness && current.queue) return 'waiting in the HDRF queue';
   if (freeSlots > 0) {
     if (current.unassigned.length > 0) return `${current.unassigned.length} executor(s) unassigned and ${freeSlots} slot(s) free`;
-    const want = Math.min(Number(storm.config['topology.workers'] ?? 1), executorCount(storm));
+    const want = Math.min(withDefaults(storm.config)['topology.workers'], executorCount(storm));
     if (current.workers.length < want) return `${current.workers.length} of ${want} workers placed and ${freeSlots} slot(s) free`;
   }
   return null;
 }
 
 function executorCount(storm: StormBase): number {
-  const ackers = storm.config['topology.acker.executors'];
-  const workers = Number(storm.config['topology.workers'] ?? 1);
-  return computeTasks(storm.def, typeof ackers === 'number' ? ackers : workers).length;
+  const config = withDefaults(storm.config);
+  return computeTasks(storm.def, config['topology.acker.executors'] ?? config['topology.workers']).length;
 }
 
 function isAlive(w: WorkerAssignment, sups: ReadonlyMap<string, SupervisorInfo>): boolean {

@@ -12,16 +12,12 @@
  * or `topology.gpu.memory.mb` when it declares none. Ackers ask the topology's
  * CPU and memory.
  */
-import { defaultConfig, type Config } from '../common/config/index.js';
+import { withDefaults } from '../common/config/index.js';
 import { ConfigError } from '../common/errors.js';
 import type { ResourceVector } from '../common/resources.js';
 import type { StormBase } from '../common/storm-base.js';
 import { ACKER_COMPONENT, computeTasks, type ComponentDef, type TopologyDef } from '../common/topology-def.js';
-import { schedulerConfig, type SchedulerConfig } from './scheduler/config-view.js';
-import type { SchedTopology } from './scheduler/index.js';
-
-/** A validated `Config`, or just the keys the scheduler reads. */
-export type SchedulerConfigInput = Config | SchedulerConfig;
+import type { SchedTopology, SchedulerConfig } from './scheduler/index.js';
 
 type ResourceKey = 'topology.component.cpu.pcore.percent' | 'topology.component.resources.onheap.memory.mb' | 'topology.gpu.memory.mb';
 
@@ -49,8 +45,7 @@ export function componentDemand(c: ComponentDef, cfg: SchedulerConfig): Resource
  * The scheduler's view of a topology. `cfg` is the topology's effective
  * config (cluster config overridden by topology config); ackers default to one per worker.
  */
-export function toSchedTopology(id: string, def: TopologyDef, cfg: SchedulerConfigInput): SchedTopology {
-  const config = schedulerConfig(cfg);
+export function toSchedTopology(id: string, def: TopologyDef, config: SchedulerConfig): SchedTopology {
   const numWorkers = config['topology.workers'];
   const ackers = config['topology.acker.executors'] ?? numWorkers;
   const components = def.components.map((c) => ({
@@ -85,7 +80,6 @@ export function toSchedTopology(id: string, def: TopologyDef, cfg: SchedulerConf
 }
 
 export function schedTopologyFor(storm: StormBase): SchedTopology {
-  // StormBase.config was built with buildConfig at submit, every key valid; defaults underneath
-  // fill keys added since (a topology submitted by an older nimbus lacks them).
-  return toSchedTopology(storm.id, storm.def, { ...defaultConfig(), ...storm.config } as Config);
+  // Defaults underneath fill keys added since (a topology submitted by an older nimbus lacks them).
+  return toSchedTopology(storm.id, storm.def, withDefaults(storm.config));
 }

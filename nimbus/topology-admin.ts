@@ -5,7 +5,7 @@
  * through their StormBase watch (spouts stop on `killed`/`inactive`/
  * `rebalancing`); supervisors react to the assignment disappearing.
  */
-import { checkKey } from '../common/config/index.js';
+import { checkKey, withDefaults } from '../common/config/index.js';
 import { ConfigError } from '../common/errors.js';
 import type { ClusterState } from '../common/cluster-state.js';
 import type { Logger } from '../common/logger.js';
@@ -43,12 +43,8 @@ export class TopologyAdmin {
     this.timers.clear();
   }
 
-  async find(nameOrId: string): Promise<StormBase> {
-    const storms = await this.d.reader.storms();
-    const byId = storms.get(nameOrId);
-    if (byId) return byId;
-    for (const s of storms.values()) if (s.name === nameOrId) return s;
-    throw new TopologyNotFoundError(nameOrId);
+  find(nameOrId: string): Promise<StormBase> {
+    return this.d.reader.find(nameOrId);
   }
 
   kill(name: string, waitSecs?: number): Promise<StormBase> {
@@ -57,7 +53,7 @@ export class TopologyAdmin {
     }
     return this.d.exclusive(async () => {
       const storm = await this.find(name);
-      const wait = waitSecs ?? Number(storm.config['topology.message.timeout.secs'] ?? 30);
+      const wait = waitSecs ?? withDefaults(storm.config)['topology.message.timeout.secs'];
       const killed: StormBase = { ...storm, status: 'killed', killWaitSecs: wait, killedAt: Date.now() };
       await putJson(this.d.state, ZkPaths.storm(storm.id), killed);
       this.rebalancing.delete(storm.id);
@@ -125,7 +121,7 @@ export class TopologyAdmin {
       const config = { ...storm.config };
       if (opts.workers !== undefined) {
         config['topology.workers'] = checkKey('topology.workers', opts.workers);
-        const gpuWorkers = Number(config['topology.gpu.workers'] ?? 0);
+        const gpuWorkers = withDefaults(storm.config)['topology.gpu.workers'];
         if (gpuWorkers > opts.workers) {
           throw new ConfigError(
             `invalid value for topology.workers: ${opts.workers}; allowed: at least topology.gpu.workers (${gpuWorkers})`,

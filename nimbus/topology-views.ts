@@ -5,13 +5,15 @@
  * with GPU slot use computed from assignments.
  */
 import { workerKey, type Assignment } from '../common/assignment.js';
+import { withDefaults } from '../common/config/index.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
 import { gpuSummary, rollup } from '../common/metrics-rollup.js';
 import type { ParsedWorkerHeartbeat } from '../common/record-schemas.js';
 import { gpuPerformance, type ResourceVector, type SupervisorInfo, type WorkerExitReport } from '../common/resources.js';
 import type { StormBase } from '../common/storm-base.js';
-import { queueView, resourcesView } from './fairness-views.js';
+import { queueView, requestOf, resourcesView } from './fairness-views.js';
 import type { WorkerLiveness } from './heartbeat-tracker.js';
+import type { TopologyHoldings } from './read-model.js';
 import { demandsOf, workerResources } from './placement.js';
 import { describeQueue } from './scheduler/index.js';
 import type { ComponentStats, SupervisorSummary, TopologyDetail, TopologySummary, WorkerDetail } from './views.js';
@@ -174,7 +176,7 @@ export function topologyDetail(
     uptimeSecs: Math.max(0, Math.round((now - storm.launchTime) / 1000)),
     epoch: assignment?.epoch ?? null,
     scheduler: assignment?.scheduler ?? null,
-    workersRequested: Number(storm.config['topology.workers'] ?? 1),
+    workersRequested: withDefaults(storm.config)['topology.workers'],
     code: storm.code,
     killWaitSecs: storm.killWaitSecs ?? null,
     resources: resourcesView(storm, assignment, totals),
@@ -192,6 +194,36 @@ export function exitsOf(supervisors: Iterable<SupervisorInfo>, topologyId: strin
   const out = new Map<string, WorkerExitReport>();
   for (const s of supervisors) for (const e of s.workerExits ?? []) if (e.topologyId === topologyId) out.set(`${s.id}-${e.port}`, e);
   return out;
+}
+
+/** What the Storm UI's records of a topology need from nimbus's bookkeeping, as of `now`. */
+export function topologyHoldings(
+  storm: StormBase,
+  assignment: Assignment | null,
+  totals: ResourceVector,
+  supervisors: Iterable<SupervisorInfo>,
+  now: number,
+): TopologyHoldings {
+  const exits = exitsOf(supervisors, storm.id);
+  const resources = resourcesView(storm, assignment, totals);
+  return {
+    holds: resources.holds,
+    asks: requestOf(storm),
+    dominantShare: resources.dominantShare,
+    queue: queueView(assignment?.queue, now),
+    crashLoopingWorkers: assignment?.workers.filter((w) => exits.get(`${w.supervisorId}-${w.port}`)?.crashLooping).length ?? 0,
+  };
+}
+
+/** The same, read from a topology's detail (built at the same moment from the same records). */
+export function detailHoldings(storm: StormBase, detail: TopologyDetail): TopologyHoldings {
+  return {
+    holds: detail.resources.holds,
+    asks: requestOf(storm),
+    dominantShare: detail.resources.dominantShare,
+    queue: detail.queue,
+    crashLoopingWorkers: detail.workers.filter((w) => w.exits?.crashLooping).length,
+  };
 }
 
 /** Unassigned executors; those waiting in the HDRF queue say so with the durations of now, not of when it was written. */
@@ -217,7 +249,7 @@ export function topologySummary(
     name: storm.name,
     status: storm.status,
     uptimeSecs: Math.max(0, Math.round((now - storm.launchTime) / 1000)),
-    workersRequested: Number(storm.config['topology.workers'] ?? 1),
+    workersRequested: withDefaults(storm.config)['topology.workers'],
     workers: assignment?.workers.length ?? 0,
     executors: placed + (assignment?.unassigned.length ?? 0),
     unassigned: assignment?.unassigned.length ?? 0,

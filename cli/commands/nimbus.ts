@@ -1,4 +1,4 @@
-/** `hstorm nimbus`: the master daemon — ZooKeeper store, Nimbus, HTTP API on nimbus.http.port. */
+/** `hstorm nimbus`: the master daemon — ZooKeeper store, Nimbus, HTTP API on nimbus.http.port with the UI room's routes. */
 import type { Command } from 'commander';
 import { join } from 'node:path';
 import { connectZooKeeper, zookeeperOptions } from '../../common/cluster-state/zookeeper-store.js';
@@ -6,7 +6,8 @@ import { ConfigError } from '../../common/errors.js';
 import { createLogger } from '../../common/logger.js';
 import { configWarnings, exposureWarnings } from '../../common/security/exposure.js';
 import { nimbusSecret } from '../../common/security/secrets.js';
-import { Nimbus, startHttpApi } from '../../nimbus/index.js';
+import { Nimbus, nimbusSettings, startHttpApi } from '../../nimbus/index.js';
+import { operatorUi } from '../../ui/index.js';
 import { flushLog, untilSignal } from '../daemon-runtime.js';
 import { addConfigOptions, loadClusterConfig, type ConfigFlags } from './config-options.js';
 
@@ -19,26 +20,34 @@ export function registerNimbus(program: Command): void {
   ).action(async (flags: ConfigFlags & { bind: string }) => {
     const config = loadClusterConfig(flags);
     const log = createLogger('nimbus');
+    const settings = nimbusSettings(config);
     const secret = nimbusSecret(config);
-    if (config['hstorm.messaging.curve'] === true && secret === null) {
+    if (settings.curve && secret === null) {
       throw new ConfigError('hstorm.messaging.curve needs nimbus.auth.secret (or nimbus.auth.secret.file): supervisors fetch the CURVE keys from nimbus', 'hstorm.messaging.curve', true);
     }
     for (const line of exposureWarnings([{ what: 'nimbus HTTP API', host: flags.bind, protections: [{ name: 'nimbus.auth.secret', on: secret !== null }] }])) {
       log.warn(line);
     }
     for (const line of configWarnings(config)) log.warn(line);
-    const port = config['nimbus.http.port'] as number;
+    const port = settings.httpPort;
     const state = await connectZooKeeper(zookeeperOptions(config), log.child({ component: 'zookeeper' }));
     const nimbus = new Nimbus({
       state,
       config,
       log,
-      blobDir: join(config['hstorm.local.dir'] as string, 'blobs'),
-      advertise: { host: config['nimbus.host'] as string, port },
+      blobDir: join(settings.localDir, 'blobs'),
+      advertise: { host: settings.host, port },
     });
     let http: Awaited<ReturnType<typeof startHttpApi>> | null = null;
     try {
-      http = await startHttpApi({ nimbus, log, host: flags.bind, port, auth: secret === null ? null : { secret, reads: config['nimbus.auth.reads'] === true } });
+      http = await startHttpApi({
+        nimbus,
+        log,
+        host: flags.bind,
+        port,
+        auth: secret === null ? null : { secret, reads: settings.authReads },
+        plugins: [operatorUi({ readModel: nimbus.readModel, control: nimbus, log })],
+      });
       await nimbus.start();
       await untilSignal(log);
     } finally {

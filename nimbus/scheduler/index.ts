@@ -37,7 +37,7 @@ export type {
 } from './types.js';
 export { workerCap, type WorkerCap } from './alpha.js';
 export { gpuScore } from './beta.js';
-export { schedulerConfig, fairnessOf, type SchedulerConfig } from './config-view.js';
+export { fairnessOf, type SchedulerConfig, type SchedulerConfigKey } from './config-view.js';
 export { clusterTotals, dominantShare, describeVector, fmtShare, type DominantShare, type NodeCapacity } from './resource-math.js';
 export { describeQueue, secsSince } from './queue-text.js';
 

@@ -12,7 +12,7 @@ import { LocalCluster } from '../../cli/local-cluster.js';
 import { silentLogger } from '../../common/logger.js';
 import type { TopologyDef } from '../../common/topology-def.js';
 import { formatDetail } from '../../cli/describe-format.js';
-import { topologySummary as stormUiTopologySummary } from '../../nimbus/storm-ui/cluster-views.js';
+import { topologySummary as stormUiTopologySummary } from '../../ui/storm-ui/cluster-views.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
@@ -51,9 +51,9 @@ describe('crash-looping workers', function () {
     assert.match(exits.lastError!, /throws at load on purpose/);
     assert.match(formatDetail(detail), /status active \(crash-looping\)/);
     assert.match(formatDetail(detail), /CRASH-LOOPING .*\n {4}last error: .*throws at load on purpose/);
-    const [row] = await c.nimbus.topologies();
+    const [row] = await c.nimbus.readModel.topologies();
     assert.equal(row!.crashLoopingWorkers, 1);
-    const ui = stormUiTopologySummary(await c.nimbus.clusterInput());
+    const ui = stormUiTopologySummary(await c.nimbus.readModel.clusterSnapshot());
     assert.equal(ui.topologies[0]!.hstorm.crashLooping, true);
   });
 });

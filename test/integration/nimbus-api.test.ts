@@ -27,7 +27,8 @@ import type { SupervisorInfo } from '../../common/resources.js';
 import type { TopologyDef } from '../../common/topology-def.js';
 import { ZkPaths } from '../../common/zk-paths.js';
 import { NimbusClient } from '../../cli/nimbus-client.js';
-import { Nimbus, startHttpApi, type ClusterSummaryView, type TopologyDetail } from '../../nimbus/index.js';
+import { Nimbus, startHttpApi, type TopologyDetail } from '../../nimbus/index.js';
+import { operatorUi, type ClusterSummaryView } from '../../ui/index.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 import { freePort } from '../helpers/ports.js';
 
@@ -105,7 +106,8 @@ describe('nimbus HTTP API over ZooKeeper', function () {
     nimbusState = await connect();
     nimbus = new Nimbus({ state: nimbusState, config: clusterConfig(extra), log, advertise: { host: '127.0.0.1', port: 1 } });
     await nimbus.start();
-    const started = await startHttpApi({ nimbus, log, host: '127.0.0.1', port: 0 });
+    const plugins = [operatorUi({ readModel: nimbus.readModel, control: nimbus, log })];
+    const started = await startHttpApi({ nimbus, log, host: '127.0.0.1', port: 0, plugins });
     app = started.app;
     base = `http://127.0.0.1:${started.port}/api/v1`;
   };

@@ -157,7 +157,7 @@ describe('supervisor worker lifecycle (local mode)', function () {
     // …and a whole nimbus round with heartbeat checks has run after it: had the expiry made nimbus move the topology,
     // it would have by now. Waiting on these two events replaces a fixed sleep that a loaded machine can outlast.
     await c.nimbus.reconcileNow();
-    const summary = await c.nimbus.clusterSummary();
+    const summary = await c.nimbus.readModel.clusterSummary();
     assert.equal(summary.supervisors, 1);
     assert.deepEqual(workersOf(c).map((w) => w.pid).sort(), before.map((w) => w.pid).sort());
     assert.ok(before.every((w) => processAlive(w.pid!)));
@@ -230,7 +230,7 @@ describe('supervisor in cluster mode (ZooKeeper, bundle from nimbus)', function 
       const { id } = (await res.json()) as { id: string };
 
       const detail = await waitFor('a heartbeat through ZooKeeper', async () => {
-        const d = await nimbus.topologyDetail('zk');
+        const d = await nimbus.readModel.topologyDetail('zk');
         return d.workers[0]?.metrics ? d : null;
       });
       assert.equal(detail.workers[0]!.supervisor, 'node-1');

@@ -20,6 +20,7 @@ import { bearerHeader } from '../../common/security/bearer-token.js';
 import type { TopologyDef } from '../../common/topology-def.js';
 import { ZkPaths } from '../../common/zk-paths.js';
 import { Nimbus, startHttpApi } from '../../nimbus/index.js';
+import { operatorUi } from '../../ui/index.js';
 import { launchChromium, type TestBrowser } from '../helpers/browser.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 
@@ -61,7 +62,8 @@ describe('web UI with nimbus.auth.secret (chromium)', function () {
     const nimbus = new Nimbus({ state, config, log, advertise: { host: '127.0.0.1', port: 1 } });
     await nimbus.start();
     closers.push(() => nimbus.stop());
-    const { app, port } = await startHttpApi({ nimbus, log, host: '127.0.0.1', port: 0, auth: { secret: SECRET, reads } });
+    const plugins = [operatorUi({ readModel: nimbus.readModel, control: nimbus, log })];
+    const { app, port } = await startHttpApi({ nimbus, log, host: '127.0.0.1', port: 0, auth: { secret: SECRET, reads }, plugins });
     closers.push(() => app.close());
     const sup = await connectZooKeeper(zkOpts, log);
     closers.push(() => sup.close());

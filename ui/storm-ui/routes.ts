@@ -21,12 +21,21 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ACKER_COMPONENT } from '../../common/topology-def.js';
-import { BadRequestError, ComponentNotFoundError } from '../errors.js';
-import { parseBody } from '../http-requests.js';
-import type { Nimbus } from '../nimbus.js';
+import { BadRequestError, ComponentNotFoundError } from '../../nimbus/errors.js';
+import { parseBody } from '../../nimbus/http-requests.js';
+import type { ClusterReadModel, TopologyControl } from '../../nimbus/read-model.js';
+import type { StatsHistory } from '../stats/topology-stats.js';
 import { clusterSummary, nimbusSummary, supervisorSummary, topologySummary } from './cluster-views.js';
 import { parseSys, parseWindow } from './format.js';
-import { componentPage, topologyMetrics, topologyPage } from './topology-views.js';
+import { componentPage, topologyMetrics, topologyPage, type TopologyInput } from './topology-views.js';
+
+/** What the routes read and act on. */
+export interface StormUiSources {
+  readModel: ClusterReadModel;
+  control: TopologyControl;
+  /** Storm's windows over the heartbeats (fed by the read model). */
+  stats: StatsHistory;
+}
 
 const P = '/api/v1';
 
@@ -54,28 +63,30 @@ function operation(topologyOperation: string, s: { id: string; status: string })
   return { topologyOperation, topologyId: s.id, status: 'success', hstorm: { topologyStatus: s.status.toUpperCase() } };
 }
 
-export function registerStormUiRoutes(app: FastifyInstance, nimbus: Nimbus): void {
-  app.get(`${P}/cluster/configuration`, () => ({ ...nimbus.config }));
-  app.get(`${P}/cluster/summary`, async () => clusterSummary(await nimbus.clusterInput()));
-  app.get(`${P}/nimbus/summary`, async () => nimbusSummary(await nimbus.clusterInput()));
-  app.get(`${P}/supervisor/summary`, async () => supervisorSummary(await nimbus.clusterInput()));
-  app.get(`${P}/topology/summary`, async () => topologySummary(await nimbus.clusterInput()));
+export function registerStormUiRoutes(app: FastifyInstance, { readModel, control, stats }: StormUiSources): void {
+  /** The window and sys flag are checked before the topology is looked up (a bad window is a 400 whatever the id). */
+  const topologyInput = async (id: string, query: Query): Promise<TopologyInput> => {
+    const window = parseWindow(query.window);
+    const sys = parseSys(query.sys);
+    return { ...(await readModel.topologySnapshot(id)), stats, window, sys };
+  };
+  app.get(`${P}/cluster/configuration`, () => ({ ...readModel.clusterConfig() }));
+  app.get(`${P}/cluster/summary`, async () => clusterSummary(await readModel.clusterSnapshot()));
+  app.get(`${P}/nimbus/summary`, async () => nimbusSummary(await readModel.clusterSnapshot()));
+  app.get(`${P}/supervisor/summary`, async () => supervisorSummary(await readModel.clusterSnapshot()));
+  app.get(`${P}/topology/summary`, async () => topologySummary(await readModel.clusterSnapshot()));
 
-  app.get<{ Params: { id: string }; Querystring: Query }>(`${P}/topology/:id`, async (req) =>
-    topologyPage(await nimbus.topologyInput(req.params.id, parseWindow(req.query.window), parseSys(req.query.sys))),
-  );
-  app.get<{ Params: { id: string }; Querystring: Query }>(`${P}/topology/:id/metrics`, async (req) =>
-    topologyMetrics(await nimbus.topologyInput(req.params.id, parseWindow(req.query.window), parseSys(req.query.sys))),
-  );
+  app.get<{ Params: { id: string }; Querystring: Query }>(`${P}/topology/:id`, async (req) => topologyPage(await topologyInput(req.params.id, req.query)));
+  app.get<{ Params: { id: string }; Querystring: Query }>(`${P}/topology/:id/metrics`, async (req) => topologyMetrics(await topologyInput(req.params.id, req.query)));
   app.get<{ Params: { id: string; component: string }; Querystring: Query }>(`${P}/topology/:id/component/:component`, async (req) => {
-    const input = await nimbus.topologyInput(req.params.id, parseWindow(req.query.window), parseSys(req.query.sys));
+    const input = await topologyInput(req.params.id, req.query);
     const c = req.params.component;
     if (c !== ACKER_COMPONENT && !input.storm.def.components.some((x) => x.id === c)) throw new ComponentNotFoundError(input.storm.name, c);
     return componentPage(input, c);
   });
 
-  app.post<{ Params: { id: string } }>(`${P}/topology/:id/activate`, async (req) => operation('activate', await nimbus.activate(req.params.id)));
-  app.post<{ Params: { id: string } }>(`${P}/topology/:id/deactivate`, async (req) => operation('deactivate', await nimbus.deactivate(req.params.id)));
+  app.post<{ Params: { id: string } }>(`${P}/topology/:id/activate`, async (req) => operation('activate', await control.activate(req.params.id)));
+  app.post<{ Params: { id: string } }>(`${P}/topology/:id/deactivate`, async (req) => operation('deactivate', await control.deactivate(req.params.id)));
   app.post<{ Params: { id: string; waitTime: string } }>(`${P}/topology/:id/rebalance/:waitTime`, async (req) => {
     const wait = waitSecs(req.params.waitTime);
     const body = parseBody(rebalanceBody, req.body);
@@ -83,10 +94,10 @@ export function registerStormUiRoutes(app: FastifyInstance, nimbus: Nimbus): voi
     if (opts?.executors && Object.keys(opts.executors).length > 0) {
       throw new BadRequestError('hstorm rebalance cannot change the parallelism of components (rebalanceOptions.executors); pass only numWorkers', 'rebalanceOptions.executors');
     }
-    const s = await nimbus.rebalance(req.params.id, { waitSecs: wait, ...(opts?.numWorkers !== undefined && { workers: opts.numWorkers }) });
+    const s = await control.rebalance(req.params.id, { waitSecs: wait, ...(opts?.numWorkers !== undefined && { workers: opts.numWorkers }) });
     return operation('rebalance', s);
   });
   app.post<{ Params: { id: string; waitTime: string } }>(`${P}/topology/:id/kill/:waitTime`, async (req) =>
-    operation('kill', await nimbus.kill(req.params.id, waitSecs(req.params.waitTime))),
+    operation('kill', await control.kill(req.params.id, waitSecs(req.params.waitTime))),
   );
 }

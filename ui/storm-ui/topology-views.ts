@@ -6,31 +6,19 @@
  * own figures — the GPU and the scheduler's reason of each worker, the GPU
  * backend and adapter of GPU components, γ/δ over time — are under `hstorm`.
  */
-import type { Assignment } from '../../common/assignment.js';
-import type { ParsedWorkerHeartbeat } from '../../common/record-schemas.js';
-import type { NodeStats } from '../../common/resources.js';
-import type { StormBase } from '../../common/storm-base.js';
+import { withDefaults } from '../../common/config/index.js';
 import { ACKER_COMPONENT, type ComponentDef } from '../../common/topology-def.js';
-import type { SplitPoint } from '../split-history.js';
+import type { TopologySnapshot } from '../../nimbus/read-model.js';
 import { STORM_WINDOWS, type StatsHistory, type StormWindow, type WindowStats } from '../stats/topology-stats.js';
-import type { TopologyDetail } from '../views.js';
 import { topologyRecord } from './cluster-views.js';
 import { errorsOf, foldGpu, foldUserMetrics, taskBeats, type ReportedError, type TaskBeat } from './executor-beats.js';
 import { executorId, fixed3, prettyUptime, windowPretty } from './format.js';
 
-export interface TopologyInput {
-  storm: StormBase;
-  assignment: Assignment | null;
-  beats: ReadonlyMap<string, ParsedWorkerHeartbeat>;
-  /** nimbus's hstorm view of the topology (liveness, GPU bindings, current rollups). */
-  detail: TopologyDetail;
+/** A topology as nimbus's read model sees it, with the windowed statistics and the window and components asked for. */
+export interface TopologyInput extends TopologySnapshot {
   stats: StatsHistory;
-  splitPoints: SplitPoint[];
-  /** Node collector rounds by supervisor id (worker CPU). */
-  nodes: ReadonlyMap<string, NodeStats | undefined>;
   window: StormWindow;
   sys: boolean;
-  now: number;
 }
 
 /** The components shown: the topology's own, and the ackers with `sys=1`. */
@@ -189,8 +177,7 @@ function topologyStats(t: TopologyInput) {
 export function topologyPage(t: TopologyInput) {
   const byTask = taskBeats(t.assignment, t.beats);
   const parts = partsOf(t, byTask);
-  const crashLoopingWorkers = t.detail.workers.filter((w) => w.exits?.crashLooping).length;
-  const base = topologyRecord(t.storm, t.assignment, t.now, { dominantShare: t.detail.resources.dominantShare, queue: t.detail.queue, crashLoopingWorkers });
+  const base = topologyRecord(t.storm, t.assignment, t.now, t.holdings);
   const cfg = t.storm.config;
   return {
     id: base.id,
@@ -202,7 +189,7 @@ export function topologyPage(t: TopologyInput) {
     tasksTotal: base.tasksTotal,
     workersTotal: base.workersTotal,
     executorsTotal: base.executorsTotal,
-    msgTimeout: Number(cfg['topology.message.timeout.secs'] ?? 30),
+    msgTimeout: withDefaults(cfg)['topology.message.timeout.secs'],
     window: t.window,
     windowHint: windowPretty(t.window),
     schedulerDisplayResource: false,

@@ -1,6 +1,6 @@
 /**
  * The web UI at `/` of nimbus's HTTP server: one page (index.html) and its
- * script and style, built from nimbus/web/ into dist/nimbus/web/ by
+ * script and style, built from ui/web/ into dist/ui/web/ by
  * `npm run build` (esbuild bundles Preact and vega-embed in, so the page
  * needs nothing from the internet). The page reads Storm's UI REST API.
  */

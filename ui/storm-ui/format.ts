@@ -4,7 +4,7 @@
  * decimals, statuses in capitals, executor ids as "[t-t]".
  */
 import type { TopologyStatus } from '../../common/storm-base.js';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError } from '../../nimbus/errors.js';
 import { STORM_WINDOWS, type StormWindow } from '../stats/topology-stats.js';
 
 /** Storm's prettyUptimeSec: "45s", "3m 5s", "2h 0m 7s", "1d 0h 0m 0s". */

@@ -1,6 +1,7 @@
 /**
  * Storm UI's windowed statistics (10 minutes, 3 hours, 1 day, all time) for
- * every task, kept by nimbus from the worker heartbeats it samples. Workers
+ * every task, kept in nimbus's process from the worker heartbeats it samples
+ * (a HeartbeatSink of its read model, fed on the monitor tick). Workers
  * report cumulative counters since they started; nimbus turns consecutive
  * samples of the same worker incarnation into deltas and adds them to
  * time buckets on its own clock.
@@ -20,6 +21,7 @@
 import { workerKey, type Assignment } from '../../common/assignment.js';
 import { Histogram, type SparseHistogram } from '../../common/histogram.js';
 import type { ParsedWorkerHeartbeat } from '../../common/record-schemas.js';
+import type { HeartbeatSink } from '../../nimbus/read-model.js';
 import { WindowedSums } from './windowed-sums.js';
 
 export const STORM_WINDOWS = ['600', '10800', '86400', ':all-time'] as const;
@@ -87,7 +89,7 @@ export interface StatsHistoryOptions {
   uptimeSlackMs?: number;
 }
 
-export class StatsHistory {
+export class StatsHistory implements HeartbeatSink {
   private readonly topologies = new Map<string, Map<number, TaskState>>();
 
   constructor(private readonly opts: StatsHistoryOptions) {}

@@ -6,30 +6,12 @@
  * says which Storm fields are filled and which are null, and why.
  */
 import type { Assignment } from '../../common/assignment.js';
+import { withDefaults } from '../../common/config/index.js';
 import type { NodeStats, SupervisorInfo } from '../../common/resources.js';
 import type { StormBase } from '../../common/storm-base.js';
-import type { CorruptNode } from '../cluster-reader.js';
-import { holdingsOf, queueView, requestOf, resourcesView, totalsOf } from '../fairness-views.js';
-import type { SchedulerStrategy } from '../scheduler/types.js';
-import { exitsOf } from '../topology-views.js';
-import type { GpuSummary, QueueView, SupervisorSummary } from '../views.js';
+import type { ClusterSnapshot, TopologyHoldings } from '../../nimbus/read-model.js';
+import type { GpuSummary, SupervisorSummary } from '../../nimbus/views.js';
 import { prettyUptime, stormStatus } from './format.js';
-
-export interface ClusterInput {
-  now: number;
-  version: string;
-  nimbus: { host: string | null; port: number | null; startedAt: number };
-  scheduler: SchedulerStrategy;
-  /** HDRF between topologies, and its OT; 'none': submission order. */
-  fairness: { mode: 'hdrf' | 'none'; reservationTimeoutSecs: number | null };
-  supervisors: ReadonlyMap<string, SupervisorInfo>;
-  /** nimbus's own supervisor rows (slot and GPU slot use from the assignments). */
-  rows: readonly SupervisorSummary[];
-  assignments: ReadonlyMap<string, Assignment>;
-  storms: ReadonlyMap<string, StormBase>;
-  corruptZnodes: CorruptNode[];
-  corruptReads: number;
-}
 
 const secs = (ms: number): number => Math.max(0, Math.round(ms / 1000));
 
@@ -88,7 +70,7 @@ export function supervisorRecord(row: SupervisorSummary, info: SupervisorInfo | 
   };
 }
 
-export function clusterSummary(c: ClusterInput) {
+export function clusterSummary(c: ClusterSnapshot) {
   let slotsTotal = 0;
   let slotsUsed = 0;
   let gpuSlotsTotal = 0;
@@ -118,14 +100,7 @@ export function clusterSummary(c: ClusterInput) {
   let executors = 0;
   for (const a of c.assignments.values()) executors += a.workers.reduce((n, w) => n + w.executors.length, 0) + a.unassigned.length;
   // What the workers hold of the cores and memory the supervisors offer (HDRF's bookkeeping, as Storm RAS's).
-  const total = totalsOf(c.supervisors.values());
-  const held = { cpu: 0, memoryMB: 0, gpuMemoryMB: 0 };
-  for (const a of c.assignments.values()) {
-    const h = holdingsOf(c.storms.get(a.topologyId), a);
-    held.cpu += h.cpu;
-    held.memoryMB += h.memoryMB;
-    held.gpuMemoryMB += h.gpuMemoryMB;
-  }
+  const { total, held } = c.resources;
   const pct = (x: number, of: number): number | null => (of > 0 ? round((100 * x) / of) : null);
   return {
     stormVersion: `hstorm ${c.version}`,
@@ -150,7 +125,7 @@ export function clusterSummary(c: ClusterInput) {
       fairness: c.fairness.mode,
       reservationTimeoutSecs: c.fairness.reservationTimeoutSecs,
       queued: [...c.assignments.values()].filter((a) => a.queue && c.storms.has(a.topologyId)).length,
-      resources: { total, held },
+      resources: c.resources,
       gpus: c.rows.reduce((n, r) => n + r.gpus.length, 0),
       gpuSlotsTotal,
       gpuSlotsUsed,
@@ -162,7 +137,7 @@ export function clusterSummary(c: ClusterInput) {
   };
 }
 
-export function nimbusSummary(c: ClusterInput) {
+export function nimbusSummary(c: ClusterSnapshot) {
   const up = secs(c.now - c.nimbus.startedAt);
   return {
     nimbuses: [
@@ -180,24 +155,16 @@ export function nimbusSummary(c: ClusterInput) {
   };
 }
 
-export function supervisorSummary(c: ClusterInput) {
+export function supervisorSummary(c: ClusterSnapshot) {
   return { supervisors: c.rows.map((r) => supervisorRecord(r, c.supervisors.get(r.id), c.version)), schedulerDisplayResource: false };
 }
 
-/** HDRF's view of a topology: its dominant share and, while it waits, the queue. */
-export interface TopologyFairness {
-  dominantShare: number;
-  queue: QueueView | null;
-  /** Workers that keep dying soon after they start (the supervisors' reports). */
-  crashLoopingWorkers?: number;
-}
-
-export function topologyRecord(storm: StormBase, a: Assignment | null, now: number, fair: TopologyFairness) {
+export function topologyRecord(storm: StormBase, a: Assignment | null, now: number, fair: TopologyHoldings) {
   const placed = a?.workers.reduce((n, w) => n + w.executors.length, 0) ?? 0;
-  const holds = holdingsOf(storm, a);
-  const asks = requestOf(storm);
+  const { holds, asks } = fair;
   const executors = placed + (a?.unassigned.length ?? 0);
   const up = secs(now - storm.launchTime);
+  const config = withDefaults(storm.config);
   return {
     id: storm.id,
     encodedId: encodeURIComponent(storm.id),
@@ -223,27 +190,21 @@ export function topologyRecord(storm: StormBase, a: Assignment | null, now: numb
       assignedGpuMem: holds.gpuMemoryMB,
       dominantShare: fair.dominantShare,
       queue: fair.queue,
-      workersRequested: Number(storm.config['topology.workers'] ?? 1),
-      gpuWorkersRequested: Number(storm.config['topology.gpu.workers'] ?? 0),
+      workersRequested: config['topology.workers'],
+      gpuWorkersRequested: config['topology.gpu.workers'],
       gpuWorkers: a?.workers.filter((w) => w.gpu !== null).length ?? 0,
       unassigned: a?.unassigned.length ?? 0,
       scheduler: a?.scheduler ?? null,
       epoch: a?.epoch ?? null,
-      crashLooping: (fair.crashLoopingWorkers ?? 0) > 0,
-      crashLoopingWorkers: fair.crashLoopingWorkers ?? 0,
+      crashLooping: fair.crashLoopingWorkers > 0,
+      crashLoopingWorkers: fair.crashLoopingWorkers,
     },
   };
 }
 
-export function topologySummary(c: ClusterInput) {
+export function topologySummary(c: ClusterSnapshot) {
   const list = [...c.storms.values()].sort((a, b) => a.launchTime - b.launchTime);
-  const totals = totalsOf(c.supervisors.values());
-  const record = (s: StormBase) => {
-    const a = c.assignments.get(s.id) ?? null;
-    const exits = exitsOf(c.supervisors.values(), s.id);
-    const crashLoopingWorkers = a?.workers.filter((w) => exits.get(`${w.supervisorId}-${w.port}`)?.crashLooping).length ?? 0;
-    return topologyRecord(s, a, c.now, { dominantShare: resourcesView(s, a, totals).dominantShare, queue: queueView(a?.queue, c.now), crashLoopingWorkers });
-  };
+  const record = (s: StormBase) => topologyRecord(s, c.assignments.get(s.id) ?? null, c.now, c.holdings.get(s.id)!);
   return { topologies: list.map(record), schedulerDisplayResource: false };
 }
 

@@ -17,7 +17,8 @@ import { Counter, Gauge, Registry, type Metric } from 'prom-client';
 import { bucketUpperMs, type Histogram } from '../common/histogram.js';
 import type { Logger } from '../common/logger.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
-import type { Nimbus } from './nimbus.js';
+import type { ClusterReadModel } from '../nimbus/read-model.js';
+import type { StatsHistory } from './stats/topology-stats.js';
 import { clusterSummary, supervisorRecord } from './storm-ui/cluster-views.js';
 import { foldGpu, foldUserMetrics, taskBeats } from './storm-ui/executor-beats.js';
 import type { TopologyInput } from './storm-ui/topology-views.js';
@@ -82,9 +83,15 @@ class Scrape {
   }
 }
 
-export async function prometheusText(nimbus: Nimbus): Promise<{ text: string; contentType: string }> {
+/** What a scrape reads: the read model, and Storm's windows for the component counters. */
+export interface PrometheusSources {
+  readModel: ClusterReadModel;
+  stats: StatsHistory;
+}
+
+export async function prometheusText({ readModel, stats }: PrometheusSources): Promise<{ text: string; contentType: string }> {
   const s = new Scrape();
-  const cluster = await nimbus.clusterInput();
+  const cluster = await readModel.clusterSnapshot();
   const sum = clusterSummary(cluster);
   s.gauge('hstorm_cluster_supervisors', 'Supervisors registered', {}, sum.supervisors);
   s.gauge('hstorm_cluster_topologies', 'Topologies on the cluster', {}, sum.topologies);
@@ -95,7 +102,7 @@ export async function prometheusText(nimbus: Nimbus): Promise<{ text: string; co
   s.gauge('hstorm_cluster_executors', 'Executors of all topologies', {}, sum.executorsTotal);
   s.gauge('hstorm_nimbus_uptime_seconds', 'Seconds since nimbus started', {}, sum.hstorm.nimbus.uptimeSecs);
   s.counter('hstorm_nimbus_corrupt_reads_total', 'Znodes skipped because they did not parse', {}, sum.hstorm.corruptReads);
-  const replacements = nimbus.storeClientReplacements();
+  const replacements = readModel.storeClientReplacements();
   if (replacements !== null) {
     s.counter('hstorm_nimbus_zookeeper_client_replacements_total', 'Times a stuck ZooKeeper client of nimbus was replaced by a fresh one', {}, replacements);
   }
@@ -135,7 +142,7 @@ export async function prometheusText(nimbus: Nimbus): Promise<{ text: string; co
   for (const storm of cluster.storms.values()) {
     let t: TopologyInput;
     try {
-      t = await nimbus.topologyInput(storm.id);
+      t = { ...(await readModel.topologySnapshot(storm.id)), stats, window: ':all-time', sys: false };
     } catch {
       continue; // killed and removed between the two reads
     }
@@ -223,10 +230,10 @@ function ms(v: unknown): number | null {
   return n === null ? null : n / 1000;
 }
 
-export function registerPrometheus(app: FastifyInstance, nimbus: Nimbus, log: Logger): void {
+export function registerPrometheus(app: FastifyInstance, sources: PrometheusSources, log: Logger): void {
   app.get('/metrics', async (_req, reply) => {
     const started = performance.now();
-    const { text, contentType } = await prometheusText(nimbus);
+    const { text, contentType } = await prometheusText(sources);
     log.debug({ ms: Math.round(performance.now() - started), bytes: text.length }, 'metrics scraped');
     return reply.header('content-type', contentType).send(text);
   });

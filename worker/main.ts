@@ -15,8 +15,8 @@ import { loadTopology, checkSameShape } from './load-topology.js';
 import { readJsonIfPresent } from '../common/cluster-state/json-node.js';
 import { Worker } from './worker.js';
 import { linkSecurityOf } from './transport/link-security.js';
-import { installGpuRuntime } from './gpu-runtime.js';
-import { releaseWebGpu } from './gpu-backend.js';
+import { installGpuRuntime } from './gpu/gpu-runtime.js';
+import { releaseWebGpu } from './gpu/gpu-backend.js';
 
 // Before any topology code loads: stack traces from a compiled TypeScript module or a bundle name the user's lines.
 enableSourceMaps();

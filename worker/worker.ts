@@ -3,7 +3,7 @@
  * port, build and start the executors, heartbeat), follow assignment and
  * status changes in ZooKeeper, and stop (drain, close components). The parts
  * it drives live beside it: task-wiring.ts (executors, routing, transport),
- * run-loop.ts, topology-context-factory.ts and worker-heartbeat.ts.
+ * run-loop.ts, context/topology-context-factory.ts and worker-heartbeat.ts.
  */
 import { isStateError, type ClusterState } from '../common/cluster-state.js';
 import { assignmentSchema, stormBaseSchema } from '../common/record-schemas.js';
@@ -20,11 +20,11 @@ import type { StormTopology } from '../topology-sdk/topology-builder.js';
 import type { Executor } from './executor/executor.js';
 import { SpoutExecutor } from './executor/spout-executor.js';
 import type { LinkSecurity } from './transport/link-security.js';
-import { SignalHub } from './signal-hub.js';
+import { SignalHub } from './context/signal-hub.js';
 import { readJsonIfPresent } from '../common/cluster-state/json-node.js';
 import { workerSettings, type WorkerSettings } from './worker-settings.js';
 import { TaskWiring } from './task-wiring.js';
-import { TopologyContextFactory } from './topology-context-factory.js';
+import { TopologyContextFactory } from './context/topology-context-factory.js';
 import { WorkerHeartbeats } from './worker-heartbeat.js';
 
 export interface WorkerOptions {

@@ -6,7 +6,7 @@
  *   node raw-zmq-peer.js push <port> <batch>     (until killed)
  */
 import * as zmq from 'zeromq';
-import { encodeBatch, decodeBatch, type WireTuple } from '../../common/wire-codec.js';
+import { encodeBatch, decodeBatch, type WireTuple } from '../../worker/transport/wire-codec.js';
 
 const [mode, portArg, arg] = process.argv.slice(2);
 const port = Number(portArg);

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import * as zmq from 'zeromq';
 import { silentLogger } from '../../common/logger.js';
 import type { CurveKeys } from '../../common/security/curve-keys.js';
-import { encodeBatch, type WireBatch } from '../../common/wire-codec.js';
+import { encodeBatch, type WireBatch } from '../../worker/transport/wire-codec.js';
 import { configuredSlotBindHost, resolveSlotBindHost } from '../../common/slot-bind-host.js';
 import { refusedCurvePeers, z85Decode } from '../../worker/transport/curve.js';
 import { ZmqTransport } from '../../worker/transport/zmq-transport.js';

@@ -16,7 +16,7 @@ import * as zmq from 'zeromq';
 import { LocalCluster } from '../../cli/local-cluster.js';
 import { PACKAGE_ROOT } from '../../cli/local-run.js';
 import { silentLogger } from '../../common/logger.js';
-import { encodeBatch, type WireTuple } from '../../common/wire-codec.js';
+import { encodeBatch, type WireTuple } from '../../worker/transport/wire-codec.js';
 import { loadConfiguredTopology } from '../../worker/load-topology.js';
 import type { TopologyDetail, WorkerDetail } from '../../nimbus/views.js';
 import { readAcked } from '../fixtures/acking-topology.js';

@@ -6,14 +6,14 @@
  */
 import { Bolt, BasicBolt, type BasicOutputCollector, type EmitOptions, type OutputCollector, type Values } from '../../topology-sdk/components.js';
 import type { Tuple } from '../../topology-sdk/tuple.js';
-import type { RuntimeTuple } from '../runtime-tuple.js';
+import type { RuntimeTuple } from './runtime-tuple.js';
 import { Executor } from './executor.js';
 import type { ExecutorHost } from './executor-host.js';
-import { OutputRouter } from '../routing.js';
-import { randomId64 } from '../ack-ids.js';
-import { ACK_ACK, ACK_FAIL } from './system-streams.js';
+import { OutputRouter } from '../routing/output-router.js';
+import { randomId64 } from '../acking/ack-ids.js';
+import { ACK_ACK, ACK_FAIL } from '../acking/system-streams.js';
 import { DEFAULT_STREAM } from '../../common/topology-def.js';
-import { AckerExecutor } from './acker-executor.js';
+import { AckerExecutor } from '../acking/acker-executor.js';
 
 export class BoltExecutor extends Executor {
   private readonly router: OutputRouter;

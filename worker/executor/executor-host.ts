@@ -5,7 +5,7 @@
 import type { Fields } from '../../topology-sdk/fields.js';
 import type { TopologyContext } from '../../topology-sdk/context.js';
 import type { Logger } from '../../common/logger.js';
-import type { RoutingTopology } from '../routing.js';
+import type { RoutingTopology } from '../routing/output-router.js';
 import type { Executor } from './executor.js';
 
 export interface ExecutorHost extends RoutingTopology {

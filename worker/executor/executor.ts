@@ -3,8 +3,8 @@
  * worker's run loop drives it. One executor runs one task; calls into user
  * code for that task never overlap (an async call is awaited first).
  */
-import { BoundedQueue } from '../bounded-queue.js';
-import type { RuntimeTuple } from '../runtime-tuple.js';
+import { BoundedQueue } from './bounded-queue.js';
+import type { RuntimeTuple } from './runtime-tuple.js';
 import { ExecutorMetricsRecorder } from './executor-metrics.js';
 import type { ExecutorHost } from './executor-host.js';
 import type { Logger } from '../../common/logger.js';

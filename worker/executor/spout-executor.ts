@@ -6,13 +6,13 @@
 import type { Spout, EmitOptions, SpoutOutputCollector, Values } from '../../topology-sdk/components.js';
 import { Executor } from './executor.js';
 import type { ExecutorHost } from './executor-host.js';
-import { OutputRouter } from '../routing.js';
-import { randomId64, randomIdInBucket } from '../ack-ids.js';
-import { ACK_ACK, ACK_INIT, isSpoutAckInput } from './system-streams.js';
+import { OutputRouter } from '../routing/output-router.js';
+import { randomId64, randomIdInBucket } from '../acking/ack-ids.js';
+import { ACK_ACK, ACK_INIT, isSpoutAckInput } from '../acking/system-streams.js';
 import { ACKER_COMPONENT, DEFAULT_STREAM } from '../../common/topology-def.js';
-import { AckerExecutor } from './acker-executor.js';
+import { AckerExecutor } from '../acking/acker-executor.js';
 import type { Tuple } from '../../topology-sdk/tuple.js';
-import { PendingMessages } from './pending-messages.js';
+import { PendingMessages } from '../acking/pending-messages.js';
 
 /** Hooks a split spout uses to learn the fate and latency of each tracked message. */
 export interface SpoutObserver {

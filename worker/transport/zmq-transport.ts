@@ -11,7 +11,7 @@
  * signal upstream.
  */
 import * as zmq from 'zeromq';
-import { encodeBatch, decodeBatch, type WireTuple, type WireBatch } from '../../common/wire-codec.js';
+import { encodeBatch, decodeBatch, type WireTuple, type WireBatch } from './wire-codec.js';
 import type { Logger } from '../../common/logger.js';
 import { RateLimitedLog } from '../../common/logger.js';
 import type { CurveKeys } from '../../common/security/curve-keys.js';

@@ -1,21 +1,21 @@
 import assert from 'node:assert/strict';
-import { AckerExecutor } from '../../../worker/executor/acker-executor.js';
+import { AckerExecutor } from '../../../worker/acking/acker-executor.js';
 import { BoltExecutor } from '../../../worker/executor/bolt-executor.js';
 import { SpoutExecutor } from '../../../worker/executor/spout-executor.js';
 import type { Executor } from '../../../worker/executor/executor.js';
 import type { ExecutorHost } from '../../../worker/executor/executor-host.js';
-import { ACK_ACK, ACK_FAIL, ACK_INIT, SYSTEM_FIELDS, isSystemStream } from '../../../worker/executor/system-streams.js';
+import { ACK_ACK, ACK_FAIL, ACK_INIT, SYSTEM_FIELDS, isSystemStream } from '../../../worker/acking/system-streams.js';
 import { ACKER_COMPONENT, computeTasks, type ComponentDef, type TopologyDef } from '../../../common/topology-def.js';
 import { defaultConfig } from '../../../common/config/config.js';
 import { silentLogger } from '../../../common/logger.js';
 import { Fields } from '../../../topology-sdk/fields.js';
-import { RuntimeTuple } from '../../../worker/runtime-tuple.js';
+import { RuntimeTuple } from '../../../worker/executor/runtime-tuple.js';
 import type { Tuple } from '../../../topology-sdk/tuple.js';
 import { Bolt, Spout, type Conf, type OutputCollector, type SpoutOutputCollector } from '../../../topology-sdk/components.js';
 import type { OutputFieldsDeclarer } from '../../../topology-sdk/output-declarer.js';
 import type { TopologyContext } from '../../../topology-sdk/context.js';
 import { fakeContext } from '../../helpers/fake-context.js';
-import { idBucket, randomIdInBucket } from '../../../worker/ack-ids.js';
+import { idBucket, randomIdInBucket } from '../../../worker/acking/ack-ids.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 interface Sent {
@@ -134,7 +134,7 @@ function component(id: string, kind: 'spout' | 'bolt', streams: string[][], inpu
   };
 }
 
-describe('worker/executor/acker-executor', () => {
+describe('worker/acking/acker-executor', () => {
   const SPOUT_TASK = 1;
   let host: FakeHost;
   let acker: AckerExecutor;
@@ -603,7 +603,7 @@ describe('worker/executor ack tree with the acker in the same process', () => {
   });
 });
 
-describe('worker/ack-ids', () => {
+describe('worker/acking/ack-ids', () => {
   it('randomIdInBucket: a non-zero id in the asked bucket, random elsewhere', () => {
     for (const n of [1, 2, 3, 7, 8, 1000]) {
       const seen = new Set<bigint>();

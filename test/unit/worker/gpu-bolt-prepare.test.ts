@@ -14,13 +14,13 @@
 import assert from 'node:assert/strict';
 import { BoltExecutor } from '../../../worker/executor/bolt-executor.js';
 import type { ExecutorHost } from '../../../worker/executor/executor-host.js';
-import { ACK_ACK, ACK_FAIL, SYSTEM_FIELDS, isSystemStream } from '../../../worker/executor/system-streams.js';
-import { WorkerGpuBackends } from '../../../worker/gpu-backend.js';
+import { ACK_ACK, ACK_FAIL, SYSTEM_FIELDS, isSystemStream } from '../../../worker/acking/system-streams.js';
+import { WorkerGpuBackends } from '../../../worker/gpu/gpu-backend.js';
 import { ACKER_COMPONENT, computeTasks, type TopologyDef } from '../../../common/topology-def.js';
 import { defaultConfig } from '../../../common/config/config.js';
 import { silentLogger } from '../../../common/logger.js';
 import { Fields } from '../../../topology-sdk/fields.js';
-import { RuntimeTuple } from '../../../worker/runtime-tuple.js';
+import { RuntimeTuple } from '../../../worker/executor/runtime-tuple.js';
 import type { Tuple } from '../../../topology-sdk/tuple.js';
 import { GpuBolt, type GpuEmit } from '../../../topology-sdk/gpu-bolt.js';
 import type { BatchInputs, BatchResult } from '../../../topology-sdk/internal/gpu-batch.js';

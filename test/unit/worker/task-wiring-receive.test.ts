@@ -16,7 +16,7 @@ import type { Tuple } from '../../../topology-sdk/tuple.js';
 import { computeTasks } from '../../../common/topology-def.js';
 import { defaultConfig } from '../../../common/config/config.js';
 import { silentLogger } from '../../../common/logger.js';
-import { encodeBatch, type WireTuple } from '../../../common/wire-codec.js';
+import { encodeBatch, type WireTuple } from '../../../worker/transport/wire-codec.js';
 import { fakeContext } from '../../helpers/fake-context.js';
 import { freePort } from '../../helpers/ports.js';
 import { waitFor } from '../../helpers/wait-for.js';

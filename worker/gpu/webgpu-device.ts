@@ -22,9 +22,9 @@
  *   X" (verified) from "one of two identical boards" (not verifiable through
  *   Dawn 0.2.9: reported as such).
  */
-import { adapterName, isSoftwareAdapter, type GpuAdapterReport, type WebGpuAdapterInfo } from '../common/webgpu-adapter.js';
-import type { GpuDeviceMonitor, GpuDeviceStats } from '../topology-sdk/gpu-backend-handle.js';
-import type { ComponentLogger } from '../topology-sdk/context.js';
+import { adapterName, isSoftwareAdapter, type GpuAdapterReport, type WebGpuAdapterInfo } from '../../common/webgpu-adapter.js';
+import type { GpuDeviceMonitor, GpuDeviceStats } from '../../topology-sdk/gpu-backend-handle.js';
+import type { ComponentLogger } from '../../topology-sdk/context.js';
 
 /** The board a GPU worker is bound to (from its assignment). */
 export interface WebGpuTarget {

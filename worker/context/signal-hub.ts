@@ -5,11 +5,11 @@
  * and compares versions on the re-read, so the latest value is never missed
  * (values written between two reads coalesce into the newest one).
  */
-import type { ClusterState } from '../common/cluster-state.js';
-import { isStateError } from '../common/cluster-state.js';
-import { ZkPaths } from '../common/zk-paths.js';
-import type { Signal } from '../topology-sdk/context.js';
-import type { Logger } from '../common/logger.js';
+import type { ClusterState } from '../../common/cluster-state.js';
+import { isStateError } from '../../common/cluster-state.js';
+import { ZkPaths } from '../../common/zk-paths.js';
+import type { Signal } from '../../topology-sdk/context.js';
+import type { Logger } from '../../common/logger.js';
 
 type Handler = (s: Signal) => void;
 

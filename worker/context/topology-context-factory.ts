@@ -5,19 +5,19 @@
  * metrics, component load, the worker's shared GPU backend).
  */
 import { dirname } from 'node:path';
-import type { ClusterState } from '../common/cluster-state.js';
-import type { Logger } from '../common/logger.js';
-import type { TopologyDef } from '../common/topology-def.js';
-import type { WorkerAssignment } from '../common/assignment.js';
-import type { WorkerLaunch } from '../common/worker-env.js';
-import type { TopologyContext } from '../topology-sdk/context.js';
-import type { Executor } from './executor/executor.js';
-import { SpoutExecutor } from './executor/spout-executor.js';
+import type { ClusterState } from '../../common/cluster-state.js';
+import type { Logger } from '../../common/logger.js';
+import type { TopologyDef } from '../../common/topology-def.js';
+import type { WorkerAssignment } from '../../common/assignment.js';
+import type { WorkerLaunch } from '../../common/worker-env.js';
+import type { TopologyContext } from '../../topology-sdk/context.js';
+import type { Executor } from '../executor/executor.js';
+import { SpoutExecutor } from '../executor/spout-executor.js';
 import type { SignalHub } from './signal-hub.js';
-import { WorkerGpuBackends, type ForcedBackend } from './gpu-backend.js';
+import { WorkerGpuBackends, type ForcedBackend } from '../gpu/gpu-backend.js';
 import { readComponentLoad } from './component-load.js';
 import { userMetricsOf } from './user-metrics-api.js';
-import type { WorkerSettings } from './worker-settings.js';
+import type { WorkerSettings } from '../worker-settings.js';
 
 /** What a context is built from; the functions are read when a context is built (or, for executors, when a hook runs). */
 export interface ContextSources {

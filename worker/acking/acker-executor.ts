@@ -1,6 +1,6 @@
 /**
  * The acker task: feeds the ack protocol's system tuples into an AckTracker
- * (Storm's XOR algorithm, worker/ack-tracker.ts) and tells the spout task of
+ * (Storm's XOR algorithm, ack-tracker.ts) and tells the spout task of
  * each finished tree `ack` or `fail`. What arrives is checked first
  * (`acceptsSystem`): a forged or garbled frame is dropped and counted, never
  * fed into the XOR.
@@ -12,12 +12,12 @@
  * the same — only the envelope is gone (a Tuple, a queue slot, a shape check
  * and a wake-up per message; see the numbers in docs/benchmarks.md).
  */
-import { Executor } from './executor.js';
-import type { ExecutorHost } from './executor-host.js';
+import { Executor } from '../executor/executor.js';
+import type { ExecutorHost } from '../executor/executor-host.js';
 import { ACK_ACK, ACK_FAIL, ACK_INIT, isAckerInput } from './system-streams.js';
 import type { Tuple } from '../../topology-sdk/tuple.js';
 import { ACKER_COMPONENT } from '../../common/topology-def.js';
-import { AckTracker } from '../ack-tracker.js';
+import { AckTracker } from './ack-tracker.js';
 
 /** Replies gathered for one spout task in this process. */
 interface LocalReplies {

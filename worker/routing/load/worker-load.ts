@@ -6,8 +6,8 @@
  * topology.load.update.interval.ms, and takes the peers' reports in.
  * Topologies without such a grouping get none of this (no timer, no traffic).
  */
-import type { TopologyDef } from '../../common/topology-def.js';
-import type { WireTuple } from '../../common/wire-codec.js';
+import type { TopologyDef } from '../../../common/topology-def.js';
+import type { WireTuple } from '../../transport/wire-codec.js';
 import { LoadBoard, type LoadBoardStats, type LocalTaskProbe } from './load-board.js';
 import { encodeLoadReport } from './load-message.js';
 import type { RoutingLoad } from './task-load.js';

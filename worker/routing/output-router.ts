@@ -3,8 +3,8 @@
  * to under each subscriber's grouping. Built once per executor from the
  * topology definition; `route` is on the hot path and allocates one array.
  */
-import type { GroupingDef, TopologyDef } from '../common/topology-def.js';
-import { EmitError, TopologyValidationError } from '../common/errors.js';
+import type { GroupingDef, TopologyDef } from '../../common/topology-def.js';
+import { EmitError, TopologyValidationError } from '../../common/errors.js';
 import { hashValues } from './fields-hash.js';
 import { NO_LOAD, type RoutingLoad } from './load/task-load.js';
 import { pickTwoChoice } from './load/two-choice.js';

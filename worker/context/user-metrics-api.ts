@@ -3,8 +3,8 @@
  * Histogram/Meter put the metric in the task's executor registry, which the
  * executor adds to every heartbeat (Executor.extraMetrics).
  */
-import type { TopologyContext } from '../topology-sdk/context.js';
-import type { MetricRegistry } from '../topology-sdk/user-metrics.js';
+import type { TopologyContext } from '../../topology-sdk/context.js';
+import type { MetricRegistry } from '../../topology-sdk/user-metrics.js';
 
 type UserMetricsApi = Pick<TopologyContext, 'registerCounter' | 'registerGauge' | 'registerHistogram' | 'registerMeter'>;
 

@@ -5,8 +5,8 @@
  * corrupt its ack ids; executors receive these and narrow the Tuple a bolt
  * hands back (collector.ack/fail, emit anchors) to this class.
  */
-import type { Fields } from '../topology-sdk/fields.js';
-import type { MessageId, Tuple } from '../topology-sdk/tuple.js';
+import type { Fields } from '../../topology-sdk/fields.js';
+import type { MessageId, Tuple } from '../../topology-sdk/tuple.js';
 
 /**
  * Ack-tree ids this tuple carries: pairs of (root id, edge id) flattened as

@@ -20,7 +20,7 @@ import type { StormTopology } from '../topology-sdk/topology-builder.js';
 import type { TopologyContext } from '../topology-sdk/context.js';
 import { RuntimeTuple } from './executor/runtime-tuple.js';
 import type { Executor } from './executor/executor.js';
-import type { ExecutorHost } from './executor/executor-host.js';
+import type { ExecutorHost, LocalAcker } from './executor/executor-host.js';
 import { SpoutExecutor } from './executor/spout-executor.js';
 import { BoltExecutor } from './executor/bolt-executor.js';
 import { AckerExecutor } from './acking/acker-executor.js';
@@ -228,6 +228,15 @@ export class TaskWiring implements ExecutorHost {
 
   wake(): void {
     this.loop.wake();
+  }
+
+  localAcker(task: number): LocalAcker | undefined {
+    const ex = this.executors.get(task);
+    return ex instanceof AckerExecutor ? ex : undefined;
+  }
+
+  runsHere(task: number): boolean {
+    return this.executors.has(task);
   }
 
   contextFor(component: string, task: number): TopologyContext {

@@ -7,13 +7,13 @@
  *
  * Inside one worker the protocol's messages need no tuple: a spout or bolt in
  * the same process calls `initLocal` / `ackLocal` / `failLocal` (found through
- * ExecutorHost.executorOf), and the replies to a spout in this process are
+ * ExecutorHost.localAcker), and the replies to a spout in this process are
  * gathered and handed over as one tuple per run of the acker. The algorithm is
  * the same — only the envelope is gone (a Tuple, a queue slot, a shape check
  * and a wake-up per message; see the numbers in docs/benchmarks.md).
  */
 import { Executor } from '../executor/executor.js';
-import type { ExecutorHost } from '../executor/executor-host.js';
+import type { ExecutorHost, LocalAcker } from '../executor/executor-host.js';
 import { ACK_ACK, ACK_FAIL, ACK_INIT, isAckerInput } from './system-streams.js';
 import type { Tuple } from '../../topology-sdk/tuple.js';
 import { ACKER_COMPONENT } from '../../common/topology-def.js';
@@ -25,7 +25,7 @@ interface LocalReplies {
   failed: bigint[];
 }
 
-export class AckerExecutor extends Executor {
+export class AckerExecutor extends Executor implements LocalAcker {
   private readonly tracker = new AckTracker((root, spoutTask, acked) => this.reply(root, spoutTask, acked));
   private rotateTimer: NodeJS.Timeout | null = null;
   /** Spout task → whether it runs in this process (resolved on first reply). */
@@ -119,7 +119,7 @@ export class AckerExecutor extends Executor {
     this.metrics.emitted++;
     let local = this.spoutIsLocal.get(spoutTask);
     if (local === undefined) {
-      local = this.host.executorOf?.(spoutTask) !== undefined;
+      local = this.host.runsHere(spoutTask);
       this.spoutIsLocal.set(spoutTask, local);
     }
     if (!local) {

@@ -8,19 +8,18 @@ import { Bolt, BasicBolt, type BasicOutputCollector, type EmitOptions, type Outp
 import type { Tuple } from '../../topology-sdk/tuple.js';
 import type { RuntimeTuple } from './runtime-tuple.js';
 import { Executor } from './executor.js';
-import type { ExecutorHost } from './executor-host.js';
+import type { ExecutorHost, LocalAcker } from './executor-host.js';
 import { OutputRouter } from '../routing/output-router.js';
 import { randomId64 } from '../acking/ack-ids.js';
 import { ACK_ACK, ACK_FAIL } from '../acking/system-streams.js';
 import { DEFAULT_STREAM } from '../../common/topology-def.js';
-import { AckerExecutor } from '../acking/acker-executor.js';
 
 export class BoltExecutor extends Executor {
   private readonly router: OutputRouter;
   private readonly basic: boolean;
   private prepared = false;
-  /** Acker task → its executor when it runs in this process, else null (looked up once per acker). */
-  private readonly localAckers = new Map<number, AckerExecutor | null>();
+  /** Acker task → the acker when it runs in this process, else null (looked up once per acker). */
+  private readonly localAckers = new Map<number, LocalAcker | null>();
 
   constructor(
     host: ExecutorHost,
@@ -139,15 +138,14 @@ export class BoltExecutor extends Executor {
     }
   }
 
-  /** The acker's executor when it runs in this process: the ack is a call, not a tuple (see acker-executor.ts). */
-  private localAcker(acker: number): AckerExecutor | null {
-    let ex = this.localAckers.get(acker);
-    if (ex === undefined) {
-      const found = this.host.executorOf?.(acker);
-      ex = found instanceof AckerExecutor ? found : null;
-      this.localAckers.set(acker, ex);
+  /** The acker when it runs in this process: the ack is a call, not a tuple (see acking/acker-executor.ts). */
+  private localAcker(acker: number): LocalAcker | null {
+    let local = this.localAckers.get(acker);
+    if (local === undefined) {
+      local = this.host.localAcker(acker) ?? null;
+      this.localAckers.set(acker, local);
     }
-    return ex;
+    return local;
   }
 }
 

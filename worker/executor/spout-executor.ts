@@ -5,12 +5,11 @@
  */
 import type { Spout, EmitOptions, SpoutOutputCollector, Values } from '../../topology-sdk/components.js';
 import { Executor } from './executor.js';
-import type { ExecutorHost } from './executor-host.js';
+import type { ExecutorHost, LocalAcker } from './executor-host.js';
 import { OutputRouter } from '../routing/output-router.js';
 import { randomId64, randomIdInBucket } from '../acking/ack-ids.js';
 import { ACK_ACK, ACK_INIT, isSpoutAckInput } from '../acking/system-streams.js';
 import { ACKER_COMPONENT, DEFAULT_STREAM } from '../../common/topology-def.js';
-import { AckerExecutor } from '../acking/acker-executor.js';
 import type { Tuple } from '../../topology-sdk/tuple.js';
 import { PendingMessages } from '../acking/pending-messages.js';
 
@@ -37,7 +36,7 @@ export class SpoutExecutor extends Executor {
   observer: SpoutObserver | null = null;
   /** Acker tasks of the topology, in ackerFor's order; and the ones in this process, by that index. */
   private ackerTasks: readonly number[] = [];
-  private localAckers: (AckerExecutor | undefined)[] = [];
+  private localAckers: (LocalAcker | undefined)[] = [];
   private localBuckets: number[] = [];
   private nextBucket = 0;
   /** Inside runSlice: `clock` is a recent performance.now() (read every 32 nextTuple calls). */
@@ -150,10 +149,7 @@ export class SpoutExecutor extends Executor {
    */
   private findLocalAckers(): void {
     this.ackerTasks = this.host.tasksOf(ACKER_COMPONENT);
-    this.localAckers = this.ackerTasks.map((t) => {
-      const ex = this.host.executorOf?.(t);
-      return ex instanceof AckerExecutor ? ex : undefined;
-    });
+    this.localAckers = this.ackerTasks.map((t) => this.host.localAcker(t));
     this.localBuckets = [];
     this.localAckers.forEach((ex, i) => ex && this.localBuckets.push(i));
   }
@@ -235,14 +231,14 @@ export class SpoutExecutor extends Executor {
       return targets;
     }
     this.pending.add(root, messageId, stream, this.inSlice ? this.clock : performance.now());
-    const ackerEx = this.localAckerOf(acker);
+    const localAcker = this.localAckerOf(acker);
     // A local acker takes the init as a call, not a tuple (no Tuple, queue slot, shape check or wake-up).
-    if (ackerEx) ackerEx.initLocal(root, xor, this.task);
+    if (localAcker) localAcker.initLocal(root, xor, this.task);
     else this.host.send(acker, this.component, this.task, ACK_INIT, [root, xor, this.task], null);
     return targets;
   }
 
-  private localAckerOf(acker: number): AckerExecutor | undefined {
+  private localAckerOf(acker: number): LocalAcker | undefined {
     const i = this.ackerTasks.indexOf(acker);
     return i < 0 ? undefined : this.localAckers[i];
   }

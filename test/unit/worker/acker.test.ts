@@ -3,7 +3,7 @@ import { AckerExecutor } from '../../../worker/acking/acker-executor.js';
 import { BoltExecutor } from '../../../worker/executor/bolt-executor.js';
 import { SpoutExecutor } from '../../../worker/executor/spout-executor.js';
 import type { Executor } from '../../../worker/executor/executor.js';
-import type { ExecutorHost } from '../../../worker/executor/executor-host.js';
+import type { ExecutorHost, LocalAcker } from '../../../worker/executor/executor-host.js';
 import { ACK_ACK, ACK_FAIL, ACK_INIT, SYSTEM_FIELDS, isSystemStream } from '../../../worker/acking/system-streams.js';
 import { ACKER_COMPONENT, computeTasks, type ComponentDef, type TopologyDef } from '../../../common/topology-def.js';
 import { defaultConfig } from '../../../common/config/config.js';
@@ -83,6 +83,15 @@ class FakeHost implements ExecutorHost {
   }
 
   isCongested(): boolean {
+    return false;
+  }
+
+  /** No acker is in this process here: every ack-protocol message travels as a tuple (InProcessHost below has them). */
+  localAcker(_task: number): LocalAcker | undefined {
+    return undefined;
+  }
+
+  runsHere(_task: number): boolean {
     return false;
   }
 
@@ -515,12 +524,21 @@ describe('worker/executor bolt lifecycle', () => {
 
 // ── ackers in the same process: inits, acks and fails as calls, replies gathered ──
 
-/** FakeHost as a Worker sees it: executorOf finds the executors of this process (`remote` tasks are elsewhere), ackerFor is the Worker's. */
+/** FakeHost as a Worker sees it: the executors of this process are found (`remote` tasks are elsewhere), ackerFor is the Worker's. */
 class InProcessHost extends FakeHost {
   readonly remote = new Set<number>();
 
   executorOf(task: number): Executor | undefined {
     return this.remote.has(task) ? undefined : this.executors.get(task);
+  }
+
+  override localAcker(task: number): LocalAcker | undefined {
+    const ex = this.executorOf(task);
+    return ex instanceof AckerExecutor ? ex : undefined;
+  }
+
+  override runsHere(task: number): boolean {
+    return this.executorOf(task) !== undefined;
   }
 
   override ackerFor(root: bigint): number | null {

@@ -108,6 +108,14 @@ class OneExecutorHost implements ExecutorHost {
     return false;
   }
 
+  localAcker(): undefined {
+    return undefined;
+  }
+
+  runsHere(): boolean {
+    return false;
+  }
+
   wake(): void {
     if (this.scheduled) return;
     this.scheduled = true;

@@ -31,7 +31,8 @@ import { ZmqTransport } from './transport/zmq-transport.js';
 import { WorkerLoad } from './routing/load/worker-load.js';
 import { LOAD_STREAM } from './routing/load/load-message.js';
 import type { RoutingLoad } from './routing/load/task-load.js';
-import type { WorkerSettings } from './worker-settings.js';
+import { ComponentConfigs, type WorkerSettings } from './worker-settings.js';
+import type { ConfigRecord } from '../common/config/index.js';
 import { RunLoop } from './run-loop.js';
 
 export interface TaskWiringOptions {
@@ -43,9 +44,9 @@ export interface TaskWiringOptions {
   selfKey: string;
   settings: WorkerSettings;
   /** The topology config the worker started with (components' effective configs are built from it once). */
-  config: Readonly<Record<string, unknown>>;
+  config: ConfigRecord;
   /** The topology config now (it follows StormBase updates): the config of a component the topology does not declare. */
-  currentConfig: () => Readonly<Record<string, unknown>>;
+  currentConfig: () => ConfigRecord;
   link?: LinkSecurity | undefined;
   /** Builds the context handed to a task's open/prepare (topology-context-factory.ts). */
   contextFor: (component: string, task: number) => TopologyContext;
@@ -66,7 +67,8 @@ export class TaskWiring implements ExecutorHost {
   private readonly ackerTasks: number[];
   /** component → stream → Fields (nested maps: no key string built per tuple). */
   private readonly fields = new Map<string, Map<string, Fields>>();
-  private readonly componentConfig = new Map<string, Readonly<Record<string, unknown>>>();
+  /** Each component's effective config and settings. */
+  readonly components: ComponentConfigs;
   readonly transport: ZmqTransport;
   private readonly transferLimit: number;
   private readonly loop: RunLoop;
@@ -82,7 +84,6 @@ export class TaskWiring implements ExecutorHost {
     this.def = opts.def;
     this.selfKey = opts.selfKey;
     this.dropLog = new RateLimitedLog(this.log);
-    const conf = opts.config;
     for (const t of computeTasks(this.def, opts.settings.ackers)) {
       this.taskComponent.set(t.task, t.component);
       const list = this.componentTasks.get(t.component) ?? [];
@@ -90,11 +91,8 @@ export class TaskWiring implements ExecutorHost {
       this.componentTasks.set(t.component, list);
     }
     this.ackerTasks = this.componentTasks.get(ACKER_COMPONENT) ?? [];
-    for (const c of this.def.components) {
-      this.fields.set(c.id, new Map(c.streams.map((s) => [s.id, new Fields(s.fields)])));
-      this.componentConfig.set(c.id, Object.freeze({ ...conf, ...c.config }));
-    }
-    this.componentConfig.set(ACKER_COMPONENT, Object.freeze({ ...conf }));
+    for (const c of this.def.components) this.fields.set(c.id, new Map(c.streams.map((s) => [s.id, new Fields(s.fields)])));
+    this.components = new ComponentConfigs(this.def, opts.config, opts.currentConfig);
     this.transferLimit = opts.settings.transferBufferSize;
     // Sealing partial batches whenever the loop runs dry: an acked tuple's round trip (emit, init, ack, reply) no
     // longer waits on the flush timer at each of its hops while the workers have nothing else to do (pending-sweep,
@@ -121,7 +119,7 @@ export class TaskWiring implements ExecutorHost {
       },
       this.log,
     );
-    this.load = WorkerLoad.forTopology(this.def, conf);
+    this.load = WorkerLoad.forTopology(this.def, opts.settings.load);
   }
 
   /** Builds an executor for each of this worker's tasks (not started yet). */
@@ -183,7 +181,7 @@ export class TaskWiring implements ExecutorHost {
   }
 
   configOf(component: string): Readonly<Record<string, unknown>> {
-    return this.componentConfig.get(component) ?? this.opts.currentConfig();
+    return this.components.configOf(component);
   }
 
   fieldsOf(component: string, stream: string): Fields {
@@ -246,14 +244,15 @@ export class TaskWiring implements ExecutorHost {
   // ── internals ─────────────────────────────────────────────────────────────
 
   private createExecutor(component: string, task: number): Executor {
-    if (component === ACKER_COMPONENT) return new AckerExecutor(this, task);
+    const settings = this.components.settingsOf(component);
+    if (component === ACKER_COMPONENT) return new AckerExecutor(this, task, settings);
     const factory = this.opts.topology.factories.get(component);
     if (!factory) throw new Error(`the topology module has no component "${component}"`);
     const instance = factory();
-    if (instance instanceof Spout) return new SpoutExecutor(this, component, task, instance);
+    if (instance instanceof Spout) return new SpoutExecutor(this, component, task, settings, instance);
     const kind = this.def.components.find((c) => c.id === component)?.kind;
-    if (kind === 'spout') return new SpoutExecutor(this, component, task, instance as unknown as Spout);
-    return new BoltExecutor(this, component, task, instance as Exclude<typeof instance, Spout>);
+    if (kind === 'spout') return new SpoutExecutor(this, component, task, settings, instance as unknown as Spout);
+    return new BoltExecutor(this, component, task, settings, instance as Exclude<typeof instance, Spout>);
   }
 
   private onBatch(batch: WireBatch): Promise<void> | void {

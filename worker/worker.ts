@@ -92,7 +92,7 @@ export class Worker {
       assigned: () => this.myAssignment(this.assignment),
       tasksOf: (c) => this.tasks.tasksOf(c),
       executorOf: (t) => this.tasks.executorOf(t),
-      configOf: (c) => this.tasks.configOf(c),
+      settingsOf: (c) => this.tasks.components.settingsOf(c),
     });
     this.tasks = new TaskWiring({
       launch: this.launch,

@@ -14,6 +14,7 @@
  */
 import { Executor } from '../executor/executor.js';
 import type { ExecutorHost, LocalAcker } from '../executor/executor-host.js';
+import type { ComponentSettings } from '../worker-settings.js';
 import { ACK_ACK, ACK_FAIL, ACK_INIT, isAckerInput } from './system-streams.js';
 import type { Tuple } from '../../topology-sdk/tuple.js';
 import { ACKER_COMPONENT } from '../../common/topology-def.js';
@@ -34,8 +35,8 @@ export class AckerExecutor extends Executor implements LocalAcker {
   private readonly localReplies = new Map<number, LocalReplies>();
   private repliesWaiting = false;
 
-  constructor(host: ExecutorHost, task: number) {
-    super(host, ACKER_COMPONENT, task, host.configOf(ACKER_COMPONENT)['topology.executor.receive.buffer.size'] as number);
+  constructor(host: ExecutorHost, task: number, settings: ComponentSettings) {
+    super(host, ACKER_COMPONENT, task, settings);
   }
 
   get pendingTrees(): number {
@@ -44,8 +45,7 @@ export class AckerExecutor extends Executor implements LocalAcker {
 
   async start(): Promise<void> {
     // Two generations rotated every timeout: an entry lives between one and two timeouts (Storm's RotatingMap).
-    const timeoutMs = (this.host.configOf(ACKER_COMPONENT)['topology.message.timeout.secs'] as number) * 1000;
-    this.rotateTimer = setInterval(() => this.tracker.rotate(), timeoutMs);
+    this.rotateTimer = setInterval(() => this.tracker.rotate(), this.settings.messageTimeoutMs);
     this.rotateTimer.unref();
   }
 

@@ -14,10 +14,10 @@ import type { TopologyContext } from '../../topology-sdk/context.js';
 import type { Executor } from '../executor/executor.js';
 import { SpoutExecutor } from '../executor/spout-executor.js';
 import type { SignalHub } from './signal-hub.js';
-import { WorkerGpuBackends, type ForcedBackend } from '../gpu/gpu-backend.js';
+import { WorkerGpuBackends } from '../gpu/gpu-backend.js';
 import { readComponentLoad } from './component-load.js';
 import { userMetricsOf } from './user-metrics-api.js';
-import type { WorkerSettings } from '../worker-settings.js';
+import type { ComponentSettings, WorkerSettings } from '../worker-settings.js';
 
 /** What a context is built from; the functions are read when a context is built (or, for executors, when a hook runs). */
 export interface ContextSources {
@@ -34,7 +34,8 @@ export interface ContextSources {
   assigned: () => WorkerAssignment | undefined;
   tasksOf: (component: string) => readonly number[];
   executorOf: (task: number) => Executor | undefined;
-  configOf: (component: string) => Readonly<Record<string, unknown>>;
+  /** The component's settings (worker-settings.ts ComponentConfigs). */
+  settingsOf: (component: string) => ComponentSettings;
 }
 
 export class TopologyContextFactory {
@@ -84,7 +85,7 @@ export class TopologyContextFactory {
       ...userMetricsOf(() => src.executorOf(task), component, task),
       acquireGpuBackend: () => {
         this.gpuBackends ??= new WorkerGpuBackends(gpu, src.gpuCpuThreads, src.log.child({ gpu: gpu?.gpuId ?? null }));
-        return this.gpuBackends.acquire((src.configOf(component)['topology.gpu.backend'] as ForcedBackend | undefined) ?? 'auto');
+        return this.gpuBackends.acquire(src.settingsOf(component).gpuBackend);
       },
     };
   }

@@ -9,6 +9,7 @@ import type { Tuple } from '../../topology-sdk/tuple.js';
 import type { RuntimeTuple } from './runtime-tuple.js';
 import { Executor } from './executor.js';
 import type { ExecutorHost, LocalAcker } from './executor-host.js';
+import type { ComponentSettings } from '../worker-settings.js';
 import { OutputRouter } from '../routing/output-router.js';
 import { randomId64 } from '../acking/ack-ids.js';
 import { ACK_ACK, ACK_FAIL } from '../acking/system-streams.js';
@@ -25,9 +26,10 @@ export class BoltExecutor extends Executor {
     host: ExecutorHost,
     component: string,
     task: number,
+    settings: ComponentSettings,
     private readonly bolt: Bolt | BasicBolt,
   ) {
-    super(host, component, task, host.configOf(component)['topology.executor.receive.buffer.size'] as number);
+    super(host, component, task, settings);
     this.router = new OutputRouter(component, host);
     this.downstream = this.router.allTargets();
     this.basic = bolt instanceof BasicBolt || !(bolt instanceof Bolt);

@@ -6,6 +6,7 @@
 import type { Spout, EmitOptions, SpoutOutputCollector, Values } from '../../topology-sdk/components.js';
 import { Executor } from './executor.js';
 import type { ExecutorHost, LocalAcker } from './executor-host.js';
+import type { ComponentSettings } from '../worker-settings.js';
 import { OutputRouter } from '../routing/output-router.js';
 import { randomId64, randomIdInBucket } from '../acking/ack-ids.js';
 import { ACK_ACK, ACK_INIT, isSpoutAckInput } from '../acking/system-streams.js';
@@ -47,16 +48,16 @@ export class SpoutExecutor extends Executor {
     host: ExecutorHost,
     component: string,
     task: number,
+    settings: ComponentSettings,
     private readonly spout: Spout,
   ) {
-    const conf = host.configOf(component);
-    super(host, component, task, conf['topology.executor.receive.buffer.size'] as number);
+    super(host, component, task, settings);
     this.router = new OutputRouter(component, host);
     this.downstream = this.router.allTargets();
-    this.maxPending = (conf['topology.max.spout.pending'] as number | null) ?? Infinity;
+    this.maxPending = settings.maxSpoutPending;
     this.pending = new PendingMessages(this.maxPending);
-    this.timeoutMs = (conf['topology.message.timeout.secs'] as number) * 1000;
-    this.waitMs = conf['topology.spout.wait.ms'] as number;
+    this.timeoutMs = settings.messageTimeoutMs;
+    this.waitMs = settings.spoutWaitMs;
   }
 
   get pendingCount(): number {

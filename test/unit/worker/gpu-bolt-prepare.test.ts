@@ -17,7 +17,8 @@ import type { ExecutorHost } from '../../../worker/executor/executor-host.js';
 import { ACK_ACK, ACK_FAIL, SYSTEM_FIELDS, isSystemStream } from '../../../worker/acking/system-streams.js';
 import { WorkerGpuBackends } from '../../../worker/gpu/gpu-backend.js';
 import { ACKER_COMPONENT, computeTasks, type TopologyDef } from '../../../common/topology-def.js';
-import { defaultConfig } from '../../../common/config/config.js';
+import { defaultConfig, withDefaults } from '../../../common/config/config.js';
+import { componentSettings } from '../../../worker/worker-settings.js';
 import { silentLogger } from '../../../common/logger.js';
 import { Fields } from '../../../topology-sdk/fields.js';
 import { RuntimeTuple } from '../../../worker/executor/runtime-tuple.js';
@@ -144,7 +145,7 @@ describe('a GPU bolt whose prepare is slow (the alpha-sweep failures)', function
     const host = new OneExecutorHost(() => gate.then(() => backends.acquire('auto')));
     const task = host.tasksOf('add')[0]!;
     const src = host.tasksOf('src')[0]!;
-    const ex = new BoltExecutor(host, 'add', task, new AddVectors());
+    const ex = new BoltExecutor(host, 'add', task, componentSettings(withDefaults(host.configOf())), new AddVectors());
     host.executor = ex;
     const started = ex.start();
 

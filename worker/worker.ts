@@ -2,7 +2,7 @@
  * One worker process of one topology, and its lifecycle: start (bind the
  * port, build and start the executors, heartbeat), follow assignment and
  * status changes in ZooKeeper, and stop (drain, close components). The parts
- * it drives live beside it: task-wiring.ts (executors, routing, transport),
+ * it drives live beside it: task-wiring.ts (tasks, executors, transfer, transport),
  * run-loop.ts, context/topology-context-factory.ts and worker-heartbeat.ts.
  */
 import { isStateError, type ClusterState } from '../common/cluster-state.js';

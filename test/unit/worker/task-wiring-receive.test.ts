@@ -1,5 +1,5 @@
 /**
- * The worker's receive path (TaskWiring.onBatch) over a real ZeroMQ socket:
+ * The worker's receive path (batch-receiver.ts, wired by TaskWiring) over a real ZeroMQ socket:
  * each tuple of a batch gets the fields of its own source and stream, and a
  * tuple from an unknown task or on an undeclared stream is dropped and
  * counted without disturbing the tuples around it (the path resolves a run

@@ -25,6 +25,7 @@ import { readJsonIfPresent } from '../common/cluster-state/json-node.js';
 import { workerSettings, type WorkerSettings } from './worker-settings.js';
 import { TaskWiring } from './task-wiring.js';
 import { TopologyContextFactory } from './context/topology-context-factory.js';
+import { WorkerNotAssignedError } from './errors.js';
 import { WorkerHeartbeats } from './worker-heartbeat.js';
 
 export interface WorkerOptions {
@@ -132,7 +133,7 @@ export class Worker {
 
   async start(): Promise<void> {
     const mine = this.myAssignment(this.assignment);
-    if (!mine) throw new Error(`worker ${this.selfKey} is not in the assignment of ${this.topologyId}`);
+    if (!mine) throw new WorkerNotAssignedError(`worker ${this.selfKey} is not in the assignment of ${this.topologyId}`, this.topologyId);
     await this.tasks.transport.bind();
     this.tasks.buildExecutors(mine);
     // Bolts and ackers first, so that a spout's first tuples find their targets ready.

@@ -13,6 +13,7 @@ import type { WorkerLaunch } from '../../common/worker-env.js';
 import type { TopologyContext } from '../../topology-sdk/context.js';
 import type { Executor } from '../executor/executor.js';
 import { SpoutExecutor } from '../executor/spout-executor.js';
+import { ContextHookError } from '../errors.js';
 import type { SignalHub } from './signal-hub.js';
 import { WorkerGpuBackends } from '../gpu/gpu-backend.js';
 import { readComponentLoad } from './component-load.js';
@@ -66,7 +67,7 @@ export class TopologyContextFactory {
       onSignal: (name, handler) => src.signals.on(component, name, handler as (s: unknown) => void as never),
       onTupleComplete: (listener) => {
         const ex = src.executorOf(task);
-        if (!(ex instanceof SpoutExecutor)) throw new Error(`onTupleComplete: "${component}" task ${task} is not a spout`);
+        if (!(ex instanceof SpoutExecutor)) throw new ContextHookError('onTupleComplete', component, task, 'is not a spout');
         const prev = ex.observer;
         ex.observer = {
           onComplete: (stream, latencyMs, acked) => {

@@ -11,6 +11,7 @@ type UserMetricsApi = Pick<TopologyContext, 'registerCounter' | 'registerGauge' 
 export function userMetricsOf(executor: () => { userMetrics: MetricRegistry } | undefined, component: string, task: number): UserMetricsApi {
   const registry = (): MetricRegistry => {
     const ex = executor();
+    // An invariant: a context is only built for a task whose executor runs here.
     if (!ex) throw new Error(`user metrics: task ${task} of "${component}" does not run in this worker`);
     return ex.userMetrics;
   };

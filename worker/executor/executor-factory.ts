@@ -3,6 +3,7 @@
  * component from the topology module's factory run by a spout or bolt
  * executor, with the component's settings (worker-settings.ts).
  */
+import { TopologyLoadError } from '../../common/errors.js';
 import { ACKER_COMPONENT, type TopologyDef } from '../../common/topology-def.js';
 import { Spout } from '../../topology-sdk/components.js';
 import type { StormTopology } from '../../topology-sdk/topology-builder.js';
@@ -31,7 +32,8 @@ export class ExecutorFactory {
     const settings = this.src.settingsOf(component);
     if (component === ACKER_COMPONENT) return new AckerExecutor(host, task, settings);
     const factory = topology.factories.get(component);
-    if (!factory) throw new Error(`the topology module has no component "${component}"`);
+    // checkSameShape passed, so only a module whose factories differ from its definition gets here.
+    if (!factory) throw new TopologyLoadError(`the topology module ${this.src.modulePath} has no component "${component}"`, this.src.modulePath);
     const instance = factory();
     if (instance instanceof Spout) return new SpoutExecutor(host, component, task, settings, instance);
     const kind = def.components.find((c) => c.id === component)?.kind;

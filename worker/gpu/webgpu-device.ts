@@ -25,6 +25,7 @@
 import { adapterName, isSoftwareAdapter, type GpuAdapterReport, type WebGpuAdapterInfo } from '../../common/webgpu-adapter.js';
 import type { GpuDeviceMonitor, GpuDeviceStats } from '../../topology-sdk/gpu-backend-handle.js';
 import type { ComponentLogger } from '../../topology-sdk/context.js';
+import { GpuLaunchError } from '../errors.js';
 
 /** The board a GPU worker is bound to (from its assignment). */
 export interface WebGpuTarget {
@@ -204,7 +205,7 @@ export class WebGpuDevices implements GpuDeviceMonitor {
     if (first) {
       this.counters.errors++;
       this.counters.lastError = firstLine(first.message);
-      throw new Error(`WebGPU error during the launch: ${this.counters.lastError}`);
+      throw new GpuLaunchError(this.counters.lastError);
     }
     throw (outcome as PromiseRejectedResult).reason;
   }

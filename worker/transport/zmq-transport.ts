@@ -138,7 +138,7 @@ export class ZmqTransport {
   /** Queues a tuple for a peer. `merge`: an ack-protocol tuple, merged into the open batch's tuple of its route (batch-builder.ts). */
   send(key: string, tuple: WireTuple, merge = false): void {
     const p = this.peers.get(key);
-    if (!p) throw new Error(`no route to worker ${key}`);
+    if (!p) throw new Error(`no route to worker ${key}`); // an invariant: senders only name peers of the assignment
     if (p.batch.add(tuple, merge) >= this.opts.batchSize) this.seal(p);
     else if (!p.flushTimer) {
       p.flushTimer = setTimeout(() => {

@@ -6,6 +6,7 @@
  *   node raw-zmq-peer.js push <port> <batch>     (until killed)
  */
 import * as zmq from 'zeromq';
+// The codec alone, not worker/index.js: the baseline process loads nothing else of the worker.
 import { encodeBatch, decodeBatch, type WireTuple } from '../../worker/transport/wire-codec.js';
 
 const [mode, portArg, arg] = process.argv.slice(2);

@@ -44,9 +44,9 @@ export class BatchReceiver {
   /** Queues a batch's tuples; returns a promise when the transport must stop reading until full queues drain. */
   onBatch(batch: WireBatch): Promise<void> | void {
     const touched: Executor[] = [];
-    // A batch's tuples mostly share (source task, stream): resolve the pair once per run of equal pairs, not per
-    // tuple. A decoded stream name is a fresh string, so each lookup hashed and compared it in two Maps: fieldsOf
-    // was 7.8 % of the bolt worker's CPU in the unacked transport bench.
+    // A batch's tuples mostly share (source task, stream): resolve the pair once per run of equal pairs, never per
+    // tuple — a decoded stream name is a fresh string that each Map lookup would hash and compare again
+    // (docs/benchmarks.md, "Acking, third round").
     let memoSrc = -1;
     let memoStream = '';
     let memoComponent = '';

@@ -72,9 +72,9 @@ export class TaskWiring implements ExecutorHost {
     this.table = new TaskTable(opts.def, opts.settings.ackers, opts.selfKey);
     this.components = new ComponentConfigs(opts.def, opts.config, opts.currentConfig);
     this.load = WorkerLoad.forTopology(opts.def, opts.settings.load);
-    // Sealing partial batches whenever the loop runs dry: an acked tuple's round trip (emit, init, ack, reply) no
-    // longer waits on the flush timer at each of its hops while the workers have nothing else to do (pending-sweep,
-    // pending 100: 28k → 124k acked tuples/s; p50 at half load 1.4–2.1 → 0.9–1.4 ms).
+    // The loop seals partial batches whenever it runs dry, not only when the flush timer fires: no hop of an acked
+    // tuple's round trip (emit, init, ack, reply) waits for the timer while the worker has nothing else to do
+    // (the numbers: docs/benchmarks.md, "Acking, third round").
     this.loop = new RunLoop(this.executorList, () => this.transport.flushAll());
     this.receiver = new BatchReceiver(this.table, this.executors, this.loop, this.load, this.log);
     this.transport = new ZmqTransport(

@@ -70,7 +70,7 @@ export class BoltExecutor extends Executor {
     while (this.ready()) {
       this.executeOne(this.queue.shift()!);
       // While executes are fast (the last timed one under 20 µs) a clock read costs more than the work between two:
-      // check the deadline every 8 tuples then (saves ≈ 2.5 % of the bolt worker's CPU in the unacked transport bench).
+      // check the deadline every 8 tuples then, after each one otherwise (docs/benchmarks.md, "Acking, second round").
       if (((++n & 7) === 0 || this.metrics.lastExecuteMs >= 0.02) && performance.now() >= deadline) break;
     }
   }

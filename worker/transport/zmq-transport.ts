@@ -56,7 +56,7 @@ class Peer {
   /** Sealed frames waiting for the socket, and the tuples in each. */
   readonly outbox: Buffer[] = [];
   outboxTuples: number[] = [];
-  /** Sum of outboxTuples: the backpressure check runs per emit, and summing 64 batches each time cost 70 ns a tuple at pending 10 000. */
+  /** Sum of outboxTuples, kept as a counter: the backpressure check runs per emit and must not sum the queued batches (docs/benchmarks.md, "Acking: where the time goes"). */
   outboxCount = 0;
   pumping = false;
   flushTimer: NodeJS.Timeout | null = null;
@@ -138,7 +138,9 @@ export class ZmqTransport {
   /** Queues a tuple for a peer. `merge`: an ack-protocol tuple, merged into the open batch's tuple of its route (batch-builder.ts). */
   send(key: string, tuple: WireTuple, merge = false): void {
     const p = this.peers.get(key);
-    if (!p) throw new Error(`no route to worker ${key}`); // an invariant: senders only name peers of the assignment
+    // Senders name workers of the assignment; only this worker itself has no link, named in the moment a rebalance
+    // gives it tasks it runs no executor for (its supervisor restarts it then). A plain Error: that emit throws.
+    if (!p) throw new Error(`no route to worker ${key}`);
     if (p.batch.add(tuple, merge) >= this.opts.batchSize) this.seal(p);
     else if (!p.flushTimer) {
       p.flushTimer = setTimeout(() => {

@@ -4,6 +4,7 @@
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 import { importX, createNodeResolver } from 'eslint-plugin-import-x';
+import hstorm from './scripts/eslint/no-type-cycle.js';
 
 /** Relative imports that reach into a top-level folder, from any depth. */
 const folder = (...names) => `^(\\.{1,2}/)+(${names.join('|')})(/|$)`;
@@ -52,7 +53,7 @@ export default defineConfig(
       parser: tseslint.parser,
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
-    plugins: { '@typescript-eslint': tseslint.plugin, 'import-x': importX },
+    plugins: { '@typescript-eslint': tseslint.plugin, 'import-x': importX, hstorm },
     settings: {
       // Follow .ts files when walking the import graph (no-cycle), parsed by typescript-eslint.
       'import-x/extensions': ['.ts', '.js', '.mjs', '.cjs'],
@@ -72,6 +73,8 @@ export default defineConfig(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'inline-type-imports' }],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // import-x/no-cycle does not follow type-only imports; this does (scripts/eslint/no-type-cycle.js).
+      'hstorm/no-type-cycle': 'error',
       '@typescript-eslint/no-restricted-imports': restrict(noCli, noUi),
     },
   },

@@ -24,7 +24,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { GpuKernelRunner } from '../topology-sdk/internal/gpu-kernel-runner.js';
-import { releaseWebGpu } from '../worker/gpu-backend.js';
+import { releaseWebGpu } from '../worker/index.js';
 import { benchBackends, type BenchBackend } from './support/gpu-backends.js';
 import { matmulKernel } from '../examples/matmul/gpu-multiply-bolt.js';
 import { multiply, randomMatrix, seededRandom, sum } from '../examples/matmul/matrix.js';

@@ -11,7 +11,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { GpuKernelRunner } from '../topology-sdk/internal/gpu-kernel-runner.js';
-import { releaseWebGpu } from '../worker/gpu-backend.js';
+import { releaseWebGpu } from '../worker/index.js';
 import { benchBackends } from './support/gpu-backends.js';
 import { machineDescription, writeReport, type ExperimentReport } from './support/results.js';
 import { loadavg, round } from './support/topology-runs.js';

@@ -24,7 +24,7 @@ import { BenchProgress } from './support/progress.js';
 import { machineDescription, writeReport, type ExperimentReport, type Row } from './support/results.js';
 import { EXAMPLES, backendLabel, backendShort, loadavg, matrixFile, round, runTopology } from './support/topology-runs.js';
 import { benchBackends } from './support/gpu-backends.js';
-import { releaseWebGpu } from '../worker/gpu-backend.js';
+import { releaseWebGpu } from '../worker/index.js';
 
 const PAPER_PARALLELISM = 5;
 const TARGET = 0.9;

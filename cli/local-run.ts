@@ -3,7 +3,7 @@
  * it run, drain, and return the summary. Tests and benchmarks call this; the
  * command adds flags and printing.
  */
-import { defaultTopologyName, loadConfiguredTopology, resolveModulePath } from '../worker/load-topology.js';
+import { defaultTopologyName, loadConfiguredTopology, resolveModulePath } from '../worker/index.js';
 import { packageRoot } from '../common/package-root.js';
 import { secsToMs, type RawConfig } from '../common/config/index.js';
 import { silentLogger, type Logger } from '../common/logger.js';

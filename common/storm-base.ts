@@ -212,7 +212,7 @@ export interface WorkerHeartbeat {
   routingLoad?: RoutingLoadStats;
 }
 
-/** A worker's load reports, and how stale the remote figures behind its routing decisions were (worker/load/load-board.ts). */
+/** A worker's load reports, and how stale the remote figures behind its routing decisions were (worker/routing/load/load-board.ts). */
 export interface RoutingLoadStats {
   reportsSent: number;
   reportsReceived: number;

@@ -22,7 +22,7 @@ import { silentLogger, type Logger } from '../common/logger.js';
 import { packageRoot } from '../common/package-root.js';
 import type { WorkerHeartbeat } from '../common/storm-base.js';
 import { compileTsModule, isTypeScript } from '../common/ts-module.js';
-import { defaultTopologyName, loadConfiguredTopology, resolveModulePath } from '../worker/load-topology.js';
+import { defaultTopologyName, loadConfiguredTopology, resolveModulePath } from '../worker/index.js';
 import { CAPTURE_COMPONENT, CAPTURE_DIR_KEY, MOCKED_SOURCES_KEY, decodeValues, type CapturedLine } from './testing-parts.js';
 
 export interface CompleteTopologyOptions {

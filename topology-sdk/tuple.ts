@@ -1,7 +1,7 @@
 /**
  * A tuple as a bolt sees it: its values, read by position or by field name,
  * and where it came from. Read-only on purpose: the ack bookkeeping a tuple
- * carries is the runtime's (worker/runtime-tuple.ts implements this), so
+ * carries is the runtime's (worker/executor/runtime-tuple.ts implements this), so
  * nothing here lets a topology construct a tuple or touch its ack ids.
  */
 import type { Fields } from './fields.js';

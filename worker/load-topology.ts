@@ -88,7 +88,7 @@ async function withinLoadTimeout<T>(what: string, p: Promise<T>, timeoutMs: numb
 
 function loadTimeoutMs(config: Readonly<Record<string, unknown>>): number {
   const v = config['topology.load.timeout.secs'];
-  return secsToMs(typeof v === 'number' && v > 0 ? v : (CONFIG_KEYS['topology.load.timeout.secs'].default as number));
+  return secsToMs(typeof v === 'number' && v > 0 ? v : CONFIG_KEYS['topology.load.timeout.secs'].default);
 }
 
 /**

@@ -14,9 +14,10 @@ import { assignmentSchema, stormBaseSchema } from '../common/record-schemas.js';
 import { loadTopology, checkSameShape } from './load-topology.js';
 import { readJsonIfPresent } from '../common/cluster-state/json-node.js';
 import { Worker } from './worker.js';
+import { WorkerNotAssignedError } from './errors.js';
 import { linkSecurityOf } from './transport/link-security.js';
-import { installGpuRuntime } from './gpu-runtime.js';
-import { releaseWebGpu } from './gpu-backend.js';
+import { installGpuRuntime } from './gpu/gpu-runtime.js';
+import { releaseWebGpu } from './gpu/gpu-backend.js';
 
 // Before any topology code loads: stack traces from a compiled TypeScript module or a bundle name the user's lines.
 enableSourceMaps();
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
   const store = await connect();
   const base = await readJsonIfPresent(store, ZkPaths.storm(launch.topologyId), stormBaseSchema);
   const assignment = await readJsonIfPresent(store, ZkPaths.assignment(launch.topologyId), assignmentSchema);
-  if (!base || !assignment) throw new Error(`topology ${launch.topologyId} has no ${base ? 'assignment' : 'definition'} in the cluster state`);
+  if (!base || !assignment) throw new WorkerNotAssignedError(`topology ${launch.topologyId} has no ${base ? 'assignment' : 'definition'} in the cluster state`, launch.topologyId);
   installGpuRuntime(launch, log);
   const { topology, def } = await loadTopology(launch.modulePath, base.config);
   checkSameShape(base.def, def, launch.modulePath, base.parallelismOverrides);

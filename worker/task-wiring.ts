@@ -1,37 +1,32 @@
 /**
- * The worker's tasks and how tuples reach them: which component each task
- * runs and which worker holds it (from the assignment), the executors built
- * for this worker's tasks, the ZeroMQ transport to the other workers, and
- * delivery of every tuple — into a local queue, or onto the link towards the
- * worker that holds its destination. This is the ExecutorHost the executors
- * talk to; the worker's lifecycle (worker.ts) drives it.
+ * The worker's tasks wired together, and the ExecutorHost its executors talk
+ * to: the task table (task-table.ts), each component's config and settings
+ * (worker-settings.ts), the executors of this worker's tasks
+ * (executor/executor-factory.ts), the transport to the other workers
+ * (transport/), tuples going out (executor-transfer.ts) and coming in
+ * (batch-receiver.ts), and the run loop that drives the executors. The
+ * worker's lifecycle (worker.ts) drives this.
  */
 import type { Logger } from '../common/logger.js';
-import { RateLimitedLog } from '../common/logger.js';
-import { EmitError } from '../common/errors.js';
-import { ACKER_COMPONENT, computeTasks, type TopologyDef } from '../common/topology-def.js';
+import type { TopologyDef } from '../common/topology-def.js';
 import type { Assignment, WorkerAssignment } from '../common/assignment.js';
-import { workerKey } from '../common/assignment.js';
-import { isWireTuple, type WireBatch } from '../common/wire-codec.js';
+import type { ConfigRecord } from '../common/config/index.js';
 import type { WorkerLaunch } from '../common/worker-env.js';
-import { Fields } from '../topology-sdk/fields.js';
-import { Spout } from '../topology-sdk/components.js';
 import type { StormTopology } from '../topology-sdk/topology-builder.js';
 import type { TopologyContext } from '../topology-sdk/context.js';
-import { RuntimeTuple } from './runtime-tuple.js';
 import type { Executor } from './executor/executor.js';
-import type { ExecutorHost } from './executor/executor-host.js';
+import type { ExecutorHost, LocalAcker } from './executor/executor-host.js';
+import { ExecutorFactory } from './executor/executor-factory.js';
 import { SpoutExecutor } from './executor/spout-executor.js';
-import { BoltExecutor } from './executor/bolt-executor.js';
-import { AckerExecutor } from './executor/acker-executor.js';
-import { SYSTEM_FIELDS, isSystemStream } from './executor/system-streams.js';
-import { idBucket } from './ack-ids.js';
+import { AckerExecutor } from './acking/acker-executor.js';
 import type { LinkSecurity } from './transport/link-security.js';
 import { ZmqTransport } from './transport/zmq-transport.js';
-import { WorkerLoad } from './load/worker-load.js';
-import { LOAD_STREAM } from './load/load-message.js';
-import type { RoutingLoad } from './load/task-load.js';
-import type { WorkerSettings } from './worker-settings.js';
+import { WorkerLoad } from './routing/load/worker-load.js';
+import type { RoutingLoad } from './routing/load/task-load.js';
+import { ComponentConfigs, type WorkerSettings } from './worker-settings.js';
+import { TaskTable } from './task-table.js';
+import { ExecutorTransfer } from './executor-transfer.js';
+import { BatchReceiver } from './batch-receiver.js';
 import { RunLoop } from './run-loop.js';
 
 export interface TaskWiringOptions {
@@ -43,11 +38,11 @@ export interface TaskWiringOptions {
   selfKey: string;
   settings: WorkerSettings;
   /** The topology config the worker started with (components' effective configs are built from it once). */
-  config: Readonly<Record<string, unknown>>;
+  config: ConfigRecord;
   /** The topology config now (it follows StormBase updates): the config of a component the topology does not declare. */
-  currentConfig: () => Readonly<Record<string, unknown>>;
+  currentConfig: () => ConfigRecord;
   link?: LinkSecurity | undefined;
-  /** Builds the context handed to a task's open/prepare (topology-context-factory.ts). */
+  /** Builds the context handed to a task's open/prepare (context/topology-context-factory.ts). */
   contextFor: (component: string, task: number) => TopologyContext;
 }
 
@@ -55,51 +50,33 @@ export class TaskWiring implements ExecutorHost {
   readonly topologyId: string;
   readonly log: Logger;
   readonly def: TopologyDef;
-  private readonly selfKey: string;
-  private readonly componentTasks = new Map<string, number[]>();
-  private readonly taskComponent = new Map<number, string>();
-  private taskWorker = new Map<number, string>();
+  readonly table: TaskTable;
+  /** Each component's effective config and settings. */
+  readonly components: ComponentConfigs;
+  readonly transport: ZmqTransport;
+  /** Load figures for twoChoice / loadAwareShuffle groupings; null when the topology has none. */
+  readonly load: WorkerLoad | null;
   private readonly executors = new Map<number, Executor>();
   /** Every executor of this worker, bolts and ackers and spouts, in creation order. */
   readonly executorList: Executor[] = [];
   readonly spouts: SpoutExecutor[] = [];
-  private readonly ackerTasks: number[];
-  /** component → stream → Fields (nested maps: no key string built per tuple). */
-  private readonly fields = new Map<string, Map<string, Fields>>();
-  private readonly componentConfig = new Map<string, Readonly<Record<string, unknown>>>();
-  readonly transport: ZmqTransport;
-  private readonly transferLimit: number;
   private readonly loop: RunLoop;
-  private readonly dropLog: RateLimitedLog;
-  droppedFrames = 0;
-  droppedTuples = 0;
-  /** Load figures for twoChoice / loadAwareShuffle groupings; null when the topology has none. */
-  readonly load: WorkerLoad | null;
+  private readonly transfer: ExecutorTransfer;
+  private readonly receiver: BatchReceiver;
+  private readonly factory: ExecutorFactory;
 
   constructor(private readonly opts: TaskWiringOptions) {
     this.topologyId = opts.launch.topologyId;
     this.log = opts.log;
     this.def = opts.def;
-    this.selfKey = opts.selfKey;
-    this.dropLog = new RateLimitedLog(this.log);
-    const conf = opts.config;
-    for (const t of computeTasks(this.def, opts.settings.ackers)) {
-      this.taskComponent.set(t.task, t.component);
-      const list = this.componentTasks.get(t.component) ?? [];
-      list.push(t.task);
-      this.componentTasks.set(t.component, list);
-    }
-    this.ackerTasks = this.componentTasks.get(ACKER_COMPONENT) ?? [];
-    for (const c of this.def.components) {
-      this.fields.set(c.id, new Map(c.streams.map((s) => [s.id, new Fields(s.fields)])));
-      this.componentConfig.set(c.id, Object.freeze({ ...conf, ...c.config }));
-    }
-    this.componentConfig.set(ACKER_COMPONENT, Object.freeze({ ...conf }));
-    this.transferLimit = opts.settings.transferBufferSize;
-    // Sealing partial batches whenever the loop runs dry: an acked tuple's round trip (emit, init, ack, reply) no
-    // longer waits on the flush timer at each of its hops while the workers have nothing else to do (pending-sweep,
-    // pending 100: 28k → 124k acked tuples/s; p50 at half load 1.4–2.1 → 0.9–1.4 ms).
+    this.table = new TaskTable(opts.def, opts.settings.ackers, opts.selfKey);
+    this.components = new ComponentConfigs(opts.def, opts.config, opts.currentConfig);
+    this.load = WorkerLoad.forTopology(opts.def, opts.settings.load);
+    // The loop seals partial batches whenever it runs dry, not only when the flush timer fires: no hop of an acked
+    // tuple's round trip (emit, init, ack, reply) waits for the timer while the worker has nothing else to do
+    // (the numbers: docs/benchmarks.md, "Acking, third round").
     this.loop = new RunLoop(this.executorList, () => this.transport.flushAll());
+    this.receiver = new BatchReceiver(this.table, this.executors, this.loop, this.load, this.log);
     this.transport = new ZmqTransport(
       {
         port: opts.launch.port,
@@ -110,24 +87,36 @@ export class TaskWiring implements ExecutorHost {
         maxFrameBytes: opts.settings.maxFrameBytes,
       },
       {
-        onBatch: (b) => this.onBatch(b),
-        onGarbage: () => {
-          this.droppedFrames++;
-        },
-        onDrain: () => this.wake(),
-        onOversize: (n) => {
-          this.droppedTuples += n;
-        },
+        onBatch: (b) => this.receiver.onBatch(b),
+        onGarbage: () => this.receiver.onGarbage(),
+        onDrain: () => this.loop.wake(),
       },
       this.log,
     );
-    this.load = WorkerLoad.forTopology(this.def, conf);
+    this.transfer = new ExecutorTransfer(this.table, this.executors, this.transport, this.loop, opts.settings.transferBufferSize, this.log);
+    this.factory = new ExecutorFactory({
+      host: this,
+      def: opts.def,
+      topology: opts.topology,
+      modulePath: opts.launch.modulePath,
+      settingsOf: (c) => this.components.settingsOf(c),
+    });
+  }
+
+  /** Frames dropped whole (not msgpack, wrong shape). */
+  get droppedFrames(): number {
+    return this.receiver.droppedFrames;
+  }
+
+  /** Tuples dropped: malformed, for an unknown task or stream, no worker holds the destination, alone bigger than a frame. */
+  get droppedTuples(): number {
+    return this.receiver.droppedTuples + this.transfer.dropped + this.transport.oversizeTuples;
   }
 
   /** Builds an executor for each of this worker's tasks (not started yet). */
   buildExecutors(mine: WorkerAssignment): void {
     for (const { component, task } of mine.executors) {
-      const ex = this.createExecutor(component, task);
+      const ex = this.factory.create(component, task);
       this.executors.set(task, ex);
       this.executorList.push(ex);
       if (ex instanceof SpoutExecutor) this.spouts.push(ex);
@@ -149,21 +138,12 @@ export class TaskWiring implements ExecutorHost {
 
   /** Points tasks at the workers that now hold them, and links at the workers that now exist. */
   applyAssignment(a: Assignment): void {
-    const taskWorker = new Map<number, string>();
-    const keep = new Set<string>();
-    for (const w of a.workers) {
-      const key = workerKey(w);
-      for (const e of w.executors) taskWorker.set(e.task, key);
-      if (key !== this.selfKey) {
-        keep.add(key);
-        this.transport.setPeer(key, { host: w.host, port: w.port });
-      }
-    }
-    for (const k of this.transport.peerKeys()) if (!keep.has(k)) this.transport.dropPeer(k);
-    this.taskWorker = taskWorker;
+    const peers = this.table.applyAssignment(a);
+    for (const [key, address] of peers) this.transport.setPeer(key, address);
+    for (const k of this.transport.peerKeys()) if (!peers.has(k)) this.transport.dropPeer(k);
   }
 
-  /** The executor of a task in this worker (tests and the GPU/split extensions). */
+  /** The executor of a task in this worker (the context factory, tests). */
   executorOf(task: number): Executor | undefined {
     return this.executors.get(task);
   }
@@ -171,11 +151,11 @@ export class TaskWiring implements ExecutorHost {
   // ── ExecutorHost ───────────────────────────────────────────────────────────
 
   tasksOf(component: string): readonly number[] {
-    return this.componentTasks.get(component) ?? [];
+    return this.table.tasksOf(component);
   }
 
   isLocal(task: number): boolean {
-    return this.taskWorker.get(task) === this.selfKey;
+    return this.table.isLocal(task);
   }
 
   get routingLoad(): RoutingLoad | null {
@@ -183,131 +163,35 @@ export class TaskWiring implements ExecutorHost {
   }
 
   configOf(component: string): Readonly<Record<string, unknown>> {
-    return this.componentConfig.get(component) ?? this.opts.currentConfig();
-  }
-
-  fieldsOf(component: string, stream: string): Fields {
-    const f = this.fields.get(component)?.get(stream) ?? SYSTEM_FIELDS.get(stream);
-    if (!f) throw new EmitError(`stream "${stream}" of "${component}" is not declared`, component, stream);
-    return f;
+    return this.components.configOf(component);
   }
 
   ackerFor(root: bigint): number | null {
-    if (this.ackerTasks.length === 0) return null;
-    return this.ackerTasks[idBucket(root, this.ackerTasks.length)]!;
+    return this.table.ackerFor(root);
   }
 
   send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null): void {
-    const local = this.executors.get(dest);
-    if (local) {
-      local.enqueue(new RuntimeTuple(values, this.fieldsOf(srcComponent, stream), srcComponent, stream, srcTask, anchors), isSystemStream(stream));
-      this.wake();
-      return;
-    }
-    const peer = this.taskWorker.get(dest);
-    if (peer === undefined) {
-      this.droppedTuples++;
-      this.dropLog.warn({ dest, stream }, 'no worker is assigned the destination task; dropping the tuple (its spout will replay it)');
-      return;
-    }
-    this.transport.send(peer, [dest, srcTask, stream, values, anchors], isSystemStream(stream));
+    this.transfer.send(dest, srcComponent, srcTask, stream, values, anchors);
   }
 
   isCongested(targets: readonly number[]): boolean {
-    for (const t of targets) {
-      const local = this.executors.get(t);
-      if (local) {
-        if (local.queue.isFull()) return true;
-      } else {
-        const peer = this.taskWorker.get(t);
-        if (peer !== undefined && this.transport.pendingTuples(peer) >= this.transferLimit) return true;
-      }
-    }
-    return false;
+    return this.transfer.isCongested(targets);
   }
 
   wake(): void {
     this.loop.wake();
   }
 
+  localAcker(task: number): LocalAcker | undefined {
+    const ex = this.executors.get(task);
+    return ex instanceof AckerExecutor ? ex : undefined;
+  }
+
+  runsHere(task: number): boolean {
+    return this.executors.has(task);
+  }
+
   contextFor(component: string, task: number): TopologyContext {
     return this.opts.contextFor(component, task);
-  }
-
-  // ── internals ─────────────────────────────────────────────────────────────
-
-  private createExecutor(component: string, task: number): Executor {
-    if (component === ACKER_COMPONENT) return new AckerExecutor(this, task);
-    const factory = this.opts.topology.factories.get(component);
-    if (!factory) throw new Error(`the topology module has no component "${component}"`);
-    const instance = factory();
-    if (instance instanceof Spout) return new SpoutExecutor(this, component, task, instance);
-    const kind = this.def.components.find((c) => c.id === component)?.kind;
-    if (kind === 'spout') return new SpoutExecutor(this, component, task, instance as unknown as Spout);
-    return new BoltExecutor(this, component, task, instance as Exclude<typeof instance, Spout>);
-  }
-
-  private onBatch(batch: WireBatch): Promise<void> | void {
-    const touched: Executor[] = [];
-    // A batch's tuples mostly share (source task, stream): resolve the pair once per run of equal pairs, not per
-    // tuple. A decoded stream name is a fresh string, so each lookup hashed and compared it in two Maps: fieldsOf
-    // was 7.8 % of the bolt worker's CPU in the unacked transport bench.
-    let memoSrc = -1;
-    let memoStream = '';
-    let memoComponent = '';
-    let memoFields: Fields | null = null;
-    let memoSystem = false;
-    for (const t of batch.tuples) {
-      if (!isWireTuple(t)) {
-        this.droppedTuples++;
-        this.dropLog.warn({ from: batch.senderPort }, 'dropped a malformed tuple');
-        continue;
-      }
-      const [dest, src, stream, values, anchors] = t;
-      if (stream === LOAD_STREAM) {
-        if (!this.load?.board.apply(values)) {
-          this.droppedTuples++;
-          this.dropLog.warn({ from: batch.senderPort }, 'dropped a malformed or unexpected load report');
-        }
-        continue;
-      }
-      const ex = this.executors.get(dest);
-      if (!ex) {
-        this.droppedTuples++;
-        this.dropLog.warn({ dest, src, from: batch.senderPort }, 'dropped a tuple for an unknown task');
-        continue;
-      }
-      if (src !== memoSrc || stream !== memoStream || memoFields === null) {
-        const srcComponent = this.taskComponent.get(src);
-        if (srcComponent === undefined) {
-          this.droppedTuples++;
-          this.dropLog.warn({ dest, src, from: batch.senderPort }, 'dropped a tuple for an unknown task');
-          continue;
-        }
-        try {
-          memoFields = this.fieldsOf(srcComponent, stream);
-        } catch {
-          memoFields = null;
-          this.droppedTuples++;
-          this.dropLog.warn({ stream, src }, 'dropped a tuple on an undeclared stream');
-          continue;
-        }
-        memoSrc = src;
-        memoStream = stream;
-        memoComponent = srcComponent;
-        memoSystem = isSystemStream(stream);
-      }
-      const system = memoSystem;
-      if (!ex.enqueue(new RuntimeTuple(values, memoFields, memoComponent, stream, src, anchors), system)) {
-        this.droppedTuples++; // a system tuple of the wrong shape or for the wrong task (logged by the executor)
-        continue;
-      }
-      if (!system) touched.push(ex);
-    }
-    this.wake();
-    const full = touched.filter((e) => e.queue.isFull());
-    if (full.length === 0) return;
-    // Stop reading from the network until these queues drain: the peers' sends then wait (ZeroMQ high-water mark).
-    return this.loop.holdReceiver(full);
   }
 }

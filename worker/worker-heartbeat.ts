@@ -13,7 +13,7 @@ import type { WorkerLaunch } from '../common/worker-env.js';
 import { ZkPaths } from '../common/zk-paths.js';
 import { writeLocalHeartbeat } from '../common/local-heartbeat.js';
 import type { Executor } from './executor/executor.js';
-import type { WorkerLoad } from './load/worker-load.js';
+import type { WorkerLoad } from './routing/load/worker-load.js';
 import { putJson } from '../common/cluster-state/json-node.js';
 
 /** What a heartbeat reports; the functions are read at each beat. */

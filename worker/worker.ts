@@ -2,8 +2,8 @@
  * One worker process of one topology, and its lifecycle: start (bind the
  * port, build and start the executors, heartbeat), follow assignment and
  * status changes in ZooKeeper, and stop (drain, close components). The parts
- * it drives live beside it: task-wiring.ts (executors, routing, transport),
- * run-loop.ts, topology-context-factory.ts and worker-heartbeat.ts.
+ * it drives live beside it: task-wiring.ts (tasks, executors, transfer, transport),
+ * run-loop.ts, context/topology-context-factory.ts and worker-heartbeat.ts.
  */
 import { isStateError, type ClusterState } from '../common/cluster-state.js';
 import { assignmentSchema, stormBaseSchema } from '../common/record-schemas.js';
@@ -20,11 +20,12 @@ import type { StormTopology } from '../topology-sdk/topology-builder.js';
 import type { Executor } from './executor/executor.js';
 import { SpoutExecutor } from './executor/spout-executor.js';
 import type { LinkSecurity } from './transport/link-security.js';
-import { SignalHub } from './signal-hub.js';
+import { SignalHub } from './context/signal-hub.js';
 import { readJsonIfPresent } from '../common/cluster-state/json-node.js';
 import { workerSettings, type WorkerSettings } from './worker-settings.js';
 import { TaskWiring } from './task-wiring.js';
-import { TopologyContextFactory } from './topology-context-factory.js';
+import { TopologyContextFactory } from './context/topology-context-factory.js';
+import { WorkerNotAssignedError } from './errors.js';
 import { WorkerHeartbeats } from './worker-heartbeat.js';
 
 export interface WorkerOptions {
@@ -92,7 +93,7 @@ export class Worker {
       assigned: () => this.myAssignment(this.assignment),
       tasksOf: (c) => this.tasks.tasksOf(c),
       executorOf: (t) => this.tasks.executorOf(t),
-      configOf: (c) => this.tasks.configOf(c),
+      settingsOf: (c) => this.tasks.components.settingsOf(c),
     });
     this.tasks = new TaskWiring({
       launch: this.launch,
@@ -132,7 +133,7 @@ export class Worker {
 
   async start(): Promise<void> {
     const mine = this.myAssignment(this.assignment);
-    if (!mine) throw new Error(`worker ${this.selfKey} is not in the assignment of ${this.topologyId}`);
+    if (!mine) throw new WorkerNotAssignedError(`worker ${this.selfKey} is not in the assignment of ${this.topologyId}`, this.topologyId);
     await this.tasks.transport.bind();
     this.tasks.buildExecutors(mine);
     // Bolts and ackers first, so that a spout's first tuples find their targets ready.

@@ -15,7 +15,7 @@ import { summarize, type RunSummary } from '../../cli/run-summary.js';
 import { toSchedTopology } from '../../nimbus/dry-run.js';
 import type { SchedTopology } from '../../nimbus/scheduler/index.js';
 import type { TopologyDetail } from '../../nimbus/views.js';
-import { loadConfiguredTopology, resolveModulePath } from '../../worker/load-topology.js';
+import { loadConfiguredTopology, resolveModulePath } from '../../worker/index.js';
 
 export interface ClusterRunOptions {
   module: string;

@@ -6,7 +6,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { GpuBackendHandle, GpuBackendName } from '../../topology-sdk/gpu-backend-handle.js';
-import { selectGpuBackend } from '../../worker/gpu-backend.js';
+import { selectGpuBackend } from '../../worker/index.js';
 import { webgpuLabel } from '../../common/webgpu-adapter.js';
 
 export interface BenchBackend {

@@ -11,7 +11,7 @@ import type { OutputCollector, Values } from '../../topology-sdk/components.js';
 import type { TopologyContext } from '../../topology-sdk/context.js';
 import { Fields } from '../../topology-sdk/fields.js';
 import { ShellBolt } from '../../topology-sdk/shell-bolt.js';
-import { RuntimeTuple } from '../../worker/runtime-tuple.js';
+import { RuntimeTuple } from '../../worker/index.js';
 import { MetricRegistry } from '../../topology-sdk/user-metrics.js';
 import { packageRoot } from '../../common/package-root.js';
 

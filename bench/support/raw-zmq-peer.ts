@@ -6,7 +6,8 @@
  *   node raw-zmq-peer.js push <port> <batch>     (until killed)
  */
 import * as zmq from 'zeromq';
-import { encodeBatch, decodeBatch, type WireTuple } from '../../common/wire-codec.js';
+// The codec alone, not worker/index.js: the baseline process loads nothing else of the worker.
+import { encodeBatch, decodeBatch, type WireTuple } from '../../worker/transport/wire-codec.js';
 
 const [mode, portArg, arg] = process.argv.slice(2);
 const port = Number(portArg);

@@ -11,7 +11,7 @@ import { Histogram, type SparseHistogram } from '../../common/histogram.js';
 import type { RoutingLoadStats, WorkerHeartbeat } from '../../common/storm-base.js';
 import { LocalCluster } from '../../cli/local-cluster.js';
 import { PACKAGE_ROOT } from '../../cli/local-run.js';
-import { loadConfiguredTopology, resolveModulePath } from '../../worker/load-topology.js';
+import { loadConfiguredTopology, resolveModulePath } from '../../worker/index.js';
 
 export interface ShareRunOptions {
   module: string;

@@ -12,7 +12,7 @@ import { parseOverrides, readConfigFile } from '../../common/config/index.js';
 import { CliUsageError } from '../../common/errors.js';
 import { dryRun, type DryRunResult } from '../../nimbus/dry-run.js';
 import { packageRoot } from '../../common/package-root.js';
-import { loadConfiguredTopology, resolveModulePath } from '../../worker/load-topology.js';
+import { loadConfiguredTopology, resolveModulePath } from '../../worker/index.js';
 import { addConfigOptions, type ConfigFlags } from './config-options.js';
 
 interface ScheduleFlags extends ConfigFlags {

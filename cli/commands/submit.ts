@@ -4,7 +4,7 @@
  * ESM file, and uploads it with its sha256 and the serialized topology.
  */
 import type { Command } from 'commander';
-import { defaultTopologyName, loadConfiguredTopology, resolveModulePath } from '../../worker/load-topology.js';
+import { defaultTopologyName, loadConfiguredTopology, resolveModulePath } from '../../worker/index.js';
 import { packageRoot } from '../../common/package-root.js';
 import { NimbusClient } from '../nimbus-client.js';
 import { bundleTopology } from '../topology-bundle.js';

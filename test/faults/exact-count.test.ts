@@ -30,7 +30,7 @@ import * as zmq from 'zeromq';
 import { connectZooKeeper, type ZooKeeperClusterState } from '../../common/cluster-state/zookeeper-store.js';
 import { silentLogger } from '../../common/logger.js';
 import { ACKER_COMPONENT } from '../../common/topology-def.js';
-import { encodeBatch, type WireTuple } from '../../common/wire-codec.js';
+import { encodeBatch, type WireTuple } from '../../worker/index.js';
 import { ZkPaths } from '../../common/zk-paths.js';
 import type { TopologyDetail } from '../../nimbus/views.js';
 import { readAcked, readSinkIds } from '../fixtures/acking-topology.js';

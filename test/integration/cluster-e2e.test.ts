@@ -17,7 +17,7 @@ import { pack } from 'msgpackr';
 import * as zmq from 'zeromq';
 import { connectZooKeeper, type ZooKeeperClusterState } from '../../common/cluster-state/zookeeper-store.js';
 import { silentLogger } from '../../common/logger.js';
-import { encodeBatch, type WireTuple } from '../../common/wire-codec.js';
+import { encodeBatch, type WireTuple } from '../../worker/index.js';
 import { ZkPaths } from '../../common/zk-paths.js';
 import { SENTENCES } from '../../examples/word-count/index.js';
 import type { TopologyDetail, WorkerDetail } from '../../nimbus/views.js';

@@ -19,7 +19,7 @@ import { buildConfig, type RawConfig } from '../../common/config/index.js';
 import { silentLogger } from '../../common/logger.js';
 import { Nimbus, startHttpApi } from '../../nimbus/index.js';
 import { Supervisor } from '../../supervisor/index.js';
-import { loadConfiguredTopology, resolveModulePath } from '../../worker/load-topology.js';
+import { loadConfiguredTopology, resolveModulePath } from '../../worker/index.js';
 import { freePort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';

@@ -18,7 +18,7 @@ import * as zmq from 'zeromq';
 import { isStateError } from '../../common/cluster-state.js';
 import { connectZooKeeper, type ZooKeeperClusterState } from '../../common/cluster-state/zookeeper-store.js';
 import { silentLogger } from '../../common/logger.js';
-import { encodeBatch } from '../../common/wire-codec.js';
+import { encodeBatch } from '../../worker/index.js';
 import { ZkPaths } from '../../common/zk-paths.js';
 import { readAcked } from '../fixtures/acking-topology.js';
 import { PACKAGE_ROOT, ProcessCluster, processAlive, waitFor } from '../helpers/cluster-processes.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { LocalCluster } from '../../cli/local-cluster.js';
 import { PACKAGE_ROOT } from '../../cli/local-run.js';
 import { silentLogger } from '../../common/logger.js';
-import { loadConfiguredTopology, resolveModulePath } from '../../worker/load-topology.js';
+import { loadConfiguredTopology, resolveModulePath } from '../../worker/index.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 describe('set-log-level', function () {

@@ -27,7 +27,7 @@ import type { SplitMetrics } from '../../common/storm-base.js';
 import { ZkPaths } from '../../common/zk-paths.js';
 import { Nimbus, startHttpApi, type SplitPoint, type TopologyDetail } from '../../nimbus/index.js';
 import { Supervisor } from '../../supervisor/index.js';
-import { loadConfiguredTopology, resolveModulePath } from '../../worker/load-topology.js';
+import { loadConfiguredTopology, resolveModulePath } from '../../worker/index.js';
 import { freePort } from '../helpers/ports.js';
 import { SETTLE_WINDOWS, assertConverged, assertEveryTaskApplied, assertNothingLost, readReports } from '../helpers/split-checks.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';

@@ -13,7 +13,7 @@ import { LocalCluster } from '../../cli/local-cluster.js';
 import { PACKAGE_ROOT } from '../../cli/local-run.js';
 import { ConfigError } from '../../common/errors.js';
 import { silentLogger } from '../../common/logger.js';
-import { loadConfiguredTopology } from '../../worker/load-topology.js';
+import { loadConfiguredTopology } from '../../worker/index.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const log = silentLogger();

@@ -6,8 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import * as zmq from 'zeromq';
-import { ZmqTransport } from '../../worker/transport/zmq-transport.js';
-import { encodeBatch, type WireBatch, type WireTuple } from '../../common/wire-codec.js';
+import { ZmqTransport, encodeBatch, type WireBatch, type WireTuple } from '../../worker/index.js';
 import { silentLogger } from '../../common/logger.js';
 import { freePort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait-for.js';

@@ -6,29 +6,30 @@
  */
 import { Bolt, BasicBolt, type BasicOutputCollector, type EmitOptions, type OutputCollector, type Values } from '../../topology-sdk/components.js';
 import type { Tuple } from '../../topology-sdk/tuple.js';
-import type { RuntimeTuple } from '../runtime-tuple.js';
+import type { RuntimeTuple } from './runtime-tuple.js';
 import { Executor } from './executor.js';
-import type { ExecutorHost } from './executor-host.js';
-import { OutputRouter } from '../routing.js';
-import { randomId64 } from '../ack-ids.js';
-import { ACK_ACK, ACK_FAIL } from './system-streams.js';
+import type { ExecutorHost, LocalAcker } from './executor-host.js';
+import type { ComponentSettings } from '../worker-settings.js';
+import { OutputRouter } from '../routing/output-router.js';
+import { randomId64 } from '../acking/ack-ids.js';
+import { ACK_ACK, ACK_FAIL } from '../acking/system-streams.js';
 import { DEFAULT_STREAM } from '../../common/topology-def.js';
-import { AckerExecutor } from './acker-executor.js';
 
 export class BoltExecutor extends Executor {
   private readonly router: OutputRouter;
   private readonly basic: boolean;
   private prepared = false;
-  /** Acker task → its executor when it runs in this process, else null (looked up once per acker). */
-  private readonly localAckers = new Map<number, AckerExecutor | null>();
+  /** Acker task → the acker when it runs in this process, else null (looked up once per acker). */
+  private readonly localAckers = new Map<number, LocalAcker | null>();
 
   constructor(
     host: ExecutorHost,
     component: string,
     task: number,
+    settings: ComponentSettings,
     private readonly bolt: Bolt | BasicBolt,
   ) {
-    super(host, component, task, host.configOf(component)['topology.executor.receive.buffer.size'] as number);
+    super(host, component, task, settings);
     this.router = new OutputRouter(component, host);
     this.downstream = this.router.allTargets();
     this.basic = bolt instanceof BasicBolt || !(bolt instanceof Bolt);
@@ -69,7 +70,7 @@ export class BoltExecutor extends Executor {
     while (this.ready()) {
       this.executeOne(this.queue.shift()!);
       // While executes are fast (the last timed one under 20 µs) a clock read costs more than the work between two:
-      // check the deadline every 8 tuples then (saves ≈ 2.5 % of the bolt worker's CPU in the unacked transport bench).
+      // check the deadline every 8 tuples then, after each one otherwise (docs/benchmarks.md, "Acking, second round").
       if (((++n & 7) === 0 || this.metrics.lastExecuteMs >= 0.02) && performance.now() >= deadline) break;
     }
   }
@@ -139,15 +140,14 @@ export class BoltExecutor extends Executor {
     }
   }
 
-  /** The acker's executor when it runs in this process: the ack is a call, not a tuple (see acker-executor.ts). */
-  private localAcker(acker: number): AckerExecutor | null {
-    let ex = this.localAckers.get(acker);
-    if (ex === undefined) {
-      const found = this.host.executorOf?.(acker);
-      ex = found instanceof AckerExecutor ? found : null;
-      this.localAckers.set(acker, ex);
+  /** The acker when it runs in this process: the ack is a call, not a tuple (see acking/acker-executor.ts). */
+  private localAcker(acker: number): LocalAcker | null {
+    let local = this.localAckers.get(acker);
+    if (local === undefined) {
+      local = this.host.localAcker(acker) ?? null;
+      this.localAckers.set(acker, local);
     }
-    return ex;
+    return local;
   }
 }
 

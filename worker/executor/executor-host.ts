@@ -2,18 +2,29 @@
  * What an executor needs from the worker it runs in. Executors never touch
  * sockets or the cluster state directly; they go through this.
  */
-import type { Fields } from '../../topology-sdk/fields.js';
 import type { TopologyContext } from '../../topology-sdk/context.js';
 import type { Logger } from '../../common/logger.js';
-import type { RoutingTopology } from '../routing.js';
-import type { Executor } from './executor.js';
+import type { RoutingTopology } from '../routing/output-router.js';
+
+/**
+ * An acker task running in this process, as the spouts and bolts beside it
+ * call it: the ack protocol's messages as calls instead of tuples (see
+ * acking/acker-executor.ts). Values come from the runtime, not a socket.
+ */
+export interface LocalAcker {
+  /** __ack_init from a spout task. */
+  initLocal(root: bigint, xor: bigint, spoutTask: number): void;
+  /** __ack_ack from a bolt task. */
+  ackLocal(root: bigint, val: bigint): void;
+  /** __ack_fail from a bolt task. */
+  failLocal(root: bigint): void;
+}
 
 export interface ExecutorHost extends RoutingTopology {
   readonly topologyId: string;
   readonly log: Logger;
   /** Effective config of a component (topology config + component config). */
   configOf(component: string): Readonly<Record<string, unknown>>;
-  fieldsOf(component: string, stream: string): Fields;
   /** Delivers one tuple: into a local queue, or towards the worker that holds `dest`. */
   send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null): void;
   /** Acker task for a root id; null when acking is off. */
@@ -22,11 +33,10 @@ export interface ExecutorHost extends RoutingTopology {
   isCongested(targets: readonly number[]): boolean;
   /** Asks the worker's run loop for another turn. */
   wake(): void;
-  /**
-   * The executor of `task` when it runs in this process (the Worker has it; a host without it makes every ack-protocol
-   * message travel as a tuple). Spouts and bolts call a local acker directly through it (acker-executor.ts).
-   */
-  executorOf?(task: number): Executor | undefined;
+  /** The acker task `task` when it runs in this process (spouts and bolts then call it); undefined: send it tuples. */
+  localAcker(task: number): LocalAcker | undefined;
+  /** Whether the executor of `task` runs in this process (an acker gathers its replies to such a spout). */
+  runsHere(task: number): boolean;
   /** Builds the context handed to a task's open/prepare. */
   contextFor(component: string, task: number): TopologyContext;
 }

@@ -3,10 +3,11 @@
  * worker's run loop drives it. One executor runs one task; calls into user
  * code for that task never overlap (an async call is awaited first).
  */
-import { BoundedQueue } from '../bounded-queue.js';
-import type { RuntimeTuple } from '../runtime-tuple.js';
+import { BoundedQueue } from './bounded-queue.js';
+import type { RuntimeTuple } from './runtime-tuple.js';
 import { ExecutorMetricsRecorder } from './executor-metrics.js';
 import type { ExecutorHost } from './executor-host.js';
+import type { ComponentSettings } from '../worker-settings.js';
 import type { Logger } from '../../common/logger.js';
 import { RateLimitedLog } from '../../common/logger.js';
 import { MAX_REPORTED_ERRORS, type ComponentError } from '../../common/storm-base.js';
@@ -34,10 +35,11 @@ export abstract class Executor {
     protected readonly host: ExecutorHost,
     readonly component: string,
     readonly task: number,
-    queueSize: number,
+    /** What the executor reads of its component's config, compiled once (worker-settings.ts). */
+    protected readonly settings: ComponentSettings,
   ) {
-    this.queue = new BoundedQueue<RuntimeTuple>(queueSize);
-    this.systemQueue = new BoundedQueue<RuntimeTuple>(queueSize);
+    this.queue = new BoundedQueue<RuntimeTuple>(settings.receiveBufferSize);
+    this.systemQueue = new BoundedQueue<RuntimeTuple>(settings.receiveBufferSize);
     this.metrics = new ExecutorMetricsRecorder(component, task);
     this.log = host.log.child({ component, task });
     this.errors = new RateLimitedLog(this.log);

@@ -5,14 +5,14 @@
  */
 import type { Spout, EmitOptions, SpoutOutputCollector, Values } from '../../topology-sdk/components.js';
 import { Executor } from './executor.js';
-import type { ExecutorHost } from './executor-host.js';
-import { OutputRouter } from '../routing.js';
-import { randomId64, randomIdInBucket } from '../ack-ids.js';
-import { ACK_ACK, ACK_INIT, isSpoutAckInput } from './system-streams.js';
+import type { ExecutorHost, LocalAcker } from './executor-host.js';
+import type { ComponentSettings } from '../worker-settings.js';
+import { OutputRouter } from '../routing/output-router.js';
+import { randomId64, randomIdInBucket } from '../acking/ack-ids.js';
+import { ACK_ACK, ACK_INIT, isSpoutAckInput } from '../acking/system-streams.js';
 import { ACKER_COMPONENT, DEFAULT_STREAM } from '../../common/topology-def.js';
-import { AckerExecutor } from './acker-executor.js';
 import type { Tuple } from '../../topology-sdk/tuple.js';
-import { PendingMessages } from './pending-messages.js';
+import { PendingMessages } from '../acking/pending-messages.js';
 
 /** Hooks a split spout uses to learn the fate and latency of each tracked message. */
 export interface SpoutObserver {
@@ -37,7 +37,7 @@ export class SpoutExecutor extends Executor {
   observer: SpoutObserver | null = null;
   /** Acker tasks of the topology, in ackerFor's order; and the ones in this process, by that index. */
   private ackerTasks: readonly number[] = [];
-  private localAckers: (AckerExecutor | undefined)[] = [];
+  private localAckers: (LocalAcker | undefined)[] = [];
   private localBuckets: number[] = [];
   private nextBucket = 0;
   /** Inside runSlice: `clock` is a recent performance.now() (read every 32 nextTuple calls). */
@@ -48,16 +48,16 @@ export class SpoutExecutor extends Executor {
     host: ExecutorHost,
     component: string,
     task: number,
+    settings: ComponentSettings,
     private readonly spout: Spout,
   ) {
-    const conf = host.configOf(component);
-    super(host, component, task, conf['topology.executor.receive.buffer.size'] as number);
+    super(host, component, task, settings);
     this.router = new OutputRouter(component, host);
     this.downstream = this.router.allTargets();
-    this.maxPending = (conf['topology.max.spout.pending'] as number | null) ?? Infinity;
+    this.maxPending = settings.maxSpoutPending;
     this.pending = new PendingMessages(this.maxPending);
-    this.timeoutMs = (conf['topology.message.timeout.secs'] as number) * 1000;
-    this.waitMs = conf['topology.spout.wait.ms'] as number;
+    this.timeoutMs = settings.messageTimeoutMs;
+    this.waitMs = settings.spoutWaitMs;
   }
 
   get pendingCount(): number {
@@ -119,8 +119,8 @@ export class SpoutExecutor extends Executor {
   runSlice(deadline: number): void {
     this.drainAcks();
     // Reading the clock costs as much as a small emit: check the deadline every 32 calls, and stamp the emits of
-    // those 32 calls with the last reading (a tuple's complete latency then reads at most 32 nextTuple calls long,
-    // never short; saves a clock read per tracked tuple, ≈ 2.5 % of the spout worker's CPU in the transport bench).
+    // those 32 calls with the last reading, never a clock read per tracked tuple (a tuple's complete latency then
+    // reads at most 32 nextTuple calls long, never short; docs/benchmarks.md, "Acking, second round").
     let n = 0;
     this.clock = performance.now();
     this.inSlice = true;
@@ -150,10 +150,7 @@ export class SpoutExecutor extends Executor {
    */
   private findLocalAckers(): void {
     this.ackerTasks = this.host.tasksOf(ACKER_COMPONENT);
-    this.localAckers = this.ackerTasks.map((t) => {
-      const ex = this.host.executorOf?.(t);
-      return ex instanceof AckerExecutor ? ex : undefined;
-    });
+    this.localAckers = this.ackerTasks.map((t) => this.host.localAcker(t));
     this.localBuckets = [];
     this.localAckers.forEach((ex, i) => ex && this.localBuckets.push(i));
   }
@@ -235,14 +232,14 @@ export class SpoutExecutor extends Executor {
       return targets;
     }
     this.pending.add(root, messageId, stream, this.inSlice ? this.clock : performance.now());
-    const ackerEx = this.localAckerOf(acker);
+    const localAcker = this.localAckerOf(acker);
     // A local acker takes the init as a call, not a tuple (no Tuple, queue slot, shape check or wake-up).
-    if (ackerEx) ackerEx.initLocal(root, xor, this.task);
+    if (localAcker) localAcker.initLocal(root, xor, this.task);
     else this.host.send(acker, this.component, this.task, ACK_INIT, [root, xor, this.task], null);
     return targets;
   }
 
-  private localAckerOf(acker: number): AckerExecutor | undefined {
+  private localAckerOf(acker: number): LocalAcker | undefined {
     const i = this.ackerTasks.indexOf(acker);
     return i < 0 ? undefined : this.localAckers[i];
   }

@@ -81,7 +81,7 @@ export function refusedCurvePeers(): number {
 
 const Z85 = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#';
 
-/** Z85 (ZeroMQ RFC 32) text → bytes: every 5 characters are 4 bytes, big-endian base 85. */
+/** Z85 (ZeroMQ RFC 32) text → bytes: every 5 characters are 4 bytes, big-endian base 85. The keys are ZeroMQ's own (nimbus makes them with curveKeyPair): bad text is an invariant broken, a plain Error. */
 export function z85Decode(text: string): Buffer {
   if (text.length % 5 !== 0) throw new Error(`Z85 text must be a multiple of 5 characters long, got ${text.length}`);
   const out = Buffer.alloc((text.length / 5) * 4);

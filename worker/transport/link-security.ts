@@ -4,6 +4,7 @@
  * (curve.ts). Built once at worker start from the launch.
  */
 import type { CurveKeys } from '../../common/security/curve-keys.js';
+import type { ConfigRecord } from '../../common/config/index.js';
 import { configuredSlotBindHost, resolveSlotBindHost } from '../../common/slot-bind-host.js';
 
 export interface LinkSecurity {
@@ -13,6 +14,6 @@ export interface LinkSecurity {
   curve: CurveKeys | null;
 }
 
-export async function linkSecurityOf(clusterConfig: Readonly<Record<string, unknown>>, curve: CurveKeys | null | undefined): Promise<LinkSecurity> {
+export async function linkSecurityOf(clusterConfig: ConfigRecord, curve: CurveKeys | null | undefined): Promise<LinkSecurity> {
   return { bindHost: await resolveSlotBindHost(configuredSlotBindHost(clusterConfig)), curve: curve ?? null };
 }

@@ -1,8 +1,10 @@
 /**
- * Tuples between worker processes: one ZeroMQ PULL socket bound on the
- * worker's slot port, one PUSH socket per peer worker. Tuples for a peer are
- * gathered into batches (`topology.transfer.batch.size`, or whatever is there
- * after `topology.batch.flush.interval.millis`) and encoded with msgpackr.
+ * Sockets and frames between worker processes: one ZeroMQ PULL socket bound
+ * on the worker's slot port, one PUSH socket per peer worker. Tuples for a
+ * peer are gathered into a batch (batch-builder.ts), sealed at
+ * `topology.transfer.batch.size` or after `topology.batch.flush.interval.millis`
+ * and encoded into frames (wire-codec.ts) no bigger than the peer takes;
+ * frames that arrive are decoded and handed to the worker whole.
  *
  * Backpressure: each PUSH socket has a small high-water mark, so when a peer
  * stops reading, `send` waits, batches queue here, `pendingTuples` grows and
@@ -11,7 +13,8 @@
  * signal upstream.
  */
 import * as zmq from 'zeromq';
-import { encodeBatch, decodeBatch, type WireTuple, type WireBatch } from '../../common/wire-codec.js';
+import { encodeBatch, decodeBatch, type WireTuple, type WireBatch } from './wire-codec.js';
+import { BatchBuilder } from './batch-builder.js';
 import type { Logger } from '../../common/logger.js';
 import { RateLimitedLog } from '../../common/logger.js';
 import type { CurveKeys } from '../../common/security/curve-keys.js';
@@ -49,14 +52,11 @@ export interface TransportHandlers {
 
 class Peer {
   readonly socket: zmq.Push;
-  batch: WireTuple[] = [];
-  /** Tuples in `batch`, counting each message of a merged ack-protocol tuple. */
-  batchCount = 0;
-  /** Ack-protocol tuples of the open batch by (dest, src, stream), to merge into. */
-  readonly bundles = new Map<string, Map<number, WireTuple>>();
+  readonly batch = new BatchBuilder();
+  /** Sealed frames waiting for the socket, and the tuples in each. */
   readonly outbox: Buffer[] = [];
   outboxTuples: number[] = [];
-  /** Sum of outboxTuples: the backpressure check runs per emit, and summing 64 batches each time cost 70 ns a tuple at pending 10 000. */
+  /** Sum of outboxTuples, kept as a counter: the backpressure check runs per emit and must not sum the queued batches (docs/benchmarks.md, "Acking: where the time goes"). */
   outboxCount = 0;
   pumping = false;
   flushTimer: NodeJS.Timeout | null = null;
@@ -74,7 +74,7 @@ class Peer {
   }
 
   get pendingTuples(): number {
-    return this.batchCount + this.outboxCount;
+    return this.batch.count + this.outboxCount;
   }
 }
 
@@ -135,42 +135,24 @@ export class ZmqTransport {
     return this.peers.get(key)?.pendingTuples ?? 0;
   }
 
-  /**
-   * Queues a tuple for a peer. `merge`: an ack-protocol tuple (values a flat list of fixed-arity messages) that joins
-   * the batch's open tuple of the same destination, source and stream — a bolt's 128 acks to one acker travel as one
-   * tuple of 256 ids instead of 128 five-element tuples with a stream name each (less to encode, decode and allocate).
-   */
+  /** Queues a tuple for a peer. `merge`: an ack-protocol tuple, merged into the open batch's tuple of its route (batch-builder.ts). */
   send(key: string, tuple: WireTuple, merge = false): void {
     const p = this.peers.get(key);
+    // Senders name workers of the assignment; only this worker itself has no link, named in the moment a rebalance
+    // gives it tasks it runs no executor for (its supervisor restarts it then). A plain Error: that emit throws.
     if (!p) throw new Error(`no route to worker ${key}`);
-    if (merge) {
-      let ofStream = p.bundles.get(tuple[2]);
-      if (ofStream === undefined) p.bundles.set(tuple[2], (ofStream = new Map()));
-      const route = tuple[0] * 1_048_576 + tuple[1]; // dest, src: task ids are far below 2^20
-      const open = ofStream.get(route);
-      if (open !== undefined) {
-        const into = open[3];
-        for (const v of tuple[3]) into.push(v);
-      } else {
-        const own: WireTuple = [tuple[0], tuple[1], tuple[2], [...tuple[3]], tuple[4]];
-        ofStream.set(route, own);
-        p.batch.push(own);
-      }
-    } else {
-      p.batch.push(tuple);
-    }
-    if (++p.batchCount >= this.opts.batchSize) this.seal(p);
+    if (p.batch.add(tuple, merge) >= this.opts.batchSize) this.seal(p);
     else if (!p.flushTimer) {
       p.flushTimer = setTimeout(() => {
         p.flushTimer = null;
-        if (p.batchCount > 0) this.seal(p);
+        if (p.batch.count > 0) this.seal(p);
       }, this.opts.flushIntervalMs);
     }
   }
 
   /** Seals every partial batch now (shutdown, tests). */
   flushAll(): void {
-    for (const p of this.peers.values()) if (p.batchCount > 0) this.seal(p);
+    for (const p of this.peers.values()) if (p.batch.count > 0) this.seal(p);
   }
 
   /** Resolves once every sealed batch was handed to ZeroMQ, or after `timeoutMs`. */
@@ -193,12 +175,8 @@ export class ZmqTransport {
       clearTimeout(p.flushTimer);
       p.flushTimer = null;
     }
-    const tuples = p.batch;
-    const count = p.batchCount;
-    p.batch = [];
-    p.batchCount = 0;
-    p.bundles.clear();
-    this.enqueueFrames(p, tuples, count);
+    const count = p.batch.count;
+    this.enqueueFrames(p, p.batch.take(), count);
     if (!p.pumping) void this.pump(p);
   }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { WorkerGpuBackends, selectGpuBackend, type GpuBackendProbes } from '../../../worker/gpu-backend.js';
+import { WorkerGpuBackends, selectGpuBackend, type GpuBackendProbes } from '../../../worker/gpu/gpu-backend.js';
 import { isGpuBackend } from '../../../topology-sdk/gpu-backend-handle.js';
 import { fakeContext } from '../../helpers/fake-context.js';
 

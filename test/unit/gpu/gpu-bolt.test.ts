@@ -4,11 +4,11 @@ import type { GpuBackendHandle, GpuBackendName, GpuDeviceMonitor, GpuDeviceStats
 import { backendOfMode } from '../../../topology-sdk/internal/gpu-kernel-runner.js';
 import type { EmitOptions, OutputCollector, Values } from '../../../topology-sdk/components.js';
 import type { BatchInputs } from '../../../topology-sdk/internal/gpu-batch.js';
-import { RuntimeTuple } from '../../../worker/runtime-tuple.js';
+import { RuntimeTuple } from '../../../worker/executor/runtime-tuple.js';
 import type { Tuple } from '../../../topology-sdk/tuple.js';
 import { Fields } from '../../../topology-sdk/fields.js';
 import type { GpuMetrics } from '../../../common/storm-base.js';
-import { WorkerGpuBackends, type GpuBackendProbes } from '../../../worker/gpu-backend.js';
+import { WorkerGpuBackends, type GpuBackendProbes } from '../../../worker/gpu/gpu-backend.js';
 import { GpuMultiplyBolt, matmulKernel } from '../../../examples/matmul/gpu-multiply-bolt.js';
 import { checksumMatches, expectedProductSum, multiply, randomMatrix, seededRandom } from '../../../examples/matmul/matrix.js';
 import { fakeContext } from '../../helpers/fake-context.js';

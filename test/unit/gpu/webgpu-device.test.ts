@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { chooseAdapter, parseAdapterList, WebGpuDevices, type DawnModule } from '../../../worker/webgpu-device.js';
-import { driPrimeTag, gpuPinningEnv, installGpuRuntime } from '../../../worker/gpu-runtime.js';
-import { selectGpuBackend } from '../../../worker/gpu-backend.js';
+import { chooseAdapter, parseAdapterList, WebGpuDevices, type DawnModule } from '../../../worker/gpu/webgpu-device.js';
+import { driPrimeTag, gpuPinningEnv, installGpuRuntime } from '../../../worker/gpu/gpu-runtime.js';
+import { selectGpuBackend } from '../../../worker/gpu/gpu-backend.js';
 import { isSoftwareAdapter, webgpuLabel } from '../../../common/webgpu-adapter.js';
 import { fakeContext } from '../../helpers/fake-context.js';
 import type { Logger } from '../../../common/logger.js';

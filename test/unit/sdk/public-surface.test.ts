@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import * as hstorm from 'hstorm';
 import * as testing from 'hstorm/testing';
 import type { Tuple } from 'hstorm';
-import { RuntimeTuple } from '../../../worker/runtime-tuple.js';
-import { AckTracker } from '../../../worker/ack-tracker.js';
+import { RuntimeTuple } from '../../../worker/executor/runtime-tuple.js';
+import { AckTracker } from '../../../worker/acking/ack-tracker.js';
 import { packageRoot } from '../../../common/package-root.js';
 
 /** Values (not types) an author may import from 'hstorm'. */
@@ -73,7 +73,7 @@ describe('hstorm public surface', () => {
   it("exposes only '.' and './testing' in package.json: deep imports of internals are refused", async () => {
     const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
     assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', './testing']);
-    await assert.rejects(import('hstorm/dist/worker/runtime-tuple.js' as string), (e: NodeJS.ErrnoException) => e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED');
+    await assert.rejects(import('hstorm/dist/worker/executor/runtime-tuple.js' as string), (e: NodeJS.ErrnoException) => e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED');
   });
 
   it('a runtime tuple seen through the author type still reads its values (the type hides, it does not break)', () => {

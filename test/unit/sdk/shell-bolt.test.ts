@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { OutputCollector } from '../../../topology-sdk/components.js';
 import { Fields } from '../../../topology-sdk/fields.js';
 import { ShellBolt } from '../../../topology-sdk/shell-bolt.js';
-import { RuntimeTuple } from '../../../worker/runtime-tuple.js';
+import { RuntimeTuple } from '../../../worker/executor/runtime-tuple.js';
 import type { Tuple } from '../../../topology-sdk/tuple.js';
 import { fakeContext } from '../../helpers/fake-context.js';
 import { waitFor } from '../../helpers/wait-for.js';

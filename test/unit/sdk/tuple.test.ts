@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Fields } from '../../../topology-sdk/index.js';
-import { RuntimeTuple } from '../../../worker/runtime-tuple.js';
+import { RuntimeTuple } from '../../../worker/executor/runtime-tuple.js';
 
 function tuple(values: unknown[], names: string[], anchors: bigint[] | null = null): RuntimeTuple {
   return new RuntimeTuple(values, new Fields(names), 'split', 'default', 7, anchors);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { componentLoadFrom } from '../../../worker/component-load.js';
+import { componentLoadFrom } from '../../../worker/context/component-load.js';
 import type { ExecutorMetrics, GpuMetrics, WorkerHeartbeat } from '../../../common/storm-base.js';
 
 const stats = (count: number, mean: number) => ({ count, mean, p50: mean, p99: mean, max: mean });

@@ -1,5 +1,5 @@
 /**
- * Property test of Storm's acker algorithm (worker/ack-tracker.ts): random
+ * Property test of Storm's acker algorithm (worker/acking/ack-tracker.ts): random
  * tuple trees, their ack messages delivered in random order, some lost, some
  * duplicated, some fails. A model says when each tree must complete, without
  * XOR: every edge id appears in exactly two messages (the one that created it
@@ -14,8 +14,8 @@
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { AckTracker } from '../../../worker/ack-tracker.js';
-import { randomId64 } from '../../../worker/ack-ids.js';
+import { AckTracker } from '../../../worker/acking/ack-tracker.js';
+import { randomId64 } from '../../../worker/acking/ack-ids.js';
 import { seededRandom } from '../../../common/seeded-random.js';
 
 /** A tree as parent indices: node 0 is the spout tuple's first child, parent[i] < i or -1 for the spout (root). */
@@ -60,7 +60,7 @@ interface Done {
   acked: boolean;
 }
 
-describe('worker/ack-tracker (property)', () => {
+describe('worker/acking/ack-tracker (property)', () => {
   it('completes a tree exactly when every edge is acked: random trees, orders, lost and duplicated acks, fails', () => {
     fc.assert(
       fc.property(

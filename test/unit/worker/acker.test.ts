@@ -1,21 +1,22 @@
 import assert from 'node:assert/strict';
-import { AckerExecutor } from '../../../worker/executor/acker-executor.js';
+import { AckerExecutor } from '../../../worker/acking/acker-executor.js';
 import { BoltExecutor } from '../../../worker/executor/bolt-executor.js';
 import { SpoutExecutor } from '../../../worker/executor/spout-executor.js';
 import type { Executor } from '../../../worker/executor/executor.js';
-import type { ExecutorHost } from '../../../worker/executor/executor-host.js';
-import { ACK_ACK, ACK_FAIL, ACK_INIT, SYSTEM_FIELDS, isSystemStream } from '../../../worker/executor/system-streams.js';
+import type { ExecutorHost, LocalAcker } from '../../../worker/executor/executor-host.js';
+import { ACK_ACK, ACK_FAIL, ACK_INIT, SYSTEM_FIELDS, isSystemStream } from '../../../worker/acking/system-streams.js';
 import { ACKER_COMPONENT, computeTasks, type ComponentDef, type TopologyDef } from '../../../common/topology-def.js';
-import { defaultConfig } from '../../../common/config/config.js';
+import { defaultConfig, withDefaults } from '../../../common/config/config.js';
+import { componentSettings, type ComponentSettings } from '../../../worker/worker-settings.js';
 import { silentLogger } from '../../../common/logger.js';
 import { Fields } from '../../../topology-sdk/fields.js';
-import { RuntimeTuple } from '../../../worker/runtime-tuple.js';
+import { RuntimeTuple } from '../../../worker/executor/runtime-tuple.js';
 import type { Tuple } from '../../../topology-sdk/tuple.js';
 import { Bolt, Spout, type Conf, type OutputCollector, type SpoutOutputCollector } from '../../../topology-sdk/components.js';
 import type { OutputFieldsDeclarer } from '../../../topology-sdk/output-declarer.js';
 import type { TopologyContext } from '../../../topology-sdk/context.js';
 import { fakeContext } from '../../helpers/fake-context.js';
-import { idBucket, randomIdInBucket } from '../../../worker/ack-ids.js';
+import { idBucket, randomIdInBucket } from '../../../worker/acking/ack-ids.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 interface Sent {
@@ -40,6 +41,8 @@ class FakeHost implements ExecutorHost {
   readonly executors = new Map<number, Executor>();
   private readonly tasks;
   private readonly config: Record<string, unknown>;
+  /** Every component's settings here: the test's config over the defaults (the Worker compiles one per component). */
+  readonly settings: ComponentSettings;
   private scheduled = false;
 
   constructor(
@@ -49,6 +52,7 @@ class FakeHost implements ExecutorHost {
   ) {
     this.tasks = computeTasks(def, ackers);
     this.config = { ...defaultConfig(), ...config };
+    this.settings = componentSettings(withDefaults(this.config));
   }
 
   tasksOf(component: string): readonly number[] {
@@ -83,6 +87,15 @@ class FakeHost implements ExecutorHost {
   }
 
   isCongested(): boolean {
+    return false;
+  }
+
+  /** No acker is in this process here: every ack-protocol message travels as a tuple (InProcessHost below has them). */
+  localAcker(_task: number): LocalAcker | undefined {
+    return undefined;
+  }
+
+  runsHere(_task: number): boolean {
     return false;
   }
 
@@ -134,7 +147,7 @@ function component(id: string, kind: 'spout' | 'bolt', streams: string[][], inpu
   };
 }
 
-describe('worker/executor/acker-executor', () => {
+describe('worker/acking/acker-executor', () => {
   const SPOUT_TASK = 1;
   let host: FakeHost;
   let acker: AckerExecutor;
@@ -143,7 +156,7 @@ describe('worker/executor/acker-executor', () => {
   beforeEach(() => {
     host = new FakeHost({ components: [component('spout', 'spout', [['x']])], config: {} });
     ackerTask = host.tasksOf(ACKER_COMPONENT)[0]!;
-    acker = new AckerExecutor(host, ackerTask);
+    acker = new AckerExecutor(host, ackerTask, host.settings);
     host.add(acker);
   });
 
@@ -279,7 +292,7 @@ describe('worker/executor/acker-executor', () => {
 
   it('forgets trees after one to two message timeouts', async () => {
     host = new FakeHost({ components: [component('spout', 'spout', [['x']])], config: {} }, { 'topology.message.timeout.secs': 0.05 });
-    acker = new AckerExecutor(host, ackerTask);
+    acker = new AckerExecutor(host, ackerTask, host.settings);
     host.add(acker);
     await acker.start();
     deliver(ACK_INIT, [5n, 1n, SPOUT_TASK], 'spout', SPOUT_TASK);
@@ -388,12 +401,12 @@ describe('worker/executor ack tree, end to end', () => {
     host = new FakeHost(def, config);
     spout = new ListSpout(ids);
     sink = new SinkBolt(sinkVerdict);
-    spoutEx = new SpoutExecutor(host, 'spout', host.tasksOf('spout')[0]!, spout);
+    spoutEx = new SpoutExecutor(host, 'spout', host.tasksOf('spout')[0]!, host.settings, spout);
     const executors = [
       spoutEx,
-      new BoltExecutor(host, 'split', host.tasksOf('split')[0]!, new SplitBolt(split)),
-      new BoltExecutor(host, 'sink', host.tasksOf('sink')[0]!, sink),
-      new AckerExecutor(host, host.tasksOf(ACKER_COMPONENT)[0]!),
+      new BoltExecutor(host, 'split', host.tasksOf('split')[0]!, host.settings, new SplitBolt(split)),
+      new BoltExecutor(host, 'sink', host.tasksOf('sink')[0]!, host.settings, sink),
+      new AckerExecutor(host, host.tasksOf(ACKER_COMPONENT)[0]!, host.settings),
     ];
     for (const ex of executors) {
       host.add(ex);
@@ -453,10 +466,10 @@ describe('worker/executor ack tree, end to end', () => {
   it('acks at once when acking is off (no acker tasks)', async () => {
     host = new FakeHost(def, {}, 0);
     spout = new ListSpout(range(5));
-    spoutEx = new SpoutExecutor(host, 'spout', host.tasksOf('spout')[0]!, spout);
+    spoutEx = new SpoutExecutor(host, 'spout', host.tasksOf('spout')[0]!, host.settings, spout);
     host.add(spoutEx);
-    host.add(new BoltExecutor(host, 'split', host.tasksOf('split')[0]!, new SplitBolt(() => 'ack')));
-    host.add(new BoltExecutor(host, 'sink', host.tasksOf('sink')[0]!, new SinkBolt(() => 'hold')));
+    host.add(new BoltExecutor(host, 'split', host.tasksOf('split')[0]!, host.settings, new SplitBolt(() => 'ack')));
+    host.add(new BoltExecutor(host, 'sink', host.tasksOf('sink')[0]!, host.settings, new SinkBolt(() => 'hold')));
     for (const ex of host.executors.values()) await ex.start();
     spoutEx.activate();
     host.drain();
@@ -497,7 +510,7 @@ describe('worker/executor bolt lifecycle', () => {
     const def: TopologyDef = { components: [component('spout', 'spout', [['id']]), component('sink', 'bolt', [], ['spout'])], config: {} };
     const host = new FakeHost(def, {}, 0);
     const bolt = new SlowPrepareBolt();
-    const ex = new BoltExecutor(host, 'sink', host.tasksOf('sink')[0]!, bolt);
+    const ex = new BoltExecutor(host, 'sink', host.tasksOf('sink')[0]!, host.settings, bolt);
     host.add(ex);
     const started = ex.start();
     await bolt.prepareCalled;
@@ -515,12 +528,21 @@ describe('worker/executor bolt lifecycle', () => {
 
 // ── ackers in the same process: inits, acks and fails as calls, replies gathered ──
 
-/** FakeHost as a Worker sees it: executorOf finds the executors of this process (`remote` tasks are elsewhere), ackerFor is the Worker's. */
+/** FakeHost as a Worker sees it: the executors of this process are found (`remote` tasks are elsewhere), ackerFor is the Worker's. */
 class InProcessHost extends FakeHost {
   readonly remote = new Set<number>();
 
   executorOf(task: number): Executor | undefined {
     return this.remote.has(task) ? undefined : this.executors.get(task);
+  }
+
+  override localAcker(task: number): LocalAcker | undefined {
+    const ex = this.executorOf(task);
+    return ex instanceof AckerExecutor ? ex : undefined;
+  }
+
+  override runsHere(task: number): boolean {
+    return this.executorOf(task) !== undefined;
   }
 
   override ackerFor(root: bigint): number | null {
@@ -541,12 +563,12 @@ describe('worker/executor ack tree with the acker in the same process', () => {
     const ackers = [...host.tasksOf(ACKER_COMPONENT)];
     if (remoteAcker) host.remote.add(ackers[1]!);
     spout = new ListSpout(ids);
-    spoutEx = new SpoutExecutor(host, 'spout', host.tasksOf('spout')[0]!, spout);
+    spoutEx = new SpoutExecutor(host, 'spout', host.tasksOf('spout')[0]!, host.settings, spout);
     const executors = [
       spoutEx,
-      new BoltExecutor(host, 'split', host.tasksOf('split')[0]!, new SplitBolt(split)),
-      new BoltExecutor(host, 'sink', host.tasksOf('sink')[0]!, new SinkBolt(sinkVerdict)),
-      ...ackers.map((t) => new AckerExecutor(host, t)),
+      new BoltExecutor(host, 'split', host.tasksOf('split')[0]!, host.settings, new SplitBolt(split)),
+      new BoltExecutor(host, 'sink', host.tasksOf('sink')[0]!, host.settings, new SinkBolt(sinkVerdict)),
+      ...ackers.map((t) => new AckerExecutor(host, t, host.settings)),
     ];
     for (const ex of executors) host.add(ex);
     for (const ex of executors) await ex.start();
@@ -603,7 +625,7 @@ describe('worker/executor ack tree with the acker in the same process', () => {
   });
 });
 
-describe('worker/ack-ids', () => {
+describe('worker/acking/ack-ids', () => {
   it('randomIdInBucket: a non-zero id in the asked bucket, random elsewhere', () => {
     for (const n of [1, 2, 3, 7, 8, 1000]) {
       const seen = new Set<bigint>();

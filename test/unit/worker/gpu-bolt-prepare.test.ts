@@ -14,13 +14,14 @@
 import assert from 'node:assert/strict';
 import { BoltExecutor } from '../../../worker/executor/bolt-executor.js';
 import type { ExecutorHost } from '../../../worker/executor/executor-host.js';
-import { ACK_ACK, ACK_FAIL, SYSTEM_FIELDS, isSystemStream } from '../../../worker/executor/system-streams.js';
-import { WorkerGpuBackends } from '../../../worker/gpu-backend.js';
+import { ACK_ACK, ACK_FAIL, SYSTEM_FIELDS, isSystemStream } from '../../../worker/acking/system-streams.js';
+import { WorkerGpuBackends } from '../../../worker/gpu/gpu-backend.js';
 import { ACKER_COMPONENT, computeTasks, type TopologyDef } from '../../../common/topology-def.js';
-import { defaultConfig } from '../../../common/config/config.js';
+import { defaultConfig, withDefaults } from '../../../common/config/config.js';
+import { componentSettings } from '../../../worker/worker-settings.js';
 import { silentLogger } from '../../../common/logger.js';
 import { Fields } from '../../../topology-sdk/fields.js';
-import { RuntimeTuple } from '../../../worker/runtime-tuple.js';
+import { RuntimeTuple } from '../../../worker/executor/runtime-tuple.js';
 import type { Tuple } from '../../../topology-sdk/tuple.js';
 import { GpuBolt, type GpuEmit } from '../../../topology-sdk/gpu-bolt.js';
 import type { BatchInputs, BatchResult } from '../../../topology-sdk/internal/gpu-batch.js';
@@ -108,6 +109,14 @@ class OneExecutorHost implements ExecutorHost {
     return false;
   }
 
+  localAcker(): undefined {
+    return undefined;
+  }
+
+  runsHere(): boolean {
+    return false;
+  }
+
   wake(): void {
     if (this.scheduled) return;
     this.scheduled = true;
@@ -136,7 +145,7 @@ describe('a GPU bolt whose prepare is slow (the alpha-sweep failures)', function
     const host = new OneExecutorHost(() => gate.then(() => backends.acquire('auto')));
     const task = host.tasksOf('add')[0]!;
     const src = host.tasksOf('src')[0]!;
-    const ex = new BoltExecutor(host, 'add', task, new AddVectors());
+    const ex = new BoltExecutor(host, 'add', task, componentSettings(withDefaults(host.configOf())), new AddVectors());
     host.executor = ex;
     const started = ex.start();
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { PendingMessages } from '../../../worker/executor/pending-messages.js';
+import { PendingMessages } from '../../../worker/acking/pending-messages.js';
 
-describe('worker/executor/pending-messages', () => {
+describe('worker/acking/pending-messages', () => {
   it('takes each message once, reuses freed slots without mixing messages up, and grows past its first columns', () => {
     const p = new PendingMessages();
     const n = 5000;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { OutputRouter, type RoutingTopology } from '../../../worker/routing.js';
-import { NO_LOAD, type LoadView } from '../../../worker/load/task-load.js';
+import { OutputRouter, type RoutingTopology } from '../../../worker/routing/output-router.js';
+import { NO_LOAD, type LoadView } from '../../../worker/routing/load/task-load.js';
 import { computeTasks, type ComponentDef, type GroupingDef, type TopologyDef } from '../../../common/topology-def.js';
 import { seededRandom } from '../../../common/seeded-random.js';
 

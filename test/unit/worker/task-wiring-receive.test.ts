@@ -1,5 +1,5 @@
 /**
- * The worker's receive path (TaskWiring.onBatch) over a real ZeroMQ socket:
+ * The worker's receive path (batch-receiver.ts, wired by TaskWiring) over a real ZeroMQ socket:
  * each tuple of a batch gets the fields of its own source and stream, and a
  * tuple from an unknown task or on an undeclared stream is dropped and
  * counted without disturbing the tuples around it (the path resolves a run
@@ -16,7 +16,7 @@ import type { Tuple } from '../../../topology-sdk/tuple.js';
 import { computeTasks } from '../../../common/topology-def.js';
 import { defaultConfig } from '../../../common/config/config.js';
 import { silentLogger } from '../../../common/logger.js';
-import { encodeBatch, type WireTuple } from '../../../common/wire-codec.js';
+import { encodeBatch, type WireTuple } from '../../../worker/transport/wire-codec.js';
 import { fakeContext } from '../../helpers/fake-context.js';
 import { freePort } from '../../helpers/ports.js';
 import { waitFor } from '../../helpers/wait-for.js';

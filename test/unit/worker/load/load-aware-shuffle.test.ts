@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { LoadAwareShuffle } from '../../../../worker/load/load-aware-shuffle.js';
-import type { LoadView, RoutingLoad } from '../../../../worker/load/task-load.js';
+import { LoadAwareShuffle } from '../../../../worker/routing/load/load-aware-shuffle.js';
+import type { LoadView, RoutingLoad } from '../../../../worker/routing/load/task-load.js';
 import { seededRandom } from '../../../../common/seeded-random.js';
 
 function routing(loads: Map<number, number>, clock: { now: number }, refreshMs = 100): RoutingLoad {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { LoadBoard, type LocalTaskProbe } from '../../../../worker/load/load-board.js';
-import { encodeLoadReport, decodeLoadReport, LOAD_STREAM } from '../../../../worker/load/load-message.js';
-import { ServiceTimeEstimator } from '../../../../worker/load/service-time.js';
+import { LoadBoard, type LocalTaskProbe } from '../../../../worker/routing/load/load-board.js';
+import { encodeLoadReport, decodeLoadReport, LOAD_STREAM } from '../../../../worker/routing/load/load-message.js';
+import { ServiceTimeEstimator } from '../../../../worker/routing/load/service-time.js';
 
 class FakeClock {
   now = 1_000_000;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { pickTwoChoice } from '../../../../worker/load/two-choice.js';
-import type { LoadView } from '../../../../worker/load/task-load.js';
+import { pickTwoChoice } from '../../../../worker/routing/load/two-choice.js';
+import type { LoadView } from '../../../../worker/routing/load/task-load.js';
 import { seededRandom } from '../../../../common/seeded-random.js';
 
 /** A view over fixed waits (null: unknown), recording what was sent where. */

@@ -4,7 +4,7 @@
  *   bolt  → acker  __ack_ack  [root, edge ^ ackVal]   /  __ack_fail [root]
  *   acker → spout  __ack_ack  [root]                  /  __ack_fail [root]
  * Between workers, one tuple may carry several messages of a stream back to
- * back (values [root, val, root, val, …]): see ZmqTransport.send's `merge`.
+ * back (values [root, val, root, val, …]): see transport/batch-builder.ts.
  * Anything may arrive on a worker's port, so each receiver checks the shape of
  * these values (isAckerInput, isSpoutAckInput) before it trusts them: a wrong
  * type would otherwise throw inside the acker ("Cannot mix BigInt…") and end

@@ -5,13 +5,17 @@
  * and compares versions on the re-read, so the latest value is never missed
  * (values written between two reads coalesce into the newest one).
  */
-import type { ClusterState } from '../common/cluster-state.js';
-import { isStateError } from '../common/cluster-state.js';
-import { ZkPaths } from '../common/zk-paths.js';
-import type { Signal } from '../topology-sdk/context.js';
-import type { Logger } from '../common/logger.js';
+import type { ClusterState } from '../../common/cluster-state.js';
+import { isStateError } from '../../common/cluster-state.js';
+import { ZkPaths } from '../../common/zk-paths.js';
+import type { Signal } from '../../topology-sdk/context.js';
+import type { Logger } from '../../common/logger.js';
+import { SignalContentionError } from '../errors.js';
 
 type Handler = (s: Signal) => void;
+
+/** Compare-and-set rounds a send tries before it gives up (each lost one means another sender wrote meanwhile). */
+const SEND_ATTEMPTS = 5;
 
 interface Subscription {
   path: string;
@@ -34,7 +38,7 @@ export class SignalHub {
 
   async send(component: string, name: string, value: unknown, from: { component: string; task: number }): Promise<void> {
     const path = ZkPaths.signal(this.topologyId, component, name);
-    for (let attempt = 0; attempt < 5; attempt++) {
+    for (let attempt = 0; attempt < SEND_ATTEMPTS; attempt++) {
       const stat = await this.store.exists(path);
       const seq = stat ? stat.version + 1 : 0;
       const data = Buffer.from(JSON.stringify({ name, value, seq, from, time: Date.now() } satisfies Signal));
@@ -48,7 +52,7 @@ export class SignalHub {
         throw err;
       }
     }
-    throw new Error(`signal ${name} to ${component}: too much contention`);
+    throw new SignalContentionError(component, name, SEND_ATTEMPTS);
   }
 
   on(component: string, name: string, handler: Handler): void {

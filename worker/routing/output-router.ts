@@ -3,8 +3,8 @@
  * to under each subscriber's grouping. Built once per executor from the
  * topology definition; `route` is on the hot path and allocates one array.
  */
-import type { GroupingDef, TopologyDef } from '../common/topology-def.js';
-import { EmitError, TopologyValidationError } from '../common/errors.js';
+import type { GroupingDef, TopologyDef } from '../../common/topology-def.js';
+import { EmitError, TopologyValidationError } from '../../common/errors.js';
 import { hashValues } from './fields-hash.js';
 import { NO_LOAD, type RoutingLoad } from './load/task-load.js';
 import { pickTwoChoice } from './load/two-choice.js';
@@ -161,8 +161,8 @@ export class OutputRouter {
 
   private deal(s: Subscription, tasks: number[]): number {
     // A new deck only when the task set changed; otherwise the spent one is shuffled again in place (it holds the
-    // same tasks). Copying it at every deal cost an array per tuple with one target task: deal and route were 10 %
-    // of the spout worker's CPU in the unacked transport bench.
+    // same tasks): no array per tuple, even for a subscriber of one task, whose deck is spent at every deal
+    // (docs/benchmarks.md, "Acking, third round").
     if (s.deck.length !== tasks.length) {
       s.deck = [...tasks];
       s.cursor = s.deck.length;

@@ -1,23 +1,24 @@
 /**
  * The acker task: feeds the ack protocol's system tuples into an AckTracker
- * (Storm's XOR algorithm, worker/ack-tracker.ts) and tells the spout task of
+ * (Storm's XOR algorithm, ack-tracker.ts) and tells the spout task of
  * each finished tree `ack` or `fail`. What arrives is checked first
  * (`acceptsSystem`): a forged or garbled frame is dropped and counted, never
  * fed into the XOR.
  *
  * Inside one worker the protocol's messages need no tuple: a spout or bolt in
  * the same process calls `initLocal` / `ackLocal` / `failLocal` (found through
- * ExecutorHost.executorOf), and the replies to a spout in this process are
+ * ExecutorHost.localAcker), and the replies to a spout in this process are
  * gathered and handed over as one tuple per run of the acker. The algorithm is
  * the same — only the envelope is gone (a Tuple, a queue slot, a shape check
  * and a wake-up per message; see the numbers in docs/benchmarks.md).
  */
-import { Executor } from './executor.js';
-import type { ExecutorHost } from './executor-host.js';
+import { Executor } from '../executor/executor.js';
+import type { ExecutorHost, LocalAcker } from '../executor/executor-host.js';
+import type { ComponentSettings } from '../worker-settings.js';
 import { ACK_ACK, ACK_FAIL, ACK_INIT, isAckerInput } from './system-streams.js';
 import type { Tuple } from '../../topology-sdk/tuple.js';
 import { ACKER_COMPONENT } from '../../common/topology-def.js';
-import { AckTracker } from '../ack-tracker.js';
+import { AckTracker } from './ack-tracker.js';
 
 /** Replies gathered for one spout task in this process. */
 interface LocalReplies {
@@ -25,7 +26,7 @@ interface LocalReplies {
   failed: bigint[];
 }
 
-export class AckerExecutor extends Executor {
+export class AckerExecutor extends Executor implements LocalAcker {
   private readonly tracker = new AckTracker((root, spoutTask, acked) => this.reply(root, spoutTask, acked));
   private rotateTimer: NodeJS.Timeout | null = null;
   /** Spout task → whether it runs in this process (resolved on first reply). */
@@ -34,8 +35,8 @@ export class AckerExecutor extends Executor {
   private readonly localReplies = new Map<number, LocalReplies>();
   private repliesWaiting = false;
 
-  constructor(host: ExecutorHost, task: number) {
-    super(host, ACKER_COMPONENT, task, host.configOf(ACKER_COMPONENT)['topology.executor.receive.buffer.size'] as number);
+  constructor(host: ExecutorHost, task: number, settings: ComponentSettings) {
+    super(host, ACKER_COMPONENT, task, settings);
   }
 
   get pendingTrees(): number {
@@ -44,8 +45,7 @@ export class AckerExecutor extends Executor {
 
   async start(): Promise<void> {
     // Two generations rotated every timeout: an entry lives between one and two timeouts (Storm's RotatingMap).
-    const timeoutMs = (this.host.configOf(ACKER_COMPONENT)['topology.message.timeout.secs'] as number) * 1000;
-    this.rotateTimer = setInterval(() => this.tracker.rotate(), timeoutMs);
+    this.rotateTimer = setInterval(() => this.tracker.rotate(), this.settings.messageTimeoutMs);
     this.rotateTimer.unref();
   }
 
@@ -119,7 +119,7 @@ export class AckerExecutor extends Executor {
     this.metrics.emitted++;
     let local = this.spoutIsLocal.get(spoutTask);
     if (local === undefined) {
-      local = this.host.executorOf?.(spoutTask) !== undefined;
+      local = this.host.runsHere(spoutTask);
       this.spoutIsLocal.set(spoutTask, local);
     }
     if (!local) {

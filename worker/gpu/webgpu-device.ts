@@ -22,9 +22,10 @@
  *   X" (verified) from "one of two identical boards" (not verifiable through
  *   Dawn 0.2.9: reported as such).
  */
-import { adapterName, isSoftwareAdapter, type GpuAdapterReport, type WebGpuAdapterInfo } from '../common/webgpu-adapter.js';
-import type { GpuDeviceMonitor, GpuDeviceStats } from '../topology-sdk/gpu-backend-handle.js';
-import type { ComponentLogger } from '../topology-sdk/context.js';
+import { adapterName, isSoftwareAdapter, type GpuAdapterReport, type WebGpuAdapterInfo } from '../../common/webgpu-adapter.js';
+import type { GpuDeviceMonitor, GpuDeviceStats } from '../../topology-sdk/gpu-backend-handle.js';
+import type { ComponentLogger } from '../../topology-sdk/context.js';
+import { GpuLaunchError } from '../errors.js';
 
 /** The board a GPU worker is bound to (from its assignment). */
 export interface WebGpuTarget {
@@ -204,7 +205,7 @@ export class WebGpuDevices implements GpuDeviceMonitor {
     if (first) {
       this.counters.errors++;
       this.counters.lastError = firstLine(first.message);
-      throw new Error(`WebGPU error during the launch: ${this.counters.lastError}`);
+      throw new GpuLaunchError(this.counters.lastError);
     }
     throw (outcome as PromiseRejectedResult).reason;
   }

@@ -13,7 +13,7 @@
 import { expectedWaitMs, type LoadView, type TaskLoadFigure } from './task-load.js';
 import { ServiceTimeEstimator } from './service-time.js';
 import { decodeLoadReport, type LoadReport } from './load-message.js';
-import type { RoutingLoadStats } from '../../common/storm-base.js';
+import type { RoutingLoadStats } from '../../../common/storm-base.js';
 
 /** How the board reads one task of this worker. */
 export interface LocalTaskProbe {

@@ -5,8 +5,9 @@
  * corrupt its ack ids; executors receive these and narrow the Tuple a bolt
  * hands back (collector.ack/fail, emit anchors) to this class.
  */
-import type { Fields } from '../topology-sdk/fields.js';
-import type { MessageId, Tuple } from '../topology-sdk/tuple.js';
+import type { Fields } from '../../topology-sdk/fields.js';
+import type { MessageId, Tuple } from '../../topology-sdk/tuple.js';
+import { TupleFieldError, TupleValueError } from '../errors.js';
 
 /**
  * Ack-tree ids this tuple carries: pairs of (root id, edge id) flattened as
@@ -37,9 +38,9 @@ export class RuntimeTuple implements Tuple {
   ) {}
 
   // ── Storm's Tuple API (org.apache.storm.tuple.Tuple) ──────────────────────
-  // Typed getters check the value's type and throw a TypeError naming the field
-  // and what it holds, as Storm's casts would (ClassCastException): a bolt reading
-  // the wrong field fails on the spot, not three bolts later.
+  // Typed getters check the value's type and throw a TypeError (TupleValueError) naming
+  // the field and what it holds, as Storm's casts would (ClassCastException): a bolt
+  // reading the wrong field fails on the spot, not three bolts later.
 
   /** Number of values (Storm's `size()`). */
   size(): number {
@@ -68,11 +69,7 @@ export class RuntimeTuple implements Tuple {
   /** Position of a field; throws for a field the stream does not declare. */
   fieldIndex(name: string): number {
     const i = this.fields.indexOf(name);
-    if (i < 0) {
-      throw new Error(
-        `field "${name}" is not declared on stream "${this.sourceStreamId}" of "${this.sourceComponent}" (fields: ${this.fields.names.join(', ')})`,
-      );
-    }
+    if (i < 0) throw new TupleFieldError(name, this.sourceComponent, this.sourceStreamId, this.fields.names);
     return i;
   }
 
@@ -199,11 +196,16 @@ export class RuntimeTuple implements Tuple {
     return Number(this.getValueByField(name));
   }
 
-  private wrongType(i: number, wanted: string): TypeError {
+  private wrongType(i: number, wanted: string): TupleValueError {
     const v = this.values[i];
     const field = this.fields.names[i];
     const what = i >= this.values.length ? `no value (the tuple has ${this.values.length})` : `${typeof v === 'object' ? (v === null ? 'null' : (v.constructor?.name ?? 'an object')) : typeof v} ${describeValue(v)}`;
-    return new TypeError(`value ${i}${field ? ` ("${field}")` : ''} of a tuple from "${this.sourceComponent}" stream "${this.sourceStreamId}" is not ${wanted}: it is ${what}`);
+    return new TupleValueError(
+      `value ${i}${field ? ` ("${field}")` : ''} of a tuple from "${this.sourceComponent}" stream "${this.sourceStreamId}" is not ${wanted}: it is ${what}`,
+      i,
+      this.sourceComponent,
+      this.sourceStreamId,
+    );
   }
 
   /** Field name → value, for logging and tests. */

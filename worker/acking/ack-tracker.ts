@@ -11,13 +11,11 @@
  * are forgotten, as in Storm's RotatingMap; their spout times them out.
  *
  * The trees live in a flat open-addressing table of typed arrays (64-bit ids
- * as two uint32 halves), not a Map of objects: an in-flight tree costs no heap
- * object, so the garbage collector's work does not grow with the number of
- * trees in flight. With a Map, each tree's entry, state object and BigInt XOR
- * value lived as long as the tree (≈ max.spout.pending ÷ throughput); at
- * pending 10 000 that outlived young-generation collections, and GC went from
- * 7 % to 13–17 % of the worker's CPU (cpu profiles of the transport bench,
- * pending 1 000 vs 10 000) — part of why throughput fell as pending grew.
+ * as two uint32 halves), never a Map of objects: an in-flight tree costs no
+ * heap object, so the garbage collector's work does not grow with the number
+ * of trees in flight. Objects that live as long as a tree (≈ max.spout.pending
+ * ÷ throughput) outlive young-generation collections at large windows and are
+ * copied and promoted (docs/benchmarks.md, "Acking: where the time goes").
  */
 
 /** Called once per finished tree: `acked` false when a fail arrived. */

@@ -6,11 +6,12 @@
  * topology.load.update.interval.ms, and takes the peers' reports in.
  * Topologies without such a grouping get none of this (no timer, no traffic).
  */
-import type { TopologyDef } from '../../common/topology-def.js';
-import type { WireTuple } from '../../common/wire-codec.js';
+import type { TopologyDef } from '../../../common/topology-def.js';
+import type { WireTuple } from '../../transport/wire-codec.js';
 import { LoadBoard, type LoadBoardStats, type LocalTaskProbe } from './load-board.js';
 import { encodeLoadReport } from './load-message.js';
 import type { RoutingLoad } from './task-load.js';
+import type { LoadSettings } from '../../worker-settings.js';
 
 const LOAD_GROUPINGS = new Set(['twoChoice', 'loadAwareShuffle']);
 
@@ -39,17 +40,10 @@ export class WorkerLoad {
   }
 
   /** Null when the topology has no load-based grouping. */
-  static forTopology(def: TopologyDef, conf: Readonly<Record<string, unknown>>, clock: () => number = Date.now): WorkerLoad | null {
+  static forTopology(def: TopologyDef, settings: LoadSettings, clock: () => number = Date.now): WorkerLoad | null {
     const components = loadRoutedComponents(def);
     if (components.size === 0) return null;
-    return new WorkerLoad(
-      components,
-      conf['topology.load.update.interval.ms'] as number,
-      clock,
-      conf['topology.load.stale.ms'] as number,
-      conf['topology.localityaware.higher.bound'] as number,
-      conf['topology.localityaware.lower.bound'] as number,
-    );
+    return new WorkerLoad(components, settings.updateIntervalMs, clock, settings.staleMs, settings.higherBound, settings.lowerBound);
   }
 
   /** Watches a task of this worker when its component is load-routed. */

@@ -4,12 +4,12 @@
  * mean service time). A GPU bolt's execute only queues a tuple, so its
  * service time is its kernel time per tuple instead.
  */
-import type { ClusterState } from '../common/cluster-state.js';
-import type { ExecutorMetrics, WorkerHeartbeat } from '../common/storm-base.js';
-import { ZkPaths } from '../common/zk-paths.js';
-import type { ComponentLoad } from '../topology-sdk/context.js';
+import type { ClusterState } from '../../common/cluster-state.js';
+import type { ExecutorMetrics, WorkerHeartbeat } from '../../common/storm-base.js';
+import { ZkPaths } from '../../common/zk-paths.js';
+import type { ComponentLoad } from '../../topology-sdk/context.js';
 import { z } from 'zod';
-import { readJsonIfPresent } from '../common/cluster-state/json-node.js';
+import { readJsonIfPresent } from '../../common/cluster-state/json-node.js';
 
 /** What this file reads of a heartbeat, validated (a malformed beat is skipped, never a TypeError mid-estimate). */
 const beatShape = z.looseObject({

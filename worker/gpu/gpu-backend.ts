@@ -14,11 +14,11 @@
  * process and every GPU bolt task in it shares the answer.
  */
 import { availableParallelism } from 'node:os';
-import type { GpuBackendHandle, GpuBackendName, GpuDeviceMonitor } from '../topology-sdk/gpu-backend-handle.js';
-import { isGpuBackend } from '../topology-sdk/gpu-backend-handle.js';
-import { loadGpuJs } from '../topology-sdk/internal/gpu-js.js';
-import type { ComponentLogger } from '../topology-sdk/context.js';
-import { adapterName, type GpuAdapterReport } from '../common/webgpu-adapter.js';
+import type { GpuBackendHandle, GpuBackendName, GpuDeviceMonitor } from '../../topology-sdk/gpu-backend-handle.js';
+import { isGpuBackend } from '../../topology-sdk/gpu-backend-handle.js';
+import { loadGpuJs } from '../../topology-sdk/internal/gpu-js.js';
+import type { ComponentLogger } from '../../topology-sdk/context.js';
+import { adapterName, type GpuAdapterReport } from '../../common/webgpu-adapter.js';
 import { WebGpuDevices, type WebGpuTarget } from './webgpu-device.js';
 
 /** The GPU a worker is bound to (from its assignment). */

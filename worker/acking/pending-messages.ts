@@ -6,13 +6,11 @@
  * slots of the tuples in flight form one run that moves through the columns as
  * tuples complete, roughly in emit order.
  *
- * Why (the max.spout.pending effect, docs/benchmarks.md): this was a
- * Map<bigint, slot> in front of the columns. Random 64-bit keys land anywhere
- * in the Map's table, and the key BigInts anywhere on the heap, so once the
- * window outgrew the cache each add and take missed it — 0.22 µs per message
- * at pending 1 000 and 0.35–0.55 µs at 10 000 (in-process, add + take), one
- * of the costs that made CPU per acked tuple grow with the window. Now both
- * are an array index, the same at any window.
+ * The rule: no hash look-up keyed by a random root. Random 64-bit keys land
+ * anywhere in a Map's table, and the key BigInts anywhere on the heap, so once
+ * the window outgrows the cache each add and take misses it, and CPU per
+ * acked tuple grows with max.spout.pending (docs/benchmarks.md, "Acking,
+ * second round"). Here both are an array index, the same at any window.
  *
  * A root whose slot is taken (any root not numbered this way, or a tuple
  * still in flight one lap of the columns later) goes to a small Map beside

@@ -7,7 +7,7 @@
  * the link; a report that queues behind data reads as stale, which the
  * receiver measures and bounds.
  */
-import type { WireTuple } from '../../common/wire-codec.js';
+import type { WireTuple } from '../../transport/wire-codec.js';
 import type { TaskLoadFigure } from './task-load.js';
 
 export const LOAD_STREAM = '__load';

@@ -15,9 +15,9 @@
  * identity as verified only when one adapter of that model is left.
  * Variables the operator set are kept.
  */
-import type { GpuBinding } from '../common/assignment.js';
-import type { WorkerLaunch } from '../common/worker-env.js';
-import type { Logger } from '../common/logger.js';
+import type { GpuBinding } from '../../common/assignment.js';
+import type { WorkerLaunch } from '../../common/worker-env.js';
+import type { Logger } from '../../common/logger.js';
 
 export function installGpuRuntime(launch: WorkerLaunch, log: Logger, env: NodeJS.ProcessEnv = process.env): void {
   if (!launch.gpu) return;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Packr } from 'msgpackr';
-import { decodeBatch, encodeBatch, isWireTuple, WIRE_VERSION, type WireTuple } from '../../../common/wire-codec.js';
+import { decodeBatch, encodeBatch, isWireTuple, WIRE_VERSION, type WireTuple } from '../../../worker/transport/wire-codec.js';
 import { CodecError } from '../../../common/errors.js';
 
 const MAX_U64 = (1n << 64n) - 1n;
@@ -13,7 +13,7 @@ function isCodecError(e: unknown): boolean {
 /** A frame that is valid msgpack but has whatever shape the test wants. */
 const raw = new Packr({ useRecords: false, int64AsType: 'bigint', moreTypes: true });
 
-describe('common/wire-codec', () => {
+describe('worker/transport/wire-codec', () => {
   it('round-trips strings, numbers, nested arrays, typed arrays and 64-bit anchors', () => {
     const matrix = new Float32Array([1.5, -2.25, 3e10, 0, Number.NaN]);
     const tuples: WireTuple[] = [

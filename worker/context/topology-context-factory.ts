@@ -5,19 +5,20 @@
  * metrics, component load, the worker's shared GPU backend).
  */
 import { dirname } from 'node:path';
-import type { ClusterState } from '../common/cluster-state.js';
-import type { Logger } from '../common/logger.js';
-import type { TopologyDef } from '../common/topology-def.js';
-import type { WorkerAssignment } from '../common/assignment.js';
-import type { WorkerLaunch } from '../common/worker-env.js';
-import type { TopologyContext } from '../topology-sdk/context.js';
-import type { Executor } from './executor/executor.js';
-import { SpoutExecutor } from './executor/spout-executor.js';
+import type { ClusterState } from '../../common/cluster-state.js';
+import type { Logger } from '../../common/logger.js';
+import type { TopologyDef } from '../../common/topology-def.js';
+import type { WorkerAssignment } from '../../common/assignment.js';
+import type { WorkerLaunch } from '../../common/worker-env.js';
+import type { TopologyContext } from '../../topology-sdk/context.js';
+import type { Executor } from '../executor/executor.js';
+import { SpoutExecutor } from '../executor/spout-executor.js';
+import { ContextHookError } from '../errors.js';
 import type { SignalHub } from './signal-hub.js';
-import { WorkerGpuBackends, type ForcedBackend } from './gpu-backend.js';
+import { WorkerGpuBackends } from '../gpu/gpu-backend.js';
 import { readComponentLoad } from './component-load.js';
 import { userMetricsOf } from './user-metrics-api.js';
-import type { WorkerSettings } from './worker-settings.js';
+import type { ComponentSettings, WorkerSettings } from '../worker-settings.js';
 
 /** What a context is built from; the functions are read when a context is built (or, for executors, when a hook runs). */
 export interface ContextSources {
@@ -34,7 +35,8 @@ export interface ContextSources {
   assigned: () => WorkerAssignment | undefined;
   tasksOf: (component: string) => readonly number[];
   executorOf: (task: number) => Executor | undefined;
-  configOf: (component: string) => Readonly<Record<string, unknown>>;
+  /** The component's settings (worker-settings.ts ComponentConfigs). */
+  settingsOf: (component: string) => ComponentSettings;
 }
 
 export class TopologyContextFactory {
@@ -65,7 +67,7 @@ export class TopologyContextFactory {
       onSignal: (name, handler) => src.signals.on(component, name, handler as (s: unknown) => void as never),
       onTupleComplete: (listener) => {
         const ex = src.executorOf(task);
-        if (!(ex instanceof SpoutExecutor)) throw new Error(`onTupleComplete: "${component}" task ${task} is not a spout`);
+        if (!(ex instanceof SpoutExecutor)) throw new ContextHookError('onTupleComplete', component, task, 'is not a spout');
         const prev = ex.observer;
         ex.observer = {
           onComplete: (stream, latencyMs, acked) => {
@@ -84,7 +86,7 @@ export class TopologyContextFactory {
       ...userMetricsOf(() => src.executorOf(task), component, task),
       acquireGpuBackend: () => {
         this.gpuBackends ??= new WorkerGpuBackends(gpu, src.gpuCpuThreads, src.log.child({ gpu: gpu?.gpuId ?? null }));
-        return this.gpuBackends.acquire((src.configOf(component)['topology.gpu.backend'] as ForcedBackend | undefined) ?? 'auto');
+        return this.gpuBackends.acquire(src.settingsOf(component).gpuBackend);
       },
     };
   }

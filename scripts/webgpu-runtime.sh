@@ -10,9 +10,12 @@
 #   GLIBC_2.38, so this downloads Debian 13's libc6, libstdc++6 and libgcc-s1
 #   with a private apt configuration (own sources list, lists and cache: the
 #   system's apt state is not touched), unpacks them with `dpkg -x` into a
-#   private directory, and makes a copy of node whose ELF interpreter and
-#   rpath point there (patchelf). Child processes started with
-#   process.execPath — hstorm's workers — inherit that copy.
+#   private directory, and makes a copy of the node on PATH whose ELF
+#   interpreter and rpath point there (patchelf). Child processes started
+#   with process.execPath — hstorm's workers — inherit that copy. Each node
+#   binary gets its own copy (node-<hash of the binary>), all sharing the one
+#   libc: `bash scripts/with-node.sh 26 bash scripts/webgpu-runtime.sh`
+#   prints a Node 26 that loads Dawn.
 # - --software-adapter: also makes sure a Vulkan loader and Mesa's software
 #   Vulkan driver (lavapipe) are installed, so that a machine without a GPU
 #   still has a WebGPU adapter. hstorm labels it "software adapter" everywhere
@@ -26,11 +29,12 @@
 #
 # Exit status: 0 ready (node path on stdout); 3 the runtime cannot be prepared
 # here (the reason on stderr, e.g. no apt, no route to the Debian mirror).
-# Options: --dir DIR (default ${XDG_CACHE_HOME:-$HOME/.cache}/hstorm/webgpu-runtime),
+# Options: --dir DIR (default ${XDG_CACHE_HOME:-$HOME/.cache}/hstorm/webgpu; earlier versions,
+#          with one node copy rebuilt at every change of node, used .../webgpu-runtime),
 #          --software-adapter, --mirror URL (default http://deb.debian.org/debian), --debs DIR.
 set -euo pipefail
 
-dir="${XDG_CACHE_HOME:-$HOME/.cache}/hstorm/webgpu-runtime"
+dir="${XDG_CACHE_HOME:-$HOME/.cache}/hstorm/webgpu"
 software=0
 mirror="http://deb.debian.org/debian"
 debs=""
@@ -40,7 +44,7 @@ while [ $# -gt 0 ]; do
     --software-adapter) software=1; shift ;;
     --mirror) mirror="$2"; shift 2 ;;
     --debs) debs="$(cd "$2" && pwd)"; shift 2 ;;
-    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "webgpu-runtime: unknown option '$1' (allowed: --dir DIR, --software-adapter, --mirror URL, --debs DIR)" >&2; exit 2 ;;
   esac
 done
@@ -79,36 +83,49 @@ if [ "$(printf '%s\n2.38\n' "$glibc" | sort -V | head -1)" = "2.38" ]; then
   exit 0
 fi
 
-# glibc < 2.38: a private newer libc and a node copy that uses it.
+# glibc < 2.38: a private newer libc (shared) and, per node binary, a copy of that node that uses it —
+# one for each node this runs under (the machine's, and the LTS lines scripts/with-node.sh fetches), so
+# switching nodes neither downloads the libc again nor breaks a copy another run is using.
 root="$dir/root"
-patched="$dir/node"
-stamp="$dir/stamp"
-want="$(sha256sum "$node_bin" | cut -c1-16) $glibc"
-if [ -x "$patched" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && "$patched" -e 0 2>/dev/null; then
+patched="$dir/node-$(sha256sum "$node_bin" | cut -c1-16)"
+if [ -x "$patched" ] && "$patched" -e 0 2>/dev/null; then
   echo "$patched"
   exit 0
 fi
+mkdir -p "$dir"
 
-log "glibc $glibc is older than the 2.38 Dawn needs: preparing a private runtime in $dir"
-rm -rf "$dir"
-mkdir -p "$dir/debs" "$root"
-if [ -n "$debs" ]; then
-  for p in libc6 libstdc++6 libgcc-s1; do
-    ls "$debs/${p}_"*.deb >/dev/null 2>&1 || fail "--debs $debs has no ${p}_*.deb"
-    cp "$debs/${p}_"*.deb "$dir/debs/"
-  done
-else
-  command -v apt-get >/dev/null || fail "apt-get is needed to download Debian 13's libc (none here; or pass --debs DIR)"
-  mkdir -p "$dir/apt/lists/partial" "$dir/apt/cache/archives/partial"
-  echo "deb $mirror trixie main" > "$dir/apt/sources.list"
-  apt_opts=(-o "Dir::Etc::SourceList=$dir/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
-    -o "Dir::State::Lists=$dir/apt/lists" -o "Dir::Cache=$dir/apt/cache"
-    -o APT::Architecture=amd64 -o APT::Architectures=amd64 -o APT::Sandbox::User=root)
-  apt-get "${apt_opts[@]}" update -qq >/dev/null 2>&1 || fail "cannot read Debian 13 (trixie) package lists from $mirror"
-  (cd "$dir/debs" && apt-get "${apt_opts[@]}" download libc6 libstdc++6 libgcc-s1 >/dev/null 2>&1) || fail "cannot download libc6, libstdc++6, libgcc-s1 from Debian 13"
+lib="$root/usr/lib/x86_64-linux-gnu"
+if [ ! -e "$root/.complete" ]; then
+  log "glibc $glibc is older than the 2.38 Dawn needs: preparing a private runtime in $dir"
+  work=$(mktemp -d "$dir/.root.XXXXXX")
+  trap 'rm -rf "$work"' EXIT
+  mkdir -p "$work/debs" "$work/root"
+  if [ -n "$debs" ]; then
+    for p in libc6 libstdc++6 libgcc-s1; do
+      ls "$debs/${p}_"*.deb >/dev/null 2>&1 || fail "--debs $debs has no ${p}_*.deb"
+      cp "$debs/${p}_"*.deb "$work/debs/"
+    done
+  else
+    command -v apt-get >/dev/null || fail "apt-get is needed to download Debian 13's libc (none here; or pass --debs DIR)"
+    mkdir -p "$work/apt/lists/partial" "$work/apt/cache/archives/partial"
+    echo "deb $mirror trixie main" > "$work/apt/sources.list"
+    apt_opts=(-o "Dir::Etc::SourceList=$work/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+      -o "Dir::State::Lists=$work/apt/lists" -o "Dir::Cache=$work/apt/cache"
+      -o APT::Architecture=amd64 -o APT::Architectures=amd64 -o APT::Sandbox::User=root)
+    apt-get "${apt_opts[@]}" update -qq >/dev/null 2>&1 || fail "cannot read Debian 13 (trixie) package lists from $mirror"
+    (cd "$work/debs" && apt-get "${apt_opts[@]}" download libc6 libstdc++6 libgcc-s1 >/dev/null 2>&1) || fail "cannot download libc6, libstdc++6, libgcc-s1 from Debian 13"
+  fi
+  for f in "$work"/debs/*.deb; do dpkg -x "$f" "$work/root"; done
+  [ -e "$work/root/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" ] || fail "Debian 13's libc6 has no usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
+  touch "$work/root/.complete"
+  # In place by a rename; where another run got there first, its copy stays (patched nodes in use point into it).
+  if [ ! -e "$root/.complete" ]; then
+    rm -rf "$root" # half a runtime, or an earlier version's
+    mv "$work/root" "$root" || [ -e "$root/.complete" ] || fail "cannot move the runtime into $root"
+  fi
+  rm -rf "$work"
+  trap - EXIT
 fi
-for f in "$dir"/debs/*.deb; do dpkg -x "$f" "$root"; done
-rm -rf "$dir/apt" "$dir/debs"
 
 # patchelf: the system's, else one from --debs (unpacked privately), else Debian's package.
 patchelf_bin=$(command -v patchelf || true)
@@ -121,11 +138,11 @@ if [ -z "$patchelf_bin" ]; then
   patchelf_bin=$(command -v patchelf)
 fi
 
-lib="$root/usr/lib/x86_64-linux-gnu"
-[ -e "$lib/ld-linux-x86-64.so.2" ] || fail "Debian 13's libc6 has no $lib/ld-linux-x86-64.so.2"
-cp "$node_bin" "$patched"
-"$patchelf_bin" --set-interpreter "$lib/ld-linux-x86-64.so.2" --set-rpath "$lib" "$patched"
-"$patched" -e 0 || fail "the patched node does not start"
-echo "$want" > "$stamp"
+tmp_node=$(mktemp "$patched.XXXXXX")
+cp "$node_bin" "$tmp_node"
+"$patchelf_bin" --set-interpreter "$lib/ld-linux-x86-64.so.2" --set-rpath "$lib" "$tmp_node"
+chmod 755 "$tmp_node"
+"$tmp_node" -e 0 || { rm -f "$tmp_node"; fail "the patched node does not start"; }
+mv -f "$tmp_node" "$patched"
 log "ready: $patched (node $("$patched" -v), glibc $("$patched" -p 'process.report.getReport().header.glibcVersionRuntime'))"
 echo "$patched"

@@ -150,14 +150,15 @@ export class Supervisor {
     this.log = options.log.child({ supervisor: this.settings.id });
     this.graceMs = options.workerStopGraceMs ?? 5000;
     const authorizedFetch = fetchWithSecret(options.fetchImpl ?? fetch, nimbusSecret(options.config));
+    const entry = options.workerEntry ?? defaultWorkerEntry();
     this.launcher = new WorkerLauncher({
       log: this.log,
-      entry: options.workerEntry ?? defaultWorkerEntry(),
+      entry,
       childopts: this.settings.childopts,
       logDir: join(this.settings.localDir, 'logs'),
       pidDir: join(this.settings.localDir, 'workers', this.settings.id),
       clusterConfig: workerClusterConfig(options.config),
-      runAs: resolveWorkerUser(options.config),
+      runAs: resolveWorkerUser(options.config, { execPath: process.execPath, entry }),
       ...(options.ipc && { ipc: options.ipc }),
       ...(options.workerEnv && { env: options.workerEnv }),
     });

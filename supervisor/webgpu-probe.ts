@@ -6,8 +6,7 @@
  * killed after a timeout, and any failure is a clean "no adapter" with why.
  */
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
+import { webgpuPackageEntry } from '../common/dawn-addon.js';
 import { isSoftwareAdapter, type WebGpuAdapterInfo } from '../common/webgpu-adapter.js';
 
 export type { WebGpuAdapterInfo };
@@ -18,7 +17,8 @@ export type WebGpuProbe = { ok: true; adapter: WebGpuAdapterInfo } | { ok: false
 const PROBE_SCRIPT = `
 const say = (o) => { process.stdout.write(JSON.stringify(o) + '\\n'); process.exit(0); };
 try {
-  const { create } = await import(process.env.HSTORM_WEBGPU_URL);
+  const { loadDawnAddon } = await import(process.env.HSTORM_DAWN_LOADER);
+  const { create } = await loadDawnAddon();
   const gpu = create(['backend=vulkan']);
   const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   if (!adapter) say({ ok: false, why: 'no WebGPU adapter over Vulkan' });
@@ -53,20 +53,12 @@ export function parseProbeOutput(stdout: string): WebGpuProbe {
   return { ok: true, adapter };
 }
 
-export function resolveWebGpuModule(): string | null {
-  try {
-    return pathToFileURL(createRequire(import.meta.url).resolve('webgpu')).href;
-  } catch {
-    return null;
-  }
-}
-
 export function probeWebGpu(timeoutMs = 8_000): Promise<WebGpuProbe> {
-  const url = resolveWebGpuModule();
-  if (!url) return Promise.resolve({ ok: false, why: 'the webgpu package is not installed' });
+  if (!webgpuPackageEntry()) return Promise.resolve({ ok: false, why: 'the webgpu package is not installed' });
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', PROBE_SCRIPT], {
-      env: { ...process.env, HSTORM_WEBGPU_URL: url },
+      // The child loads Dawn as workers do (common/dawn-addon.ts: RTLD_DEEPBIND, which Node 24 needs).
+      env: { ...process.env, HSTORM_DAWN_LOADER: import.meta.resolve('../common/dawn-addon.js') },
       stdio: ['ignore', 'pipe', 'pipe'],
       windowsHide: true,
     });

@@ -14,7 +14,7 @@
  * worker's health from that file, not from ZooKeeper.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ConfigRecord } from '../common/config/index.js';
 import type { GpuBinding } from '../common/assignment.js';
@@ -45,6 +45,8 @@ export interface WorkerLauncherOptions {
   env?: Record<string, string>;
   /** Run workers as this user and group (supervisor.worker.user, worker-user.ts). */
   runAs?: { uid: number; gid: number } | null;
+  /** The node that runs workers (default: this process's, process.execPath; tests inject one that cannot start). */
+  execPath?: string;
 }
 
 export interface WorkerSpec {
@@ -180,7 +182,7 @@ export class WorkerLauncher {
     }
     let child: ChildProcess;
     try {
-      child = spawn(process.execPath, [...this.o.childopts, this.o.entry], {
+      child = spawn(this.o.execPath ?? process.execPath, [...this.o.childopts, this.o.entry], {
         env: { ...process.env, ...this.o.env, ...encodeWorkerLaunch(launch) },
         stdio: this.o.ipc ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd],
         // Its own process group: a terminal's Ctrl-C reaches only the daemon, which then stops its
@@ -193,10 +195,19 @@ export class WorkerLauncher {
     } finally {
       closeSync(fd);
     }
-    // A failed spawn reports through 'error' (and then 'exit' may never come): turn it into an exit.
+    // A spawn that fails (EACCES: a worker user who cannot run this node; ENOENT) reports through 'error' and never
+    // through 'exit' — Node sets exitCode to the negative errno — so no process exists and none will exit: turn it
+    // into an exit, with the reason in the worker's log, where the supervisor reads why a worker died.
     child.once('error', (err) => {
       this.o.log.warn({ err, port: spec.port, topology: spec.topologyId }, 'worker process error');
-      if (child.exitCode === null && child.signalCode === null && child.pid === undefined) child.emit('exit', null, null);
+      if (child.pid !== undefined) return;
+      const as = this.o.runAs ? ` as uid ${this.o.runAs.uid} (supervisor.worker.user)` : '';
+      try {
+        appendFileSync(logFile, `hstorm: cannot start the worker process${as}: ${err.message}\n`);
+      } catch {
+        // the log is gone: the exit alone still reaches the supervisor
+      }
+      child.emit('exit', null, null);
     });
     const server = this.o.ipc && child.pid !== undefined ? this.o.ipc(child) : null;
     if (child.pid !== undefined) this.recordPid(spec, child.pid, logFile);

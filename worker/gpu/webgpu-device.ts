@@ -21,7 +21,10 @@
  *   when a name matches none), so the worker can tell "the only adapter named
  *   X" (verified) from "one of two identical boards" (not verifiable through
  *   Dawn 0.2.9: reported as such).
+ * - Dawn is loaded with RTLD_DEEPBIND on Linux (common/dawn-addon.ts): under
+ *   Node 24 it otherwise binds to Node's abseil and aborts the process.
  */
+import { loadDawnAddon } from '../../common/dawn-addon.js';
 import { adapterName, isSoftwareAdapter, type GpuAdapterReport, type WebGpuAdapterInfo } from '../../common/webgpu-adapter.js';
 import type { GpuDeviceMonitor, GpuDeviceStats } from '../../topology-sdk/gpu-backend-handle.js';
 import type { ComponentLogger } from '../../topology-sdk/context.js';
@@ -252,9 +255,7 @@ export class WebGpuDevices implements GpuDeviceMonitor {
 async function loadDawn(): Promise<DawnModule> {
   // Mesa's Vulkan drivers complain on stderr when this is unset (headless daemons rarely have it).
   process.env['XDG_RUNTIME_DIR'] ??= '/tmp';
-  // A variable specifier keeps TypeScript from resolving the package's types (they need @webgpu/types).
-  const spec = 'webgpu';
-  return (await import(spec)) as DawnModule;
+  return (await loadDawnAddon()) as DawnModule;
 }
 
 /** Every adapter name Dawn sees over Vulkan, from the list it gives when refusing an unknown name. */

@@ -1,6 +1,6 @@
 /**
  * Loads Dawn, the native addon of the `webgpu` package, the one way every
- * hstorm process does: the worker that runs kernels (worker/webgpu-device.ts)
+ * hstorm process does: the worker that runs kernels (worker/gpu/webgpu-device.ts)
  * and the supervisor's probe child (supervisor/webgpu-probe.ts, which imports
  * this file by URL).
  *

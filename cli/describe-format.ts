@@ -121,6 +121,12 @@ export function formatDetail(d: TopologyDetail): string {
         }),
       ),
     );
+    for (const [id, c] of splits) out.push(...splitSideLines(id, c.split!));
+  }
+  const unplaced = Object.entries(d.components).flatMap(([id, c]) => (c.unplacedTargets ?? []).map((u) => ({ id, ...u })));
+  if (unplaced.length) {
+    out.push('', 'tuples failed at once (their target has no running task):');
+    for (const u of unplaced) out.push(`  ${u.id}: ${u.tuples} tuples to ${u.component} on stream ${u.stream}: not placed (${u.reason})`);
   }
   const gpus = Object.entries(d.components).filter(([, c]) => c.gpu || c.backends.length > 0);
   if (gpus.length) {
@@ -197,4 +203,17 @@ export function formatDetail(d: TopologyDetail): string {
     for (const u of d.unassigned) out.push(`  ${u.component}[${u.task}]: ${u.reason}`);
   }
   return out.join('\n');
+}
+
+/** "GPU side: no running task since 12:03:04 (no running task of gpu-dealer: …)" for each side of a split that has none. */
+function splitSideLines(id: string, split: Record<string, unknown>): string[] {
+  const sides = split.sides as Record<'cpu' | 'gpu', { downSince: number | null; reason: string | null; running: number }> | undefined;
+  if (!sides) return [];
+  const out: string[] = [];
+  for (const side of ['cpu', 'gpu'] as const) {
+    const s = sides[side];
+    if (s?.downSince == null) continue;
+    out.push(`  ${id}: ${side.toUpperCase()} side: no running task since ${new Date(s.downSince).toISOString()} (${s.reason ?? 'unknown'}); it gets no tuples`);
+  }
+  return out;
 }

@@ -244,6 +244,8 @@ const executorMetricsSchema = z.looseObject({
   completeSum: count.optional(),
   user: userMetricsSchema.optional().catch(undefined),
   errors: z.array(componentErrorSchema).optional().catch(undefined),
+  // A malformed list is left out, not the whole beat: it is a report, not what liveness depends on.
+  unplacedTargets: z.array(z.object({ component: z.string(), stream: z.string(), tuples: count, reason: z.string() })).optional().catch(undefined),
 });
 
 export const workerHeartbeatSchema = z.looseObject({

@@ -57,6 +57,15 @@ export interface TupleCounters {
   failed: number;
 }
 
+/** Tuples an executor could not send because the subscriber had no running task (failed at once), per stream and subscriber. */
+export interface UnplacedTarget {
+  component: string;
+  stream: string;
+  tuples: number;
+  /** The scheduler's reason, as of the last assignment. */
+  reason: string;
+}
+
 /** Counters are cumulative since the executor started; rates derive from two beats. */
 export interface ExecutorMetrics extends TupleCounters {
   component: string;
@@ -77,6 +86,8 @@ export interface ExecutorMetrics extends TupleCounters {
   user?: UserMetricsSnapshot;
   /** The task's latest errors (reportError, a throwing execute or nextTuple), oldest first, at most MAX_REPORTED_ERRORS. */
   errors?: ComponentError[];
+  /** Tuples failed at once because a subscriber had no running task; absent when none. */
+  unplacedTargets?: UnplacedTarget[];
   /** Sparse histograms (see common/histogram.ts) so percentiles can be merged across tasks. */
   executeHist?: [number, number][];
   executeSum?: number;
@@ -183,6 +194,20 @@ export interface SplitMetrics {
   windows: number;
   /** The last γ values this task applied, oldest first, with when they were published and applied. */
   applied: AppliedGamma[];
+  /** Whether each side has a running task to take its tuples (a side without one gets none); absent in older workers. */
+  sides?: { cpu: SplitSide; gpu: SplitSide };
+}
+
+/** One side of a split as the spout task sees the assignment. */
+export interface SplitSide {
+  /** The components subscribed to the side's stream. */
+  components: string[];
+  /** Their tasks that a worker runs. */
+  running: number;
+  /** Epoch ms since when the side has had no running task (some subscriber has none); null while it has. */
+  downSince: number | null;
+  /** The scheduler's reason, while down. */
+  reason: string | null;
 }
 
 export interface AppliedGamma {

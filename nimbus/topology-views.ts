@@ -41,6 +41,7 @@ function emptyStats(kind: ComponentStats['kind'], gpu: boolean, executors: numbe
     gpuKernels: null,
     split: null,
     lastError: null,
+    unplacedTargets: [],
   };
 }
 
@@ -51,6 +52,11 @@ function addExecutor(s: ComponentStats, parts: Parts, m: ExecutorMetrics): void 
   parts.push(m);
   // The controller task holds the window's own δ and latencies; the others hold copies from its last signal.
   if (m.split && (!s.split || (m.split.controller === true && s.split.controller !== true))) s.split = { ...m.split };
+  for (const u of m.unplacedTargets ?? []) {
+    const same = s.unplacedTargets.find((x) => x.component === u.component && x.stream === u.stream);
+    if (same) same.tuples += u.tuples;
+    else s.unplacedTargets.push({ ...u });
+  }
 }
 
 /** Executors grouped per component, tasks sorted: `{ component, tasks }` in first-seen order. */

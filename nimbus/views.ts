@@ -6,7 +6,7 @@ import type { GpuBinding, QueueBlocker, UnassignedExecutor } from '../common/ass
 import type { GpuSource, ResourceVector, WorkerExitReport } from '../common/resources.js';
 import type { ComponentGpuSummary } from '../common/metrics-rollup.js';
 import type { SchedulerStrategy } from './scheduler/types.js';
-import type { TopologyCode, TopologyStatus, TupleCounters } from '../common/storm-base.js';
+import type { TopologyCode, TopologyStatus, TupleCounters, UnplacedTarget } from '../common/storm-base.js';
 import type { CorruptNode } from './cluster-reader.js';
 import type { WorkerLiveness } from './heartbeat-tracker.js';
 import type { SplitPoint } from './split-history.js';
@@ -143,6 +143,8 @@ export interface ComponentStats extends TupleCounters {
   split: Record<string, unknown> | null;
   /** Storm's "last error": the newest error a task of the component reported (reportError, a throwing execute or nextTuple). */
   lastError: ComponentLastError | null;
+  /** Tuples this component emitted towards a component with no running task, failed at once, per stream and target (summed over tasks). */
+  unplacedTargets: UnplacedTarget[];
 }
 
 export interface ComponentLastError {

@@ -42,12 +42,25 @@ export interface OutputCollector extends SpoutOutputCollector {
  */
 export type Conf = Readonly<ConfigRecord>;
 
+/**
+ * Why a tracked message failed, the second argument of `Spout.fail` (Storm's `fail` has only the message id; a spout
+ * that ignores the reason behaves as in Storm):
+ * - `failed`: a bolt failed its tuple tree (`collector.fail`, or its execute threw);
+ * - `timeout`: the tree did not complete within `topology.message.timeout.secs`;
+ * - `unplaced`: it was emitted towards a component with no running task (unplaced by the scheduler), and failed at
+ *   once instead of waiting out the timeout; `reason` is the scheduler's.
+ */
+export type FailReason =
+  | { kind: 'failed' }
+  | { kind: 'timeout'; afterMs: number }
+  | { kind: 'unplaced'; component: string; stream: string; reason: string };
+
 export abstract class Spout {
   open(_conf: Conf, _context: TopologyContext, _collector: SpoutOutputCollector): MaybePromise<void> {}
   /** Emit zero or more tuples; called again as long as the spout is active and not throttled. */
   abstract nextTuple(): MaybePromise<void>;
   ack(_messageId: unknown): void {}
-  fail(_messageId: unknown): void {}
+  fail(_messageId: unknown, _reason?: FailReason): void {}
   activate(): void {}
   deactivate(): void {}
   close(): MaybePromise<void> {}

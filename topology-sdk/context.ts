@@ -33,6 +33,16 @@ export interface ComponentLoad {
   meanServiceMs: number | null;
 }
 
+/** Where a component's tasks run now, as this worker's current assignment says. */
+export interface ComponentPlacement {
+  /** Tasks a worker runs. */
+  running: readonly number[];
+  /** Tasks no worker runs: the scheduler left them unassigned (no slot, no GPU, an HDRF wait). */
+  unplaced: readonly number[];
+  /** The scheduler's reason for the unplaced tasks; null when every task is placed. */
+  reason: string | null;
+}
+
 /** A signal value as delivered: the payload and a sequence number that only grows. */
 export interface Signal<T = unknown> {
   name: string;
@@ -53,6 +63,13 @@ export interface TopologyContext {
   readonly componentTasks: readonly number[];
   /** Task ids of any component. */
   tasksOf(componentId: string): readonly number[];
+  /**
+   * Which tasks of a component run now. A tuple towards a component with no running task cannot be processed: the
+   * runtime fails it at once (`Spout.fail` with reason `unplaced`), and a StreamSplit sends nothing to such a side.
+   */
+  placementOf(componentId: string): ComponentPlacement;
+  /** `listener` is called after this worker applies a new assignment (placements may have changed); returns its removal. */
+  onPlacementChange(listener: () => void): () => void;
   /** The topology as submitted: components, their streams and groupings (what a multilang handshake describes). */
   readonly topologyDef: TopologyDef;
   /**

@@ -35,12 +35,13 @@ export type {
   OutputCollector,
   BasicOutputCollector,
   Conf,
+  FailReason,
   SpoutFactory,
   BoltFactory,
   MaybePromise,
 } from './components.js';
 export type { Tuple, MessageId } from './tuple.js';
-export type { TopologyContext, ComponentLogger, Signal, ComponentLoad, ComponentMetricSections, TupleCompleteListener } from './context.js';
+export type { TopologyContext, ComponentLogger, ComponentPlacement, Signal, ComponentLoad, ComponentMetricSections, TupleCompleteListener } from './context.js';
 export type { Counter, Meter, UserHistogram, Gauge } from './user-metrics.js';
 
 // GPU bolts.

@@ -12,6 +12,16 @@
  * `split.gamma`; every task (the controller too) applies it when the signal
  * arrives, and records when, so a test can check every task followed.
  *
+ * The split follows what runs: a side whose subscribers have no running task
+ * (the scheduler left them unplaced, their worker is gone) is infinitely slow.
+ * From the assignment a task applies on, every task stops sending to it at
+ * once, and the controller publishes γ = 0 (no GPU side) or 1 (no CPU side)
+ * at its next window, with the reason. When the side runs again, γ restarts
+ * from `hstorm.split.gamma0` rather than from the value it had before: that
+ * value described a placement that is gone (the side may come back on another
+ * node, another GPU, with other tasks), and γ0 is the prior the operator set.
+ * With both sides down γ stays; the runtime fails those tuples at once.
+ *
  * @example
  * open(conf, ctx, collector) {
  *   this.collector = collector;
@@ -25,7 +35,7 @@
 import type { Conf, SpoutOutputCollector, Values } from './components.js';
 import type { Signal, TopologyContext } from './context.js';
 import type { OutputFieldsDeclarer } from './output-declarer.js';
-import type { AppliedGamma, SplitMetrics } from '../common/storm-base.js';
+import type { AppliedGamma, SplitMetrics, SplitSide } from '../common/storm-base.js';
 import { CONFIG_KEYS, type ConfigValue } from '../common/config/schema.js';
 import { checkKey } from '../common/config/config.js';
 import { ConfigError } from '../common/errors.js';
@@ -67,7 +77,11 @@ export interface GammaUpdate {
   latCpuMs: number | null;
   latGpuMs: number | null;
   window: number;
+  /** Set when γ was not learned: a side has no running task, or it came back and γ restarts from γ0. */
+  reason?: string;
 }
+
+type Side = 'cpu' | 'gpu';
 
 export class StreamSplit {
   readonly cpuStream: string;
@@ -97,6 +111,12 @@ export class StreamSplit {
   private readonly timers: (() => void)[] = [];
   private closed = false;
   private computing = false;
+  private readonly gamma0: number;
+  /** Each side's subscribers and whether they run, refreshed on every assignment the worker applies. */
+  private readonly sides: Record<Side, SplitSide>;
+  /** Controller: γ is held at 0 or 1 because a side is down; cleared, and γ restarted from γ0, when both run. */
+  private forced = false;
+  private readonly stopPlacement: () => void;
 
   constructor(
     private readonly context: TopologyContext,
@@ -120,10 +140,14 @@ export class StreamSplit {
         this.policy,
       );
     }
+    this.gamma0 = gamma0;
     this.gammaNow = gamma0;
     this.basis = gamma0;
     this.window = decisionWindow(gamma0, this.maxWindow);
     this.isController = context.taskIndex === 0;
+    this.sides = { cpu: this.sideOf(this.cpuStream), gpu: this.sideOf(this.gpuStream) };
+    this.refreshSides();
+    this.stopPlacement = context.onPlacementChange(() => this.refreshSides());
 
     context.onTupleComplete((stream, latencyMs, acked) => this.onComplete(stream, latencyMs, acked));
     context.onSignal<GammaUpdate>(SPLIT_GAMMA_SIGNAL, (s) => this.apply(s));
@@ -150,8 +174,14 @@ export class StreamSplit {
     return this.gammaNow;
   }
 
-  /** The stream the next tuple goes to (advances the decision window). */
+  /** The stream the next tuple goes to (advances the decision window); all to one side while the other has no running task. */
   nextStream(): string {
+    const cpuDown = this.sides.cpu.downSince !== null;
+    if (cpuDown !== (this.sides.gpu.downSince !== null)) {
+      if (cpuDown) this.sentGpu++;
+      else this.sentCpu++;
+      return cpuDown ? this.gpuStream : this.cpuStream;
+    }
     const toGpu = this.window[this.pos] ?? false;
     this.pos = (this.pos + 1) % this.window.length;
     if (toGpu) this.sentGpu++;
@@ -179,12 +209,14 @@ export class StreamSplit {
       controller: this.isController,
       windows: this.windows,
       applied: this.applied.map((a) => ({ ...a })),
+      sides: { cpu: { ...this.sides.cpu, components: [...this.sides.cpu.components] }, gpu: { ...this.sides.gpu, components: [...this.sides.gpu.components] } },
     };
   }
 
   /** Stops the timers (call from the spout's close). */
   close(): void {
     this.closed = true;
+    this.stopPlacement();
     for (const stop of this.timers) stop();
     this.timers.length = 0;
   }
@@ -193,6 +225,32 @@ export class StreamSplit {
 
   private every(ms: number, fn: () => void): void {
     this.timers.push(this.clock.every(ms, fn));
+  }
+
+  /** A side: the components that subscribe to its stream (none: its tuples complete at once, as any unsubscribed emit). */
+  private sideOf(stream: string): SplitSide {
+    const me = this.context.componentId;
+    const components = this.context.topologyDef.components.filter((c) => c.inputs.some((i) => i.component === me && i.stream === stream)).map((c) => c.id);
+    return { components, running: 0, downSince: null, reason: null };
+  }
+
+  /** A side is down while any of its subscribers has no running task: its tuples could not complete. */
+  private refreshSides(): void {
+    const now = this.clock.now();
+    for (const side of ['cpu', 'gpu'] as const) {
+      const s = this.sides[side];
+      let running = 0;
+      let reason: string | null = null;
+      for (const component of s.components) {
+        const p = this.context.placementOf(component);
+        running += p.running.length;
+        if (p.running.length === 0) reason ??= `no running task of ${component}${p.reason ? `: ${p.reason}` : ''}`;
+      }
+      s.running = running;
+      s.reason = reason;
+      if (reason === null) s.downSince = null;
+      else s.downSince ??= now;
+    }
   }
 
   private onComplete(stream: string, latencyMs: number, acked: boolean): void {
@@ -231,6 +289,22 @@ export class StreamSplit {
       this.latencyWindow.observe(this.context.taskId, this.totals);
       const avg = this.latencyWindow.close();
       this.windows++;
+      // A side without a running task: γ goes all the way to the other side; the window's samples, from one side
+      // only, say nothing about speeds. Both back: γ restarts from γ0 and learns again.
+      const cpuDown = this.sides.cpu.downSince !== null;
+      const gpuDown = this.sides.gpu.downSince !== null;
+      if (cpuDown !== gpuDown) {
+        this.forced = true;
+        const down = cpuDown ? this.sides.cpu : this.sides.gpu;
+        await this.publish(cpuDown ? 1 : 0, `${cpuDown ? 'CPU' : 'GPU'} side: ${down.reason ?? 'no running task'}`);
+        return;
+      }
+      if (cpuDown) return; // both down: nothing to learn, and no side to prefer
+      if (this.forced) {
+        this.forced = false;
+        await this.publish(this.gamma0, 'both sides run again: γ restarts from hstorm.split.gamma0');
+        return;
+      }
       const delta = this.policy === 'capacity' ? await this.capacityDelta() : latencyDelta(avg.latCpuMs, avg.latGpuMs);
       // A window without δ (a side without samples: idle, deactivated, or just few tuples) leaves γ as it is.
       // Keep showing the δ and latencies behind the current γ then, as the other tasks do (they get them with γ).
@@ -248,6 +322,15 @@ export class StreamSplit {
     } finally {
       this.computing = false;
     }
+  }
+
+  /** Publishes a γ that was not learned (a side down, or back), with why; nothing when γ is already there. */
+  private async publish(gamma: number, reason: string): Promise<void> {
+    if (this.closed || gamma === this.basis) return;
+    this.basis = gamma;
+    this.context.log.info({ gamma, reason }, 'split: γ set, not learned');
+    const update: GammaUpdate = { gamma, delta: null, latCpuMs: null, latGpuMs: null, window: this.windows, reason };
+    await this.context.sendSignal(this.context.componentId, SPLIT_GAMMA_SIGNAL, update);
   }
 
   private async capacityDelta(): Promise<number | null> {

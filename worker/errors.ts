@@ -80,3 +80,19 @@ export class GpuLaunchError extends HstormError {
     super('HSTORM_ERR_WORKER_GPU_LAUNCH', `WebGPU error during the launch: ${reason}`);
   }
 }
+
+/**
+ * Tuples were emitted towards a component none of whose needed tasks runs (the scheduler left them unassigned): they
+ * were failed at once, not left to wait out the message timeout. Reported as the emitting component's error.
+ */
+export class TargetUnplacedError extends HstormError {
+  constructor(
+    readonly component: string,
+    readonly stream: string,
+    readonly target: string,
+    readonly tuples: number,
+    readonly reason: string,
+  ) {
+    super('HSTORM_ERR_WORKER_TARGET_UNPLACED', `${tuples} tuple(s) of "${component}" on stream "${stream}" to "${target}": not placed (${reason}); failed at once`);
+  }
+}

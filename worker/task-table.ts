@@ -9,6 +9,7 @@ import { EmitError } from '../common/errors.js';
 import { ACKER_COMPONENT, computeTasks, type TopologyDef } from '../common/topology-def.js';
 import { workerKey, type Assignment } from '../common/assignment.js';
 import { Fields } from '../topology-sdk/fields.js';
+import type { ComponentPlacement } from '../topology-sdk/context.js';
 import { SYSTEM_FIELDS } from './acking/system-streams.js';
 import { idBucket } from './acking/ack-ids.js';
 
@@ -22,6 +23,8 @@ export class TaskTable {
   private readonly componentTasks = new Map<string, number[]>();
   private readonly taskComponent = new Map<number, string>();
   private taskWorker = new Map<number, string>();
+  /** The scheduler's reason for each task it left unassigned in the current assignment. */
+  private unassigned = new Map<number, string>();
   private readonly ackerTasks: readonly number[];
   /** component → stream → Fields (nested maps: no key string built per tuple). */
   private readonly fields = new Map<string, Map<string, Fields>>();
@@ -78,6 +81,21 @@ export class TaskTable {
     return this.taskWorker.get(task) === this.selfKey;
   }
 
+  /** A worker runs the task in the current assignment. */
+  isPlaced(task: number): boolean {
+    return this.taskWorker.has(task);
+  }
+
+  /** Which tasks of a component run, which do not, and the scheduler's reason for those. */
+  placementOf(component: string): ComponentPlacement {
+    const running: number[] = [];
+    const unplaced: number[] = [];
+    for (const t of this.tasksOf(component)) (this.taskWorker.has(t) ? running : unplaced).push(t);
+    const first = unplaced[0];
+    const reason = first === undefined ? null : (this.unassigned.get(first) ?? 'not in the current assignment');
+    return { running, unplaced, reason };
+  }
+
   /** Points every task at the worker that holds it in `a`; returns the other workers of `a` by key. */
   applyAssignment(a: Assignment): Map<string, WorkerAddress> {
     const taskWorker = new Map<number, string>();
@@ -88,6 +106,7 @@ export class TaskTable {
       if (key !== this.selfKey) peers.set(key, { host: w.host, port: w.port });
     }
     this.taskWorker = taskWorker;
+    this.unassigned = new Map(a.unassigned.map((u) => [u.task, u.reason]));
     return peers;
   }
 }

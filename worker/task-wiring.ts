@@ -13,7 +13,7 @@ import type { Assignment, WorkerAssignment } from '../common/assignment.js';
 import type { ConfigRecord } from '../common/config/index.js';
 import type { WorkerLaunch } from '../common/worker-env.js';
 import type { StormTopology } from '../topology-sdk/topology-builder.js';
-import type { TopologyContext } from '../topology-sdk/context.js';
+import type { ComponentPlacement, TopologyContext } from '../topology-sdk/context.js';
 import type { Executor } from './executor/executor.js';
 import type { ExecutorHost, LocalAcker } from './executor/executor-host.js';
 import { ExecutorFactory } from './executor/executor-factory.js';
@@ -64,6 +64,8 @@ export class TaskWiring implements ExecutorHost {
   private readonly transfer: ExecutorTransfer;
   private readonly receiver: BatchReceiver;
   private readonly factory: ExecutorFactory;
+  /** Called after every assignment this worker applies (TopologyContext.onPlacementChange). */
+  private readonly placementListeners = new Set<() => void>();
 
   constructor(private readonly opts: TaskWiringOptions) {
     this.topologyId = opts.launch.topologyId;
@@ -136,11 +138,28 @@ export class TaskWiring implements ExecutorHost {
     });
   }
 
-  /** Points tasks at the workers that now hold them, and links at the workers that now exist. */
+  /**
+   * Points tasks at the workers that now hold them and links at the workers that now exist; then the executors'
+   * routers and the components that asked (a StreamSplit) re-read which tasks run.
+   */
   applyAssignment(a: Assignment): void {
     const peers = this.table.applyAssignment(a);
     for (const [key, address] of peers) this.transport.setPeer(key, address);
     for (const k of this.transport.peerKeys()) if (!peers.has(k)) this.transport.dropPeer(k);
+    for (const ex of this.executorList) ex.placementChanged();
+    for (const listener of this.placementListeners) {
+      try {
+        listener();
+      } catch (err) {
+        this.log.warn({ err }, 'a placement listener threw');
+      }
+    }
+  }
+
+  /** `listener` runs after each assignment this worker applies; returns its removal. */
+  onPlacementChange(listener: () => void): () => void {
+    this.placementListeners.add(listener);
+    return () => this.placementListeners.delete(listener);
   }
 
   /** The executor of a task in this worker (the context factory, tests). */
@@ -156,6 +175,14 @@ export class TaskWiring implements ExecutorHost {
 
   isLocal(task: number): boolean {
     return this.table.isLocal(task);
+  }
+
+  isPlaced(task: number): boolean {
+    return this.table.isPlaced(task);
+  }
+
+  placementOf(component: string): ComponentPlacement {
+    return this.table.placementOf(component);
   }
 
   get routingLoad(): RoutingLoad | null {

@@ -92,6 +92,8 @@ export class Worker {
       topologyName: () => this.base.name,
       assigned: () => this.myAssignment(this.assignment),
       tasksOf: (c) => this.tasks.tasksOf(c),
+      placementOf: (c) => this.tasks.placementOf(c),
+      onPlacementChange: (listener) => this.tasks.onPlacementChange(listener),
       executorOf: (t) => this.tasks.executorOf(t),
       settingsOf: (c) => this.tasks.components.settingsOf(c),
     });

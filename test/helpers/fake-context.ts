@@ -4,7 +4,8 @@
  * semantics (every handler of the target component, asynchronously, with a
  * growing seq), completions and metric sections are recorded for the test.
  */
-import type { ComponentLoad, ComponentMetricSections, Signal, TopologyContext, TupleCompleteListener } from '../../topology-sdk/context.js';
+import type { ComponentLoad, ComponentMetricSections, ComponentPlacement, Signal, TopologyContext, TupleCompleteListener } from '../../topology-sdk/context.js';
+import type { TopologyDef } from '../../common/topology-def.js';
 import type { GpuBackendHandle } from '../../topology-sdk/gpu-backend-handle.js';
 import { MetricRegistry } from '../../topology-sdk/user-metrics.js';
 
@@ -44,6 +45,10 @@ export interface FakeContextOptions {
   bus?: FakeSignalBus;
   gpuBackend?: () => Promise<GpuBackendHandle>;
   componentLoad?: (component: string) => ComponentLoad;
+  /** The topology the context describes (default: none). */
+  def?: TopologyDef;
+  /** Where a component's tasks run (default: every task of `tasks` for this component, none for others, all placed). */
+  placement?: (component: string) => ComponentPlacement;
 }
 
 export interface FakeContext extends TopologyContext {
@@ -52,6 +57,8 @@ export interface FakeContext extends TopologyContext {
   sections: Map<string, () => unknown>;
   logged: { level: string; obj: unknown; msg?: string | undefined }[];
   metrics: MetricRegistry;
+  /** Runs the onPlacementChange listeners, as the worker does after applying an assignment. */
+  firePlacementChange(): void;
 }
 
 export function fakeContext(opts: FakeContextOptions = {}): FakeContext {
@@ -60,6 +67,7 @@ export function fakeContext(opts: FakeContextOptions = {}): FakeContext {
   const taskId = opts.taskId ?? tasks[0]!;
   const bus = opts.bus ?? new FakeSignalBus();
   const logged: FakeContext['logged'] = [];
+  const placementListeners = new Set<() => void>();
   const metrics = new MetricRegistry();
   const rec = (level: string) => (obj: object | string, msg?: string) => {
     logged.push({ level, obj, msg });
@@ -72,7 +80,15 @@ export function fakeContext(opts: FakeContextOptions = {}): FakeContext {
     taskIndex: tasks.indexOf(taskId),
     componentTasks: tasks,
     tasksOf: (c) => (c === component ? tasks : []),
-    topologyDef: { components: [], config: {} },
+    topologyDef: opts.def ?? { components: [], config: {} },
+    placementOf: (c) => opts.placement?.(c) ?? { running: c === component ? tasks : [], unplaced: [], reason: null },
+    onPlacementChange: (listener) => {
+      placementListeners.add(listener);
+      return () => placementListeners.delete(listener);
+    },
+    firePlacementChange: () => {
+      for (const l of placementListeners) l();
+    },
     codeDir: process.cwd(),
     workerPort: 6700,
     gpu: null,

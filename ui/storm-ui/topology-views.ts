@@ -74,6 +74,8 @@ function hstormComponent(t: TopologyInput, p: ComponentParts) {
     gpu: foldGpu(p.beats.map((b) => b.metrics)),
     userMetrics: foldUserMetrics(p.beats.map((b) => ({ task: b.task, user: b.metrics.user }))),
     split: current?.split ?? null,
+    /** Tuples failed at once towards a component with no running task, per stream and target (issue 30). */
+    unplacedTargets: current?.unplacedTargets ?? [],
     /** Busy share of the last heartbeat period (what `hstorm describe` shows), max over the tasks. */
     currentCapacity: current?.capacity ?? null,
     completeLatencyP99Ms: current?.completeLatencyP99Ms ?? null,

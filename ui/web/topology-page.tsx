@@ -346,7 +346,39 @@ export function TopologyPage({ id, refreshMs }: { id: string; refreshMs: number 
       )}
 
       <h2>Adaptive split: γ, δ and latencies</h2>
+      {t.spouts.flatMap((s) => downSides(s)).map((line) => (
+        <p class="note warn" data-testid="split-side-down">
+          {line}
+        </p>
+      ))}
       {t.hstorm.splitSeries.length === 0 ? <p class="note">No split spout has reported yet.</p> : <SplitChart points={t.hstorm.splitSeries} />}
+      {unplacedRows(t).length > 0 && (
+        <>
+          <h2>Tuples failed at once: their target has no running task</h2>
+          <table data-testid="unplaced-targets">
+            <thead>
+              <tr>
+                <th>From</th>
+                <th>Stream</th>
+                <th>To</th>
+                <th class="num">Tuples</th>
+                <th>Why not placed</th>
+              </tr>
+            </thead>
+            <tbody>
+              {unplacedRows(t).map((u) => (
+                <tr>
+                  <td>{u.from}</td>
+                  <td>{u.stream}</td>
+                  <td>{u.component}</td>
+                  <td class="num">{num(u.tuples)}</td>
+                  <td class="reason">{u.reason}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
 
       <h2>Errors</h2>
       {t.hstorm.errors.length === 0 ? (
@@ -381,4 +413,23 @@ export function TopologyPage({ id, refreshMs }: { id: string; refreshMs: number 
       )}
     </div>
   );
+}
+
+/** "GPU side of reader: no running task since … (why)" for each split side that has none. */
+function downSides(s: Spout): string[] {
+  const sides = s.hstorm.split?.sides as Record<string, { downSince: number | null; reason: string | null } | undefined> | undefined;
+  if (!sides) return [];
+  return (['cpu', 'gpu'] as const).flatMap((side) => {
+    const d = sides[side];
+    if (!d || d.downSince === null) return [];
+    return [`${side.toUpperCase()} side of ${s.spoutId}: no running task since ${new Date(d.downSince).toLocaleTimeString()} (${d.reason ?? 'unknown'}); it gets no tuples`];
+  });
+}
+
+/** Every component's tuples failed at once towards an unplaced target. */
+function unplacedRows(t: TopologyPageView): { from: string; component: string; stream: string; tuples: number; reason: string }[] {
+  return [
+    ...t.spouts.flatMap((s) => s.hstorm.unplacedTargets.map((u) => ({ from: s.spoutId, ...u }))),
+    ...t.bolts.flatMap((b) => b.hstorm.unplacedTargets.map((u) => ({ from: b.boltId, ...u }))),
+  ];
 }

@@ -91,20 +91,25 @@ export class PendingMessages {
 
   /** Removes every message emitted at or before `deadline` and hands each to `expired`, oldest first. */
   expireBefore(deadline: number, expired: (messageId: unknown, emittedAt: number, stream: string) => void): void {
+    this.removeWhere((emittedAt) => emittedAt <= deadline, expired);
+  }
+
+  /** Removes every message `which` picks and hands each to `removed`, oldest first (a scan: per sweep or event, never per tuple). */
+  removeWhere(which: (emittedAt: number, stream: string) => boolean, removed: (messageId: unknown, emittedAt: number, stream: string) => void): void {
     if (this.size === 0) return;
-    const old: Taken[] = [];
+    const picked: Taken[] = [];
     for (let s = 0; s <= this.mask; s++) {
-      if (this.roots[s] === undefined || this.emittedAt[s]! > deadline) continue;
-      old.push({ messageId: this.ids[s], emittedAt: this.emittedAt[s]!, stream: this.streams[s]! });
+      if (this.roots[s] === undefined || !which(this.emittedAt[s]!, this.streams[s]!)) continue;
+      picked.push({ messageId: this.ids[s], emittedAt: this.emittedAt[s]!, stream: this.streams[s]! });
       this.clear(s);
     }
     for (const [root, m] of this.overflow) {
-      if (m.emittedAt > deadline) continue;
-      old.push(m);
+      if (!which(m.emittedAt, m.stream)) continue;
+      picked.push(m);
       this.overflow.delete(root);
     }
-    old.sort((a, b) => a.emittedAt - b.emittedAt);
-    for (const m of old) expired(m.messageId, m.emittedAt, m.stream);
+    picked.sort((a, b) => a.emittedAt - b.emittedAt);
+    for (const m of picked) removed(m.messageId, m.emittedAt, m.stream);
   }
 
   private slotOf(root: bigint): number {

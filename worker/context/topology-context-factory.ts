@@ -10,7 +10,7 @@ import type { Logger } from '../../common/logger.js';
 import type { TopologyDef } from '../../common/topology-def.js';
 import type { WorkerAssignment } from '../../common/assignment.js';
 import type { WorkerLaunch } from '../../common/worker-env.js';
-import type { TopologyContext } from '../../topology-sdk/context.js';
+import type { ComponentPlacement, TopologyContext } from '../../topology-sdk/context.js';
 import type { Executor } from '../executor/executor.js';
 import { SpoutExecutor } from '../executor/spout-executor.js';
 import { ContextHookError } from '../errors.js';
@@ -34,6 +34,8 @@ export interface ContextSources {
   /** This worker's slot in the current assignment. */
   assigned: () => WorkerAssignment | undefined;
   tasksOf: (component: string) => readonly number[];
+  placementOf: (component: string) => ComponentPlacement;
+  onPlacementChange: (listener: () => void) => () => void;
   executorOf: (task: number) => Executor | undefined;
   /** The component's settings (worker-settings.ts ComponentConfigs). */
   settingsOf: (component: string) => ComponentSettings;
@@ -58,6 +60,8 @@ export class TopologyContextFactory {
       taskIndex: tasks.indexOf(task),
       componentTasks: tasks,
       tasksOf: (c: string) => src.tasksOf(c),
+      placementOf: (c: string) => src.placementOf(c),
+      onPlacementChange: (listener: () => void) => src.onPlacementChange(listener),
       topologyDef: src.def,
       codeDir: dirname(src.launch.modulePath),
       workerPort: src.launch.port,

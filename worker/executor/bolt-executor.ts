@@ -60,6 +60,11 @@ export class BoltExecutor extends Executor {
     if (this.prepared) await this.bolt.cleanup();
   }
 
+  override placementChanged(): void {
+    super.placementChanged();
+    this.router.updatePlacement();
+  }
+
   ready(): boolean {
     // As in Storm, execute never runs before prepare has finished: peers may send as soon as this worker's port is bound.
     return this.prepared && !this.busy && this.queue.length > 0 && !this.congested();
@@ -104,9 +109,18 @@ export class BoltExecutor extends Executor {
     const stream = options?.stream ?? DEFAULT_STREAM;
     const targets = this.router.targets(stream, values, directTask);
     this.metrics.emitted++;
-    this.metrics.transferred += targets.length;
     const a = options?.anchors;
     const anchors = (a === undefined ? [] : Array.isArray(a) ? a : [a]) as readonly RuntimeTuple[];
+    if (this.router.unplaced !== null) {
+      // A subscriber has no running task: an anchored tuple's trees could never complete, so they fail now (their
+      // spouts replay) instead of at the timeout; an unanchored one still goes to the subscribers that run.
+      this.countUnplaced(stream, this.router.unplaced);
+      if (anchors.some((t) => t.anchors !== null && t.anchors.length > 0)) {
+        for (const t of anchors) this.failTrees(t);
+        return [];
+      }
+    }
+    this.metrics.transferred += targets.length;
     for (const t of targets) this.host.send(t, this.component, this.task, stream, values, anchorIds(anchors));
     return targets;
   }
@@ -128,6 +142,11 @@ export class BoltExecutor extends Executor {
 
   private fail(tuple: RuntimeTuple): void {
     this.metrics.failed++;
+    this.failTrees(tuple);
+  }
+
+  /** Tells the ackers of every tree the tuple belongs to that it failed. */
+  private failTrees(tuple: RuntimeTuple): void {
     const ids = tuple.anchors;
     if (!ids) return;
     for (let i = 0; i < ids.length; i += 2) {

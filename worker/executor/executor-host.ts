@@ -2,7 +2,7 @@
  * What an executor needs from the worker it runs in. Executors never touch
  * sockets or the cluster state directly; they go through this.
  */
-import type { TopologyContext } from '../../topology-sdk/context.js';
+import type { ComponentPlacement, TopologyContext } from '../../topology-sdk/context.js';
 import type { Logger } from '../../common/logger.js';
 import type { RoutingTopology } from '../routing/output-router.js';
 
@@ -37,6 +37,8 @@ export interface ExecutorHost extends RoutingTopology {
   localAcker(task: number): LocalAcker | undefined;
   /** Whether the executor of `task` runs in this process (an acker gathers its replies to such a spout). */
   runsHere(task: number): boolean;
+  /** Which tasks of a component run in the current assignment, and the scheduler's reason for those that do not. */
+  placementOf(component: string): ComponentPlacement;
   /** Builds the context handed to a task's open/prepare. */
   contextFor(component: string, task: number): TopologyContext;
 }

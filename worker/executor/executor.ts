@@ -10,7 +10,11 @@ import type { ExecutorHost } from './executor-host.js';
 import type { ComponentSettings } from '../worker-settings.js';
 import type { Logger } from '../../common/logger.js';
 import { RateLimitedLog } from '../../common/logger.js';
-import { MAX_REPORTED_ERRORS, type ComponentError } from '../../common/storm-base.js';
+import { MAX_REPORTED_ERRORS, type ComponentError, type UnplacedTarget } from '../../common/storm-base.js';
+import { TargetUnplacedError } from '../errors.js';
+
+/** How often tuples failed towards an unplaced component are reported again as the component's error. */
+const UNPLACED_REPORT_MS = 10_000;
 import { MetricRegistry } from '../../topology-sdk/user-metrics.js';
 
 export abstract class Executor {
@@ -30,6 +34,9 @@ export abstract class Executor {
   /** An async user call is in progress. */
   protected busy = false;
   protected downstream: number[] = [];
+  /** Tuples not sent because a subscriber had no running task, by stream and subscriber (in the heartbeat). */
+  private readonly unplacedSends = new Map<string, UnplacedTarget>();
+  private unplacedReportedAt = -Infinity;
 
   constructor(
     protected readonly host: ExecutorHost,
@@ -54,7 +61,7 @@ export abstract class Executor {
 
   /** The registered sections, user metrics and latest errors, merged into this executor's heartbeat metrics by the worker. */
   extraMetrics(): Record<string, unknown> | undefined {
-    if (this.metricSections.size === 0 && this.userMetrics.size === 0 && this.recentErrors.length === 0) return undefined;
+    if (this.metricSections.size === 0 && this.userMetrics.size === 0 && this.recentErrors.length === 0 && this.unplacedSends.size === 0) return undefined;
     const out: Record<string, unknown> = {};
     for (const [section, supplier] of this.metricSections) {
       try {
@@ -65,7 +72,35 @@ export abstract class Executor {
     }
     if (this.userMetrics.size > 0) out.user = this.userMetrics.snapshot();
     if (this.recentErrors.length > 0) out.errors = [...this.recentErrors];
+    if (this.unplacedSends.size > 0) out.unplacedTargets = [...this.unplacedSends.values()].map((u) => ({ ...u }));
     return out;
+  }
+
+  /** The worker applied a new assignment: executors that route re-read placements (and call this). */
+  placementChanged(): void {
+    for (const u of this.unplacedSends.values()) u.reason = this.host.placementOf(u.component).reason ?? u.reason;
+  }
+
+  /**
+   * Counts a tuple that could not reach `target` on `stream` (no running task for it) and returns the scheduler's
+   * reason. The first one, and then one every 10 s, is reported as this component's error, with the count so far: a
+   * steady stream of them must not flood the log or push the component's other errors out of the heartbeat.
+   */
+  protected countUnplaced(stream: string, target: string): string {
+    const key = `${stream}\u0000${target}`;
+    let u = this.unplacedSends.get(key);
+    if (!u) {
+      u = { component: target, stream, tuples: 0, reason: this.host.placementOf(target).reason ?? 'no running task' };
+      this.unplacedSends.set(key, u);
+    }
+    u.tuples++;
+    const now = performance.now();
+    if (now - this.unplacedReportedAt >= UNPLACED_REPORT_MS) {
+      this.unplacedReportedAt = now;
+      const err = new TargetUnplacedError(this.component, stream, target, u.tuples, u.reason);
+      this.reportError(err, 'tuples to a component with no running task failed at once');
+    }
+    return u.reason;
   }
 
   /** Logs an error of the component (rate-limited) and keeps it for the heartbeat, where nimbus and the UI show it. */

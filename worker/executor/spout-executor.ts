@@ -3,7 +3,7 @@
  * `topology.max.spout.pending` and not held back by full downstream queues;
  * tracks each message id in the ack tree and reports ack / fail / timeout.
  */
-import type { Spout, EmitOptions, SpoutOutputCollector, Values } from '../../topology-sdk/components.js';
+import type { Spout, EmitOptions, FailReason, SpoutOutputCollector, Values } from '../../topology-sdk/components.js';
 import { Executor } from './executor.js';
 import type { ExecutorHost, LocalAcker } from './executor-host.js';
 import type { ComponentSettings } from '../worker-settings.js';
@@ -13,6 +13,9 @@ import { ACK_ACK, ACK_INIT, isSpoutAckInput } from '../acking/system-streams.js'
 import { ACKER_COMPONENT, DEFAULT_STREAM } from '../../common/topology-def.js';
 import type { Tuple } from '../../topology-sdk/tuple.js';
 import { PendingMessages } from '../acking/pending-messages.js';
+
+/** A bolt failed the tree (the acker's fail). */
+const FAILED: FailReason = Object.freeze({ kind: 'failed' });
 
 /** Hooks a split spout uses to learn the fate and latency of each tracked message. */
 export interface SpoutObserver {
@@ -33,6 +36,10 @@ export class SpoutExecutor extends Executor {
   private idleUntil = 0;
   private idleTimer: NodeJS.Timeout | null = null;
   private emittedThisCall = 0;
+  /** Emits of the current nextTuple call failed at once (a subscriber had no running task). */
+  private unplacedThisCall = 0;
+  /** The wait after a nextTuple call whose every emit failed at once: doubles up to a second, so a spout replaying into an unplaced component does not spin. */
+  private unplacedBackoffMs = 0;
   private expiryTimer: NodeJS.Timeout | null = null;
   observer: SpoutObserver | null = null;
   /** Acker tasks of the topology, in ackerFor's order; and the ones in this process, by that index. */
@@ -127,11 +134,14 @@ export class SpoutExecutor extends Executor {
     try {
       while (!this.busy && this.canEmit()) {
         this.emittedThisCall = 0;
+        this.unplacedThisCall = 0;
         this.invoke(
           () => this.spout.nextTuple(),
           (err) => {
             if (err) this.reportError(err, 'nextTuple threw');
-            if (this.emittedThisCall === 0) this.sleep();
+            if (this.emittedThisCall === 0) this.sleep(this.waitMs);
+            else if (this.unplacedThisCall === this.emittedThisCall) this.sleep((this.unplacedBackoffMs = Math.min(1000, Math.max(this.waitMs, 1, this.unplacedBackoffMs * 2))));
+            else this.unplacedBackoffMs = 0;
           },
         );
         if (this.busy) break;
@@ -155,15 +165,42 @@ export class SpoutExecutor extends Executor {
     this.localAckers.forEach((ex, i) => ex && this.localBuckets.push(i));
   }
 
-  /** nextTuple emitted nothing: back off `topology.spout.wait.ms` (Storm's sleep spout wait strategy). */
-  private sleep(): void {
+  /** nextTuple emitted nothing: back off `topology.spout.wait.ms` (Storm's sleep spout wait strategy); or longer, see unplacedBackoffMs. */
+  private sleep(ms: number): void {
     this.idleUntil = 1;
     if (this.idleTimer) return;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null;
       this.idleUntil = 0;
       this.host.wake();
-    }, this.waitMs);
+    }, ms);
+  }
+
+  /**
+   * After a new assignment: routes follow it, and the tuples in flight on a stream whose subscriber no longer has a
+   * running task fail now (to be replayed, a split sending them to the side that runs) rather than at the timeout:
+   * whatever of them reached the vanished tasks is lost with them.
+   */
+  override placementChanged(): void {
+    super.placementChanged();
+    this.router.updatePlacement();
+    this.unplacedBackoffMs = 0;
+    const gone = new Map<string, string>();
+    for (const stream of this.router.streams()) {
+      const component = this.router.unreachable(stream);
+      if (component !== null) gone.set(stream, component);
+    }
+    if (gone.size === 0) return;
+    const now = performance.now();
+    this.pending.removeWhere(
+      (_at, stream) => gone.has(stream),
+      (messageId, emittedAt, stream) => {
+        const component = gone.get(stream)!;
+        const reason = this.host.placementOf(component).reason ?? 'no running task';
+        this.finish(messageId, emittedAt, stream, false, now, { kind: 'unplaced', component, stream, reason });
+      },
+    );
+    this.host.wake();
   }
 
   private drainAcks(): void {
@@ -174,12 +211,12 @@ export class SpoutExecutor extends Executor {
       const now = performance.now();
       for (const root of t.values as readonly bigint[]) {
         const msg = this.pending.take(root);
-        if (msg) this.finish(msg.messageId, msg.emittedAt, msg.stream, acked, now); // null: already timed out
+        if (msg) this.finish(msg.messageId, msg.emittedAt, msg.stream, acked, now, FAILED); // null: already timed out
       }
     }
   }
 
-  private finish(messageId: unknown, emittedAt: number, stream: string, acked: boolean, now: number): void {
+  private finish(messageId: unknown, emittedAt: number, stream: string, acked: boolean, now: number, reason: FailReason): void {
     const latency = now - emittedAt;
     if (acked) {
       this.metrics.acked++;
@@ -187,7 +224,7 @@ export class SpoutExecutor extends Executor {
       this.guard(() => this.spout.ack(messageId), 'ack');
     } else {
       this.metrics.failed++;
-      this.guard(() => this.spout.fail(messageId), 'fail');
+      this.guard(() => this.spout.fail(messageId, reason), 'fail');
     }
     this.observer?.onComplete(stream, latency, acked);
   }
@@ -196,7 +233,7 @@ export class SpoutExecutor extends Executor {
   private expire(): void {
     const now = performance.now();
     const deadline = now - this.timeoutMs;
-    this.pending.expireBefore(deadline, (messageId, emittedAt, stream) => this.finish(messageId, emittedAt, stream, false, now));
+    this.pending.expireBefore(deadline, (messageId, emittedAt, stream) => this.finish(messageId, emittedAt, stream, false, now, { kind: 'timeout', afterMs: Math.round(now - emittedAt) }));
     this.host.wake();
   }
 
@@ -205,9 +242,20 @@ export class SpoutExecutor extends Executor {
     const targets = this.router.targets(stream, values, directTask);
     this.emittedThisCall++;
     this.metrics.emitted++;
-    this.metrics.transferred += targets.length;
     const messageId = options?.messageId;
     const tracked = messageId !== undefined && messageId !== null;
+    const unplaced = this.router.unplaced;
+    if (unplaced !== null) {
+      // A subscriber has no running task: a tracked tree could never complete, so it fails now instead of at the
+      // timeout, and nothing is sent; an untracked tuple still goes to the subscribers that run.
+      this.unplacedThisCall++;
+      const why = this.countUnplaced(stream, unplaced);
+      if (tracked) {
+        this.failAtOnce(messageId, stream, { kind: 'unplaced', component: unplaced, stream, reason: why });
+        return [];
+      }
+    }
+    this.metrics.transferred += targets.length;
     const local = this.localBuckets;
     let root = 0n;
     if (tracked) {
@@ -242,6 +290,13 @@ export class SpoutExecutor extends Executor {
   private localAckerOf(acker: number): LocalAcker | undefined {
     const i = this.ackerTasks.indexOf(acker);
     return i < 0 ? undefined : this.localAckers[i];
+  }
+
+  /** A message whose tree cannot complete: failed at once, after the emit returns (the spout may replay it from fail). */
+  private failAtOnce(messageId: unknown, stream: string, reason: FailReason): void {
+    this.metrics.failed++;
+    queueMicrotask(() => this.guard(() => this.spout.fail(messageId, reason), 'fail'));
+    this.observer?.onComplete(stream, 0, false);
   }
 
   /** Acking is off, or nothing subscribed: the message is complete as soon as it is emitted (as in Storm). */

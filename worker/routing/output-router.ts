@@ -2,6 +2,13 @@
  * Stream routing: for one emitting component, which task(s) each tuple goes
  * to under each subscriber's grouping. Built once per executor from the
  * topology definition; `route` is on the hot path and allocates one array.
+ *
+ * It follows the assignment (updatePlacement, at every one the worker
+ * applies): groupings free to choose (shuffle, localOrShuffle, twoChoice,
+ * loadAwareShuffle) choose among the subscriber's running tasks; one that
+ * must reach a given task (fields, global, all, direct) leaves out a task no
+ * worker runs, and `unplaced` then names the subscriber, so the executor can
+ * fail the tuple at once rather than let it wait out the message timeout.
  */
 import type { GroupingDef, TopologyDef } from '../../common/topology-def.js';
 import { EmitError, TopologyValidationError } from '../../common/errors.js';
@@ -14,6 +21,9 @@ interface Subscription {
   component: string;
   grouping: GroupingDef;
   tasks: number[];
+  /** The tasks a worker runs (all of `tasks` while allRunning). */
+  running: number[];
+  allRunning: boolean;
   /** localOrShuffle: the subset of `tasks` in this worker (empty: use all). */
   localTasks: number[];
   fieldIndexes: number[];
@@ -28,6 +38,8 @@ export interface RoutingTopology {
   def: TopologyDef;
   tasksOf(component: string): readonly number[];
   isLocal(task: number): boolean;
+  /** A worker runs the task in the current assignment. */
+  isPlaced(task: number): boolean;
   /** The load signal of twoChoice / loadAwareShuffle; absent: no figures (they route at random). */
   readonly routingLoad?: RoutingLoad | null;
 }
@@ -41,10 +53,13 @@ export class OutputRouter {
   private readonly load: RoutingLoad;
   /** stream → its declared fields: an emit must carry exactly that many values. */
   private readonly declared = new Map<string, readonly string[]>();
+  private readonly subscriptions: Subscription[] = [];
+  /** Set by the last route / targets call: a subscriber it could not reach, no worker running the task it needed. */
+  unplaced: string | null = null;
 
   constructor(
     readonly component: string,
-    topo: RoutingTopology,
+    private readonly topo: RoutingTopology,
     private readonly random: () => number = Math.random,
   ) {
     const src = topo.def.components.find((c) => c.id === component);
@@ -59,17 +74,19 @@ export class OutputRouter {
         if (input.component !== component) continue;
         const fields = src.streams.find((s) => s.id === input.stream)?.fields ?? [];
         const tasks = [...topo.tasksOf(c.id)].sort((a, b) => a - b);
-        const localTasks = tasks.filter((t) => topo.isLocal(t));
         const sub: Subscription = {
           component: c.id,
           grouping: input.grouping,
           tasks,
-          localTasks,
+          running: tasks,
+          allRunning: true,
+          localTasks: [],
           fieldIndexes: input.grouping.type === 'fields' ? input.grouping.fields.map((f) => fields.indexOf(f)) : [],
           deck: [],
           cursor: 0,
-          loadAware: input.grouping.type === 'loadAwareShuffle' ? new LoadAwareShuffle(tasks, localTasks, this.load, this.random) : null,
+          loadAware: null,
         };
+        this.subscriptions.push(sub);
         this.byStream.get(input.stream)?.push(sub);
         if (input.grouping.type === 'direct') {
           const set = this.directTargets.get(input.stream) ?? new Set<number>();
@@ -78,10 +95,39 @@ export class OutputRouter {
         }
       }
     }
+    this.updatePlacement();
+  }
+
+  /** Re-reads which subscriber tasks run and which run in this worker (at every assignment the worker applies). */
+  updatePlacement(): void {
+    for (const s of this.subscriptions) {
+      const running = s.tasks.filter((t) => this.topo.isPlaced(t));
+      const localTasks = s.tasks.filter((t) => this.topo.isLocal(t));
+      const same = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((t, i) => t === b[i]);
+      const changed = !same(running, s.running) || !same(localTasks, s.localTasks) || (s.grouping.type === 'loadAwareShuffle' && s.loadAware === null);
+      s.allRunning = running.length === s.tasks.length;
+      s.running = s.allRunning ? s.tasks : running;
+      s.localTasks = localTasks;
+      if (changed) s.deck = []; // dealt afresh from the tasks that run now
+      if (changed && s.grouping.type === 'loadAwareShuffle') {
+        s.loadAware = new LoadAwareShuffle(s.running.length > 0 ? s.running : s.tasks, localTasks, this.load, this.random);
+      }
+    }
   }
 
   hasStream(stream: string): boolean {
     return this.byStream.has(stream);
+  }
+
+  /** The streams the component declared. */
+  streams(): IterableIterator<string> {
+    return this.byStream.keys();
+  }
+
+  /** A subscriber of `stream` none of whose tasks runs (every tuple on the stream reaches it, so none completes); null when none. */
+  unreachable(stream: string): string | null {
+    for (const s of this.byStream.get(stream) ?? []) if (!s.allRunning && s.running.length === 0 && s.grouping.type !== 'direct') return s.component;
+    return null;
   }
 
   /** Every task any tuple of this component may reach (for backpressure checks). */
@@ -91,33 +137,42 @@ export class OutputRouter {
     return [...out];
   }
 
-  /** Target tasks of one tuple; throws for a stream the component never declared. */
+  /**
+   * Target tasks of one tuple; throws for a stream the component never declared. A subscriber whose task cannot be
+   * reached (no worker runs it) gets none, and `unplaced` names it.
+   */
   route(stream: string, values: readonly unknown[]): number[] {
     const subs = this.byStream.get(stream);
     if (!subs) throw this.undeclared(stream);
     this.checkValues(stream, values);
+    this.unplaced = null;
     const out: number[] = [];
     for (const s of subs) {
+      // Free choices choose among the running tasks; none running: the subscriber cannot be reached.
+      if (!s.allRunning && s.running.length === 0 && s.grouping.type !== 'direct') {
+        this.unplaced = s.component;
+        continue;
+      }
       switch (s.grouping.type) {
         case 'shuffle':
-          out.push(this.deal(s, s.tasks));
+          out.push(this.deal(s, s.running));
           break;
         case 'localOrShuffle':
-          out.push(this.deal(s, s.localTasks.length > 0 ? s.localTasks : s.tasks));
+          out.push(this.deal(s, s.localTasks.length > 0 ? s.localTasks : s.running));
           break;
         case 'fields':
-          out.push(s.tasks[hashValues(values, s.fieldIndexes) % s.tasks.length]!);
+          this.pushPlaced(s, s.tasks[hashValues(values, s.fieldIndexes) % s.tasks.length]!, out);
           break;
         case 'all':
-          for (const t of s.tasks) out.push(t);
+          for (const t of s.tasks) this.pushPlaced(s, t, out);
           break;
         case 'global':
-          out.push(s.tasks[0]!);
+          this.pushPlaced(s, s.tasks[0]!, out);
           break;
         case 'direct':
           break; // only emitDirect reaches direct subscribers
         case 'twoChoice':
-          out.push(pickTwoChoice(s.tasks, this.load.view, this.random));
+          out.push(pickTwoChoice(s.running, this.load.view, this.random));
           break;
         case 'loadAwareShuffle':
           out.push(s.loadAware!.pick());
@@ -132,7 +187,18 @@ export class OutputRouter {
     if (directTask === null) return this.route(stream, values);
     this.checkDirect(stream, directTask);
     this.checkValues(stream, values);
-    return [directTask];
+    if (this.topo.isPlaced(directTask)) {
+      this.unplaced = null;
+      return [directTask];
+    }
+    this.unplaced = this.topo.def.components.find((c) => this.topo.tasksOf(c.id).includes(directTask))?.id ?? String(directTask);
+    return [];
+  }
+
+  /** A task the grouping must reach: kept when a worker runs it, else the subscriber is marked unplaced. */
+  private pushPlaced(s: Subscription, task: number, out: number[]): void {
+    if (s.allRunning || this.topo.isPlaced(task)) out.push(task);
+    else this.unplaced = s.component;
   }
 
   /** Checks that `task` subscribes to `stream` with direct grouping. */

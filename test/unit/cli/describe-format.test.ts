@@ -4,6 +4,7 @@ import type { ComponentStats, QueueView, TopologyDetail, TopologySummary } from 
 
 function stats(kind: ComponentStats['kind'], extra: Partial<ComponentStats> = {}): ComponentStats {
   return {
+    unplacedTargets: [],
     kind,
     gpu: false,
     executors: 1,
@@ -85,6 +86,20 @@ describe('describe output', () => {
     assert.match(text, /source\s+0\.791\s+0\.801\s+171\.2\s+42\.5\s+0\.30\s+latency\s+24\s+40\s+150/);
     assert.match(text, /γ=0\.791/);
     assert.doesNotMatch(text, /GPU bolts/);
+  });
+
+  it('says which side of a split has no running task since when and why, and counts the tuples failed towards an unplaced component', () => {
+    const since = Date.UTC(2026, 10, 25, 12, 3, 4);
+    const sides = {
+      cpu: { components: ['cpu-dealer'], running: 2, downSince: null, reason: null },
+      gpu: { components: ['gpu-dealer'], running: 0, downSince: since, reason: 'no running task of gpu-dealer: no GPU slot' },
+    };
+    const split = { gamma: 0, delta: null, latCpuMs: null, latGpuMs: null, theta: 0.9, policy: 'latency', windows: 3, sentCpu: 90, sentGpu: 0, controller: true, sides };
+    const unplacedTargets = [{ component: 'gpu-dealer', stream: 'gpu', tuples: 12, reason: 'no GPU slot' }];
+    const text = formatDetail(detail({ reader: stats('spout', { split, unplacedTargets }), 'cpu-dealer': stats('bolt') }));
+    assert.match(text, /reader: GPU side: no running task since 2026-11-25T12:03:04\.000Z \(no running task of gpu-dealer: no GPU slot\); it gets no tuples/);
+    assert.doesNotMatch(text, /CPU side: no running task/);
+    assert.match(text, /tuples failed at once \(their target has no running task\):\n {2}reader: 12 tuples to gpu-dealer on stream gpu: not placed \(no GPU slot\)/);
   });
 
   it('says which backend a GPU bolt ran on, and when it fell back to a CPU backend', () => {

@@ -12,9 +12,9 @@ import { silentLogger } from '../../../common/logger.js';
 import { Fields } from '../../../topology-sdk/fields.js';
 import { RuntimeTuple } from '../../../worker/executor/runtime-tuple.js';
 import type { Tuple } from '../../../topology-sdk/tuple.js';
-import { Bolt, Spout, type Conf, type OutputCollector, type SpoutOutputCollector } from '../../../topology-sdk/components.js';
+import { Bolt, Spout, type Conf, type FailReason, type OutputCollector, type SpoutOutputCollector } from '../../../topology-sdk/components.js';
 import type { OutputFieldsDeclarer } from '../../../topology-sdk/output-declarer.js';
-import type { TopologyContext } from '../../../topology-sdk/context.js';
+import type { ComponentPlacement, TopologyContext } from '../../../topology-sdk/context.js';
 import { fakeContext } from '../../helpers/fake-context.js';
 import { idBucket, randomIdInBucket } from '../../../worker/acking/ack-ids.js';
 import { waitFor } from '../../helpers/wait-for.js';
@@ -61,6 +61,19 @@ class FakeHost implements ExecutorHost {
 
   isLocal(): boolean {
     return true;
+  }
+
+  /** Tasks no worker runs (the scheduler left them unassigned), for the fail-fast tests. */
+  readonly unplaced = new Set<number>();
+
+  isPlaced(task: number): boolean {
+    return !this.unplaced.has(task);
+  }
+
+  placementOf(component: string): ComponentPlacement {
+    const tasks = this.tasksOf(component);
+    const unplaced = tasks.filter((t) => this.unplaced.has(t));
+    return { running: tasks.filter((t) => !this.unplaced.has(t)), unplaced, reason: unplaced.length ? 'no GPU with a free slot (test)' : null };
   }
 
   configOf(): Readonly<Record<string, unknown>> {
@@ -334,8 +347,10 @@ class ListSpout extends Spout {
   override ack(id: unknown): void {
     this.acked.push(id);
   }
-  override fail(id: unknown): void {
+  readonly reasons: (FailReason | undefined)[] = [];
+  override fail(id: unknown, reason?: FailReason): void {
     this.failed.push(id);
+    this.reasons.push(reason);
   }
   declareOutputFields(d: OutputFieldsDeclarer): void {
     d.declare(['id']);
@@ -420,6 +435,59 @@ describe('worker/executor ack tree, end to end', () => {
 
   const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
   const sorted = (xs: unknown[]): string[] => xs.map(String).sort();
+
+  it('fails at once, with the reason, a message whose subscriber has no running task; none is sent, and none times out', async () => {
+    host = new FakeHost(def);
+    const splitTask = host.tasksOf('split')[0]!;
+    host.unplaced.add(splitTask);
+    spout = new ListSpout(range(5));
+    spoutEx = new SpoutExecutor(host, 'spout', host.tasksOf('spout')[0]!, host.settings, spout);
+    for (const ex of [spoutEx, new AckerExecutor(host, host.tasksOf(ACKER_COMPONENT)[0]!, host.settings)]) {
+      host.add(ex);
+      await ex.start();
+    }
+    spoutEx.activate();
+    host.drain();
+    await waitFor('every message failed', () => spout.failed.length === 5, 10_000);
+    assert.deepEqual(spout.reasons, Array.from({ length: 5 }, () => ({ kind: 'unplaced', component: 'split', stream: 'default', reason: 'no GPU with a free slot (test)' })));
+    assert.deepEqual(host.sent, [], 'nothing sent towards the unplaced task, no init to the acker');
+    assert.equal(spoutEx.pendingCount, 0);
+    assert.equal(spoutEx.metrics.failed, 5);
+    const extra = spoutEx.extraMetrics()!;
+    assert.deepEqual(extra.unplacedTargets, [{ component: 'split', stream: 'default', tuples: 5, reason: 'no GPU with a free slot (test)' }]);
+    const errors = extra.errors as { error: string }[];
+    assert.equal(errors.length, 1, 'reported once, not per tuple');
+    assert.match(errors[0]!.error, /1 tuple\(s\) of "spout" on stream "default" to "split": not placed \(no GPU with a free slot \(test\)\); failed at once/);
+  });
+
+  it('fails the trees of a bolt\'s input when its anchored emit has no running subscriber', async () => {
+    host = new FakeHost(def);
+    host.unplaced.add(host.tasksOf('sink')[0]!);
+    spout = new ListSpout(range(3));
+    spoutEx = new SpoutExecutor(host, 'spout', host.tasksOf('spout')[0]!, host.settings, spout);
+    const split = new BoltExecutor(host, 'split', host.tasksOf('split')[0]!, host.settings, new SplitBolt(() => 'ack'));
+    for (const ex of [spoutEx, split, new AckerExecutor(host, host.tasksOf(ACKER_COMPONENT)[0]!, host.settings)]) {
+      host.add(ex);
+      await ex.start();
+    }
+    spoutEx.activate();
+    host.drain();
+    await waitFor('every message failed', () => spout.failed.length === 3, 10_000);
+    assert.deepEqual(spout.reasons, [{ kind: 'failed' }, { kind: 'failed' }, { kind: 'failed' }], 'the acker reported the failed trees');
+    assert.equal(host.sent.filter((x) => x.srcComponent === 'split' && !x.stream.startsWith('__')).length, 0, 'no child sent towards the sink');
+    // Three children per input, each counted.
+    assert.deepEqual(split.extraMetrics()!.unplacedTargets, [{ component: 'sink', stream: 'default', tuples: 9, reason: 'no GPU with a free slot (test)' }]);
+  });
+
+  it('fails the tuples in flight on a stream whose subscriber lost its last running task, when the assignment says so', async () => {
+    await start(range(4), () => 'ack', () => 'hold');
+    assert.equal(spoutEx.pendingCount, 4, 'held by the sink');
+    host.unplaced.add(host.tasksOf('split')[0]!);
+    spoutEx.placementChanged();
+    assert.equal(spoutEx.pendingCount, 0);
+    assert.deepEqual(sorted(spout.failed), sorted(range(4).map((i) => `m${i}`)));
+    assert.deepEqual(spout.reasons[0], { kind: 'unplaced', component: 'split', stream: 'default', reason: 'no GPU with a free slot (test)' });
+  });
 
   it('calls the spout ack exactly once per message id when every child is acked', async () => {
     await start(range(50), () => 'ack', () => 'ack');

@@ -28,7 +28,7 @@ import type { BatchInputs, BatchResult } from '../../../topology-sdk/internal/gp
 import type { KernelSpec } from '../../../topology-sdk/internal/gpu-kernel-runner.js';
 import type { GpuBackendHandle } from '../../../topology-sdk/gpu-backend-handle.js';
 import type { OutputFieldsDeclarer } from '../../../topology-sdk/output-declarer.js';
-import type { TopologyContext } from '../../../topology-sdk/context.js';
+import type { ComponentPlacement, TopologyContext } from '../../../topology-sdk/context.js';
 import type { IKernelFunctionThis } from 'gpu.js';
 import { fakeContext } from '../../helpers/fake-context.js';
 import { waitFor } from '../../helpers/wait-for.js';
@@ -86,6 +86,14 @@ class OneExecutorHost implements ExecutorHost {
 
   isLocal(): boolean {
     return true;
+  }
+
+  isPlaced(): boolean {
+    return true;
+  }
+
+  placementOf(component: string): ComponentPlacement {
+    return { running: this.tasksOf(component), unplaced: [], reason: null };
   }
 
   configOf(): Readonly<Record<string, unknown>> {

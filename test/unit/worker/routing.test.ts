@@ -37,6 +37,7 @@ function topology(bolts: ComponentDef[], local: (task: number) => boolean = () =
     // Reversed on purpose: the router must not rely on the order it is handed.
     tasksOf: (c) => tasks.filter((t) => t.component === c).map((t) => t.task).reverse(),
     isLocal: local,
+    isPlaced: () => true,
   };
 }
 
@@ -186,5 +187,63 @@ describe('worker/routing OutputRouter', () => {
       assert.deepEqual([...seen].sort((a, b) => a - b), tasksOf(topo, 'w'), type);
     }
     assert.equal(NO_LOAD.waitMs(1), null);
+  });
+});
+
+describe('worker/routing OutputRouter follows the assignment', () => {
+  /** The topology with only the tasks `placed` says run (updatePlacement re-reads it). */
+  function placedTopology(bolts: ComponentDef[], placed: Set<number>): RoutingTopology {
+    return { ...topology(bolts), isPlaced: (t) => placed.has(t) };
+  }
+
+  it('deals a shuffle among the running tasks only, and again among all once they run', () => {
+    const bolts = [bolt('work', 4, { type: 'shuffle' })];
+    const all = tasksOf(topology(bolts), 'work');
+    const placed = new Set([...all.slice(0, 2), 1]);
+    const router = new OutputRouter('src', placedTopology(bolts, placed), seededRandom(7));
+    const seen = new Set<number>();
+    for (let i = 0; i < 200; i++) for (const t of router.route('default', ['w', i])) seen.add(t);
+    assert.equal(router.unplaced, null, 'a shuffle with a running task reaches the subscriber');
+    assert.deepEqual([...seen].sort((a, b) => a - b), all.slice(0, 2));
+    for (const t of all) placed.add(t);
+    router.updatePlacement();
+    for (let i = 0; i < 400; i++) for (const t of router.route('default', ['w', i])) seen.add(t);
+    assert.deepEqual([...seen].sort((a, b) => a - b), all);
+  });
+
+  it('names a subscriber with no running task, and one whose keyed task does not run', () => {
+    const bolts = [bolt('gone', 2, { type: 'shuffle' }), bolt('count', 2, { type: 'fields', fields: ['word'] })];
+    const topo0 = topology(bolts);
+    const [count1, count2] = tasksOf(topo0, 'count');
+    const placed = new Set([count1!]);
+    const router = new OutputRouter('src', placedTopology(bolts, placed));
+    const byKey = new OutputRouter('src', topo0);
+    let reachedCount = 0;
+    for (let i = 0; i < 50; i++) {
+      const word = `w${i}`;
+      const targets = router.route('default', [word, 1]);
+      assert.ok(router.unplaced === 'gone' || router.unplaced === 'count', `unplaced: ${router.unplaced}`);
+      const keyed = byKey.route('default', [word, 1]).find((t) => tasksOf(topo0, 'count').includes(t));
+      // A key owned by the running count task still reaches it; one owned by count2 is left out, never moved.
+      assert.equal(targets.includes(count1!), keyed === count1);
+      assert.ok(!targets.includes(count2!));
+      if (keyed === count1) reachedCount++;
+    }
+    assert.ok(reachedCount > 0);
+    placed.add(count2!);
+    for (const t of tasksOf(topo0, 'gone')) placed.add(t);
+    router.updatePlacement();
+    router.route('default', ['w1', 1]);
+    assert.equal(router.unplaced, null);
+  });
+
+  it('marks an emitDirect to a task no worker runs', () => {
+    const bolts = [bolt('pick', 2, { type: 'direct' }, 'd')];
+    const [p1, p2] = tasksOf(topology(bolts), 'pick');
+    const router = new OutputRouter('src', placedTopology(bolts, new Set([p1!])));
+    assert.deepEqual(router.targets('d', [1], p1!), [p1]);
+    assert.equal(router.unplaced, null);
+    assert.deepEqual(router.targets('d', [1], p2!), []);
+    assert.equal(router.unplaced, 'pick');
   });
 });

@@ -28,6 +28,11 @@ function str(v: unknown): string {
   return v === undefined || v === null ? '-' : String(v);
 }
 
+/** " (GPU 0/2)" beside the worker count of a topology that asks for GPU workers: a topology can have all its workers and none on a GPU. */
+function gpuWorkersCell(placed: number, requested: number | undefined): string {
+  return requested ? ` (GPU ${placed}/${requested})` : '';
+}
+
 /** "waiting 12s", "reserved 3s (waiting 75s)", or "-" when it does not wait. */
 function queueCell(q: QueueView | null): string {
   if (!q) return '-';
@@ -43,7 +48,7 @@ export function formatList(rows: TopologySummary[]): string {
       t.id,
       t.crashLoopingWorkers > 0 ? `${t.status} (crash-looping)` : t.status,
       `${t.uptimeSecs}s`,
-      `${t.workers}/${t.workersRequested}`,
+      `${t.workers}/${t.workersRequested}${gpuWorkersCell(t.gpuWorkers, t.gpuWorkersRequested)}`,
       String(t.executors),
       String(t.unassigned),
       t.dominantShare.toFixed(2),
@@ -63,6 +68,7 @@ export function formatDetail(d: TopologyDetail): string {
   const out: string[] = [];
   out.push(
     `topology ${d.name} (${d.id})  status ${d.status}${d.crashLooping ? ' (crash-looping)' : ''}  uptime ${d.uptimeSecs}s  workers ${d.workers.length}/${d.workersRequested}` +
+      gpuWorkersCell(d.workers.filter((w) => w.gpu).length, d.gpuWorkersRequested) +
       `  scheduler ${d.scheduler ?? '-'}  epoch ${d.epoch ?? '-'}${d.killWaitSecs !== null ? `  (killed, removed after ${d.killWaitSecs}s)` : ''}`,
   );
   const r = d.resources;

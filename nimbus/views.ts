@@ -97,6 +97,9 @@ export interface TopologySummary {
   uptimeSecs: number;
   workersRequested: number;
   workers: number;
+  /** How many of the workers asked for are GPU workers (`topology.gpu.workers`), and how many of those are placed. */
+  gpuWorkersRequested: number;
+  gpuWorkers: number;
   executors: number;
   unassigned: number;
   epoch: number | null;
@@ -194,6 +197,8 @@ export interface TopologyDetail {
   epoch: number | null;
   scheduler: SchedulerStrategy | null;
   workersRequested: number;
+  /** `topology.gpu.workers`: how many of the workers asked for are GPU workers (placed ones: `workers` with a `gpu`). */
+  gpuWorkersRequested: number;
   code: TopologyCode;
   /** What it holds and its dominant share. */
   resources: TopologyResources;

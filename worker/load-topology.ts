@@ -144,7 +144,9 @@ export interface ConfiguredTopology extends LoadedTopology {
  */
 export async function loadConfiguredTopology(modulePath: string, overrides: RawConfig, base: RawConfig[] = []): Promise<ConfiguredTopology> {
   const opts = { allowUserKeys: true };
-  const probe = await loadTopology(modulePath, buildConfig([...base, overrides], opts));
+  // The probe's config lacks the module's own (`-c topology.gpu.workers=2` for a module that sets 3 workers is fine):
+  // the bounds between keys are checked once the module's config is merged in, below.
+  const probe = await loadTopology(modulePath, buildConfig([...base, overrides], { ...opts, crossKeys: false }));
   const topologyConfig = { ...probe.def.config, ...overrides };
   const config = buildConfig([...base, topologyConfig], opts);
   const loaded = await loadTopology(modulePath, config);

@@ -140,6 +140,12 @@ export interface ValidateOptions {
   allowUserKeys: boolean;
   /** Daemon config may not set what only a topology decides? (all keys allowed in both today) */
   where?: string;
+  /**
+   * Check the keys that bound each other (topology.gpu.workers ≤ topology.workers, …); default true. Off only for a
+   * config that is not the whole yet: judged against defaults, an override would be refused for a bound the layer
+   * still to come (a module's own config) sets.
+   */
+  crossKeys?: boolean;
 }
 
 /** Validates the given keys only (no defaults merged); returns a frozen copy. */
@@ -164,7 +170,7 @@ export function validateEntries(raw: RawConfig, opts: ValidateOptions): RawConfi
 export function buildConfig(layers: RawConfig[], opts: ValidateOptions): Config {
   const merged: RawConfig = defaultConfig();
   for (const layer of layers) Object.assign(merged, validateEntries(layer, opts));
-  checkCrossKeys(merged);
+  if (opts.crossKeys !== false) checkCrossKeys(merged);
   return Object.freeze(merged) as Config;
 }
 

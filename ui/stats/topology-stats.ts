@@ -112,7 +112,9 @@ export class StatsHistory implements HeartbeatSink {
         const place: TaskPlace = { component: e.component, supervisorId: hb.supervisorId, host: hb.host, port: hb.port, pid: hb.pid, uptimeSecs: hb.uptimeSecs };
         const complete = e.completeHist && e.completeLatencyMs ? { hist: e.completeHist, sum: e.completeSum ?? 0, max: e.completeLatencyMs.max } : null;
         let s = tasks.get(e.task);
-        if (!s) {
+        // A task id another component now holds (`rebalance -e` renumbers tasks): what it counted was another
+        // component's, so it starts over instead of carrying those counts over as a restarted worker's would.
+        if (!s || s.place.component !== e.component) {
           s = {
             place,
             incarnation,

@@ -12,7 +12,7 @@
  *   GET  /api/v1/topology/:id/metrics               ?window &sys
  *   POST /api/v1/topology/:id/activate
  *   POST /api/v1/topology/:id/deactivate
- *   POST /api/v1/topology/:id/rebalance/:waitTime   { rebalanceOptions: { numWorkers } }
+ *   POST /api/v1/topology/:id/rebalance/:waitTime   { rebalanceOptions: { numWorkers, executors: { component: n } } }
  *   POST /api/v1/topology/:id/kill/:waitTime
  *
  * `:id` is a topology id or name. Errors are hstorm's `{ error: { code, message } }`
@@ -46,7 +46,8 @@ const rebalanceBody = z
     rebalanceOptions: z
       .object({
         numWorkers: z.coerce.number().int().min(1).optional(),
-        executors: z.record(z.string(), z.unknown()).optional(),
+        // Storm's `rebalance -e`: each named component's new parallelism (nimbus checks the names).
+        executors: z.record(z.string(), z.coerce.number().int().min(1)).optional(),
       })
       .optional(),
     callback: z.string().optional(),
@@ -91,10 +92,11 @@ export function registerStormUiRoutes(app: FastifyInstance, { readModel, control
     const wait = waitSecs(req.params.waitTime);
     const body = parseBody(rebalanceBody, req.body);
     const opts = body.rebalanceOptions;
-    if (opts?.executors && Object.keys(opts.executors).length > 0) {
-      throw new BadRequestError('hstorm rebalance cannot change the parallelism of components (rebalanceOptions.executors); pass only numWorkers', 'rebalanceOptions.executors');
-    }
-    const s = await control.rebalance(req.params.id, { waitSecs: wait, ...(opts?.numWorkers !== undefined && { workers: opts.numWorkers }) });
+    const s = await control.rebalance(req.params.id, {
+      waitSecs: wait,
+      ...(opts?.numWorkers !== undefined && { workers: opts.numWorkers }),
+      ...(opts?.executors !== undefined && Object.keys(opts.executors).length > 0 && { executors: opts.executors }),
+    });
     return operation('rebalance', s);
   });
   app.post<{ Params: { id: string; waitTime: string } }>(`${P}/topology/:id/kill/:waitTime`, async (req) =>

@@ -38,6 +38,7 @@ function detail(components: Record<string, ComponentStats>, queue: QueueView | n
     epoch: 1,
     scheduler: 'hetero',
     workersRequested: 1,
+    gpuWorkersRequested: 0,
     code: { kind: 'path', path: '/x.js' },
     killWaitSecs: null,
     resources: { holds: { cpu: 0.4, memoryMB: 512, gpuMemoryMB: 4096 }, dominantShare: 0.5, dominantResource: 'gpu memory', shares: { cpu: 0.05, memory: 0.02, gpuMemory: 0.5 } },
@@ -75,7 +76,7 @@ describe('describe output', () => {
     assert.match(text, /status active \(crash-looping\)/);
     assert.match(text, /sup-1\s+h1:6700\s+-\s+crash-looping/);
     assert.match(text, /sup-1:6700: CRASH-LOOPING \(4 deaths in a row within seconds of starting\); last exit code 1 at 2026-01-02T00:00:00\.000Z\n {4}last error: worker failed to start: Error: no such table\n {6}at Source\.open/);
-    const row: TopologySummary = { id: 't-1-1', name: 't', status: 'active', uptimeSecs: 5, workersRequested: 1, workers: 1, executors: 1, unassigned: 0, epoch: 1, scheduler: 'even', dominantShare: 0, queue: null, crashLoopingWorkers: 1 };
+    const row: TopologySummary = { id: 't-1-1', name: 't', status: 'active', uptimeSecs: 5, workersRequested: 1, workers: 1, gpuWorkersRequested: 0, gpuWorkers: 0, executors: 1, unassigned: 0, epoch: 1, scheduler: 'even', dominantShare: 0, queue: null, crashLoopingWorkers: 1 };
     assert.match(formatList([row]), /t\s+t-1-1\s+active \(crash-looping\)/);
   });
 
@@ -100,6 +101,12 @@ describe('describe output', () => {
     assert.match(text, /reader: GPU side: no running task since 2026-11-25T12:03:04\.000Z \(no running task of gpu-dealer: no GPU slot\); it gets no tuples/);
     assert.doesNotMatch(text, /CPU side: no running task/);
     assert.match(text, /tuples failed at once \(their target has no running task\):\n {2}reader: 12 tuples to gpu-dealer on stream gpu: not placed \(no GPU slot\)/);
+  });
+
+  it('says how many of the GPU workers asked for are placed, beside the worker count', () => {
+    const d = { ...detail({ reader: stats('spout') }), gpuWorkersRequested: 2 };
+    assert.match(formatDetail(d), /workers 0\/1 \(GPU 0\/2\)/);
+    assert.doesNotMatch(formatDetail(detail({ reader: stats('spout') })), /\(GPU /, 'nothing for a topology without GPU workers');
   });
 
   it('says which backend a GPU bolt ran on, and when it fell back to a CPU backend', () => {
@@ -154,7 +161,7 @@ describe('describe output', () => {
     assert.doesNotMatch(text, /HDRF queue: reserved 15s/, "the reason says how long; the line does not say it twice");
 
     const row = (name: string, q: QueueView | null, share: number): TopologySummary => ({
-      id: `${name}-1-1`, name, status: 'active', uptimeSecs: 75, workersRequested: 2, workers: q ? 0 : 2, executors: 4,
+      id: `${name}-1-1`, name, status: 'active', uptimeSecs: 75, workersRequested: 2, workers: q ? 0 : 2, gpuWorkersRequested: 0, gpuWorkers: 0, executors: 4,
       unassigned: q ? 4 : 0, epoch: 1, scheduler: 'hdrf', dominantShare: share, queue: q, crashLoopingWorkers: 0,
     });
     const list = formatList([row('a', null, 0.5), row('b', queue, 0)]);

@@ -203,7 +203,7 @@ describe('scheduler: HDRF between topologies', () => {
       const q = run({ cluster, topologies: [t], occupied: [], fairness: fair(), now: 0 }).assignments.get('t')!.queue!;
       assert.match(q.detail, /^can never run whole on this cluster, even empty/);
       // 2 workers, both GPU executors (2 × 5000 MB) in the one GPU worker, 3 executors × (0.1 cores, 128 MB).
-      assert.equal(q.needs, '2 workers (1 GPU × 10000 MB), 0.3 cores, 384 MB');
+      assert.equal(q.needs, '2 workers (1 GPU × 10000 MB (2 executors × 5000 MB)), 0.3 cores, 384 MB', 'GPU memory is per executor, summed per worker');
     });
 
     it('cores and memory are admitted against what the cluster has free (A − R)', () => {

@@ -9,7 +9,7 @@ import { MetricRegistry } from '../../../topology-sdk/user-metrics.js';
 
 const MIN = 60_000;
 
-function beat(o: { pid?: number; port?: number; uptimeSecs: number; emitted: number; acked?: number; task?: number; completeN?: number; completeSum?: number }): ParsedWorkerHeartbeat {
+function beat(o: { pid?: number; port?: number; uptimeSecs: number; emitted: number; acked?: number; task?: number; component?: string; completeN?: number; completeSum?: number }): ParsedWorkerHeartbeat {
   const lat = { count: 0, mean: 0, p50: 0, p99: 0, max: 0 };
   return {
     version: 1,
@@ -25,7 +25,7 @@ function beat(o: { pid?: number; port?: number; uptimeSecs: number; emitted: num
     droppedFrames: 0,
     executors: [
       {
-        component: 'spout',
+        component: o.component ?? 'spout',
         task: o.task ?? 1,
         emitted: o.emitted,
         transferred: o.emitted,
@@ -97,6 +97,16 @@ describe('nimbus: windowed statistics (Storm UI windows)', () => {
     assert.equal(s.places('t').get(1)?.port, 6701);
     s.retain(new Set());
     assert.equal(s.task('t', 1, ':all-time', 30_000), null);
+  });
+
+  it('starts a task id over when another component holds it after a rebalance -e, instead of carrying the counts over', () => {
+    const s = new StatsHistory({ startedAt: 0 });
+    s.record('t', assignment(), [beat({ uptimeSecs: 10, emitted: 80_041 })], 10_000);
+    // Renumbered: task 1 is now a new gpu-dealer in a new worker, 7 s old.
+    const renumbered: Assignment = { ...assignment(), workers: [{ ...assignment().workers[0]!, executors: [{ component: 'gpu-dealer', task: 1 }] }] };
+    s.record('t', renumbered, [beat({ pid: 200, uptimeSecs: 7, emitted: 1440, component: 'gpu-dealer' })], 20_000);
+    assert.equal(s.task('t', 1, ':all-time', 20_000)!.emitted, 1440, "the old component's 80 041 are not the new one's");
+    assert.equal(s.places('t').get(1)?.component, 'gpu-dealer');
   });
 
   it('merges complete-latency histograms of retired and current incarnations', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultTopologyName, resolveModulePath } from '../../../worker/load-topology.js';
+import { defaultTopologyName, loadConfiguredTopology, resolveModulePath } from '../../../worker/load-topology.js';
 import { packageRoot } from '../../../common/package-root.js';
 
 describe('worker/load-topology module resolution', () => {
@@ -41,5 +41,20 @@ describe('worker/load-topology module resolution', () => {
     assert.equal(defaultTopologyName('/some/dir/wc.mjs'), 'wc');
     assert.equal(defaultTopologyName('/x/dist/examples/word-count/index.js'), 'word-count');
     assert.equal(defaultTopologyName('/x/my topo.v2.ts'), 'my-topo-v2');
+  });
+});
+
+describe('worker/load-topology loadConfiguredTopology', () => {
+  const hybrid = () => resolveModulePath(join(packageRoot(), 'examples', 'hybrid-matmul'), packageRoot());
+
+  it('checks -c topology.gpu.workers against the module\'s topology.workers, not the default 1 (issue 31)', async () => {
+    const { config, topologyConfig } = await loadConfiguredTopology(hybrid(), { 'topology.gpu.workers': 2 });
+    assert.equal(config['topology.workers'], 3, 'the module sets 3');
+    assert.equal(config['topology.gpu.workers'], 2);
+    assert.equal(topologyConfig['topology.gpu.workers'], 2);
+  });
+
+  it('still refuses more GPU workers than the module\'s workers, naming its count', async () => {
+    await assert.rejects(loadConfiguredTopology(hybrid(), { 'topology.gpu.workers': 4 }), /topology\.gpu\.workers.*4; allowed: at most topology\.workers \(3\)/);
   });
 });

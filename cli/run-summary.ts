@@ -6,7 +6,7 @@
 import { gpuSummary, rollup, type ComponentGpuSummary } from '../common/metrics-rollup.js';
 import { isGpuBackend } from '../common/gpu-backends.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
-import type { ExecutorMetrics, LatencyStats, TupleCounters, WorkerHeartbeat } from '../common/storm-base.js';
+import type { ExecutorMetrics, LatencyStats, SplitMetrics, TupleCounters, WorkerHeartbeat } from '../common/storm-base.js';
 
 export interface ComponentSummary extends TupleCounters {
   executors: number;
@@ -166,6 +166,7 @@ interface SplitTotals {
   windows: number;
   sentCpu: number;
   sentGpu: number;
+  sides: SplitMetrics['sides'];
 }
 
 function splitTotals(tasks: readonly (ExecutorMetrics['split'] | undefined)[]): SplitTotals | null {
@@ -178,6 +179,7 @@ function splitTotals(tasks: readonly (ExecutorMetrics['split'] | undefined)[]): 
     latCpuMs: head.latCpuMs,
     latGpuMs: head.latGpuMs,
     windows: head.windows,
+    sides: head.sides,
     sentCpu: all.reduce((n, t) => n + t.sentCpu, 0),
     sentGpu: all.reduce((n, t) => n + t.sentGpu, 0),
   };
@@ -189,9 +191,14 @@ function formatSplit(tasks: readonly (ExecutorMetrics['split'] | undefined)[]): 
   if (!t) return [];
   const ms = (v: number | null) => (v === null ? 'none' : `${v.toFixed(2)} ms`);
   const share = t.sentCpu + t.sentGpu > 0 ? ` (${((100 * t.sentGpu) / (t.sentCpu + t.sentGpu)).toFixed(1)} % to GPU)` : '';
+  const down = (['cpu', 'gpu'] as const).flatMap((side) => {
+    const s = t.sides?.[side];
+    return s && s.downSince !== null ? [`    ${side.toUpperCase()} side: no running task (${s.reason ?? 'unknown'}); its share went to the other side`] : [];
+  });
   return [
     `    split: γ=${t.gamma.toFixed(3)} after ${t.windows} windows, δ=${t.delta === null ? 'none' : t.delta.toFixed(3)}, ` +
       `latency CPU ${ms(t.latCpuMs)} / GPU ${ms(t.latGpuMs)}; sent CPU ${t.sentCpu}, GPU ${t.sentGpu}${share}`,
+    ...down,
   ];
 }
 

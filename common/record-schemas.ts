@@ -94,6 +94,19 @@ const groupingSchema = z.discriminatedUnion('type', [
 
 const configSchema = z.record(z.string(), z.unknown());
 
+const windowSizeSchema = z.object({ unit: z.enum(['count', 'ms']), value: z.number().positive() });
+
+const windowDefSchema = z.object({
+  length: windowSizeSchema,
+  slide: windowSizeSchema,
+  timestampField: z.string().min(1).nullable(),
+  eventTime: z.boolean(),
+  lagMs: count,
+  watermarkIntervalMs: z.number().positive(),
+  idleTimeoutMs: z.number().positive(),
+  lateStream: z.string().min(1).nullable(),
+});
+
 export const topologyDefSchema = z.object({
   components: z
     .array(
@@ -105,6 +118,7 @@ export const topologyDefSchema = z.object({
         inputs: z.array(z.object({ component: z.string().min(1), stream: z.string().min(1), grouping: groupingSchema })),
         gpu: z.object({ memoryMB: count }).nullable(),
         config: configSchema,
+        window: windowDefSchema.optional(),
       }),
     )
     .min(1),

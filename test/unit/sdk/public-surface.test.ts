@@ -22,7 +22,9 @@ const PUBLIC_VALUES = [
   'BasicBolt',
   'Bolt',
   'ConfigError',
+  'Count',
   'DEFAULT_STREAM',
+  'Duration',
   'EmitError',
   'Fields',
   'GpuBolt',
@@ -36,6 +38,7 @@ const PUBLIC_VALUES = [
   'StreamSplit',
   'TopologyBuilder',
   'TopologyValidationError',
+  'WindowedBolt',
 ];
 
 /**

@@ -1,6 +1,7 @@
 /**
  * The window manager (topology-sdk/internal/window-manager.ts) against a
- * reference model written here from the definitions alone (docs/windowing.md):
+ * reference model (test/helpers/window-model.ts) written from the definitions
+ * alone (docs/windowing.md):
  * random window and slide units and sizes, random input — processing time
  * with clock steps between tuples, event time with out-of-order and late
  * stamps between watermark steps — and after each step the harness does what
@@ -12,6 +13,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { WindowManager, type ManagedWindow, type WindowManagerSpec } from '../../../topology-sdk/internal/window-manager.js';
 import type { WindowSizeDef } from '../../../common/topology-def.js';
+import { modelWindows } from '../../helpers/window-model.js';
 
 interface Ev {
   id: number;
@@ -50,31 +52,7 @@ function drive(spec: WindowManagerSpec, input: { ev: Ev | null; advanceTo: numbe
 
 /** The windows the definitions give for items in release order (stamp order), up to the final watermark. */
 function model(spec: WindowManagerSpec, items: readonly Ev[], finalWm: number): Ev[][] {
-  const { length, slide } = spec;
-  const out: Ev[][] = [];
-  if (slide.unit === 'count') {
-    for (let p = slide.value; p <= items.length; p += slide.value) {
-      const t = items[p - 1]!.ts;
-      out.push(length.unit === 'count' ? items.slice(Math.max(0, p - length.value), p) : items.slice(0, p).filter((e) => e.ts > t - length.value));
-    }
-    return out;
-  }
-  if (items.length === 0) return out;
-  let prevHi = -1;
-  const first = Math.floor(items[0]!.ts / slide.value) * slide.value + slide.value;
-  for (let end = first; end <= finalWm; end += slide.value) {
-    const before = items.filter((e) => e.ts < end);
-    if (length.unit === 'count') {
-      // A count-length window with nothing new is not evaluated again.
-      if (before.length === 0 || before.length <= prevHi) continue;
-      prevHi = before.length;
-      out.push(before.slice(-length.value));
-    } else {
-      const w = before.filter((e) => e.ts >= end - length.value);
-      if (w.length > 0) out.push(w);
-    }
-  }
-  return out;
+  return modelWindows(spec, items, finalWm);
 }
 
 const sizeArb = (max: number): fc.Arbitrary<WindowSizeDef> =>

@@ -232,6 +232,25 @@ const userMetricsSchema = z.object({
   meters: z.record(z.string(), z.object({ count, meanRate: count, m1Rate: count })),
 });
 
+/** A windowed bolt's section; malformed, it is dropped (`.catch`), not the heartbeat. */
+const windowMetricsSchema = z.looseObject({
+  spec: z.string(),
+  eventTime: z.boolean(),
+  windows: count,
+  failedWindows: count,
+  windowTuples: count,
+  lastWindowTuples: count,
+  maxWindowTuples: count,
+  held: count,
+  lateDropped: count,
+  lateRouted: count,
+  watermark: z.number().nullable(),
+  watermarkLagMs: count.nullable(),
+  activeInputs: count.nullable(),
+  inputs: count.nullable(),
+  evaluateMs: count,
+});
+
 const componentErrorSchema = z.object({ time: z.number(), error: z.string() });
 
 const executorMetricsSchema = z.looseObject({
@@ -251,6 +270,7 @@ const executorMetricsSchema = z.looseObject({
   gpu: gpuMetricsSchema.optional().catch(undefined),
   // Split metrics are shown as reported; their inner shape belongs to the worker.
   split: z.looseObject({ gamma: z.number() }).optional(),
+  window: windowMetricsSchema.optional().catch(undefined),
   // Sparse latency histograms, so percentiles can be merged across executors (common/histogram.ts).
   executeHist: sparseHistSchema.optional(),
   executeSum: count.optional(),

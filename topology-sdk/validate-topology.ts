@@ -5,7 +5,7 @@
 import type { ComponentDef, TopologyDef, WindowDef } from '../common/topology-def.js';
 import { TopologyValidationError, WindowValidationError } from '../common/errors.js';
 import { checkKey, type Config } from '../common/config/config.js';
-import { formatMs } from './window-units.js';
+import { formatMs } from '../common/window-text.js';
 
 export function validateTopology(def: TopologyDef): void {
   const byId = new Map(def.components.map((c) => [c.id, c]));

@@ -5,6 +5,7 @@
  * the topology is built, naming the call.
  */
 import { WindowValidationError } from '../common/errors.js';
+import { formatMs } from '../common/window-text.js';
 
 /** A number of tuples. */
 export class Count {
@@ -63,11 +64,4 @@ export class Duration {
     }
     return new Duration(total);
   }
-}
-
-/** "250 ms", "5 s", "1.5 s", "2 min". */
-export function formatMs(ms: number): string {
-  if (ms < 1000) return `${ms} ms`;
-  if (ms < 60_000 || ms % 60_000 !== 0) return `${+(ms / 1000).toFixed(3)} s`;
-  return ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : `${ms / 60_000} min`;
 }

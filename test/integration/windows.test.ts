@@ -18,7 +18,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLocal, PACKAGE_ROOT } from '../../cli/local-run.js';
-import type { RunSummary } from '../../cli/run-summary.js';
+import { formatWindow, type RunSummary } from '../../cli/run-summary.js';
 import { modelWindows } from '../helpers/window-model.js';
 import { FLUSH_ID, VARIANTS, emitOrder, lateIds, tsOf, type Variant, type WindowRecord } from '../fixtures/window-topology.js';
 
@@ -120,7 +120,15 @@ describe('windowed bolts in worker processes', function () {
     for (const v of VARIANTS) {
       const c = s.components[`${v}-ids`]!;
       assert.deepEqual([c.acked, c.failed], [ACKED[v], 0], `${v}: acked and failed`);
+      // The heartbeat's window section (what describe and the UIs show) counts the same windows and late tuples.
+      const w = s.components[v]!.window![0]!;
+      assert.deepEqual(
+        [w.windows, w.failedWindows, w.lateDropped, w.lateRouted],
+        [windows.get(v)!.length, 0, v === 'event-count' ? 2 : 0, v === 'event-sliding' ? 2 : 0],
+        `${v}: the window section`,
+      );
     }
+    assert.match(formatWindow(s.components['event-sliding']!.window!), /window: sliding 100 ms every 50 ms, event time \(ts\), lag 40 ms, late → late; \d+ windows, [\d.]+ tuples each \(max \d+\), 1 held, late tuples 0 dropped \/ 2 routed, watermark lag 40 ms/);
   });
 
   it('local, submit and schedule refuse a count window larger than topology.max.spout.pending, with one message', () => {

@@ -26,8 +26,8 @@ import type { OutputFieldsDeclarer } from '../output-declarer.js';
 import type { Tuple } from '../tuple.js';
 import { LATE_TUPLE_FIELD, type LateTuple, type TupleWindow } from '../tuple-window.js';
 import type { WindowedBolt, TimestampExtractor } from '../windowed-bolt.js';
-import { formatMs } from '../window-units.js';
-import type { WindowDef, WindowSizeDef } from '../../common/topology-def.js';
+import type { WindowDef } from '../../common/topology-def.js';
+import { describeWindow } from '../../common/window-text.js';
 import type { WindowMetrics } from '../../common/storm-base.js';
 import { WindowTimestampError } from '../../common/errors.js';
 import { realIntervalClock, type IntervalClock } from '../../common/interval-clock.js';
@@ -309,19 +309,4 @@ function inputTasks(context: TopologyContext): number[] {
   const tasks = new Set<number>();
   for (const input of me?.inputs ?? []) for (const t of context.tasksOf(input.component)) tasks.add(t);
   return [...tasks];
-}
-
-function size(s: WindowSizeDef): string {
-  return s.unit === 'count' ? `${s.value} tuple${s.value === 1 ? '' : 's'}` : formatMs(s.value);
-}
-
-/** "sliding 30 s every 5 s, event time (ts), lag 2 s" — for describe and the UI. */
-export function describeWindow(def: WindowDef): string {
-  const same = def.length.unit === def.slide.unit && def.length.value === def.slide.value;
-  const shape = same ? `tumbling ${size(def.length)}` : `sliding ${size(def.length)} every ${size(def.slide)}`;
-  if (!def.eventTime) return shape;
-  const parts = [shape, `event time (${def.timestampField ?? 'extractor'})`];
-  if (def.lagMs > 0) parts.push(`lag ${formatMs(def.lagMs)}`);
-  if (def.lateStream) parts.push(`late → ${def.lateStream}`);
-  return parts.join(', ');
 }

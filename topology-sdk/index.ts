@@ -53,6 +53,8 @@ export type { TupleWindow, LateTuple } from './tuple-window.js';
 // GPU bolts.
 export { GpuBolt } from './gpu-bolt.js';
 export type { GpuEmit } from './gpu-bolt.js';
+export { GpuWindowedBolt } from './gpu-windowed-bolt.js';
+export type { GpuWindowEmit, WindowBatch } from './gpu-windowed-bolt.js';
 export type { KernelSpec, KernelConstants } from './internal/gpu-kernel-runner.js';
 export type { BatchInputs, BatchResult, ItemShape } from './internal/gpu-batch.js';
 export type { GpuBackendHandle, GpuBackendName } from './gpu-backend-handle.js';

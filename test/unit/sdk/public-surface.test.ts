@@ -28,6 +28,7 @@ const PUBLIC_VALUES = [
   'EmitError',
   'Fields',
   'GpuBolt',
+  'GpuWindowedBolt',
   'Grouping',
   'HstormError',
   'MetricRegistrationError',

@@ -13,7 +13,8 @@ export interface TupleWindow {
   getExpired(): readonly Tuple[];
   /**
    * Start of the window in ms: end − length for a time length (inclusive, epoch ms or the event-time
-   * scale); the first tuple's timestamp for a count length.
+   * scale); the first tuple's timestamp for a count length. Count windows in processing time read the clock once
+   * per window: their tuples carry the time the window before them ended.
    */
   getStartTimestamp(): number;
   /** End of the window in ms: the slide's grid point for a time slide (exclusive), the last tuple's timestamp for a count slide. */

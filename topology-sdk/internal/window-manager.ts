@@ -67,13 +67,8 @@ export interface WindowPosition {
   prev: [number, number] | null;
 }
 
-interface Slot<T> {
-  item: T;
-  ts: number;
-  seq: number;
-  /** Failed with a window: left in place (seqs stay contiguous) but in no later window and never evicted. */
-  removed: boolean;
-}
+/** What evict returns when nothing left: most calls, so no array is made for them. */
+const NONE: readonly never[] = Object.freeze([]);
 
 export type AddResult = 'added' | 'late';
 
@@ -82,9 +77,15 @@ export class WindowManager<T> {
   private readonly slideIsCount: boolean;
   private readonly length: number;
   private readonly slide: number;
-  /** Released items not evicted yet; slots[head] has seq `base`. */
-  private slots: Slot<T>[] = [];
+  /**
+   * Released items not evicted yet, and their stamps: items[head] has seq `base`. Parallel arrays rather than an
+   * object per item: adding is on every tuple's path.
+   */
+  private items: T[] = [];
+  private stamps: number[] = [];
   private head = 0;
+  /** Seqs failed with a window: left in place (seqs stay contiguous) but in no later window and never evicted. */
+  private removed: Set<number> | null = null;
   private base: number;
   /** Event time: added, waiting for the watermark. */
   private pending: { item: T; ts: number; order: number }[] = [];
@@ -150,7 +151,20 @@ export class WindowManager<T> {
 
   /** Items held: released and not evicted, plus (event time) those waiting for the watermark. */
   get held(): number {
-    return this.slots.length - this.head + this.pending.length;
+    return this.items.length - this.head - (this.removed?.size ?? 0) + this.pending.length;
+  }
+
+  /**
+   * Count slides: a window is due (released items reached the next trigger). The windowing bolt asks this on
+   * every tuple, so it is a comparison; time slides are due only when the watermark or clock moves.
+   */
+  countWindowDue(): boolean {
+    return this.slideIsCount && this.released - this.lastTrigger >= this.slide;
+  }
+
+  /** Count slides in processing time: the next item added ends a window (its stamp becomes the window's end). */
+  nextAddEndsWindow(): boolean {
+    return this.slideIsCount && this.released + 1 - this.lastTrigger >= this.slide;
   }
 
   /** The next due window, oldest first; null when none is due (then `evict`). */
@@ -162,9 +176,8 @@ export class WindowManager<T> {
 
   /** Takes failed items out of every later window; they are not evicted (the caller failed them). */
   remove(items: ReadonlySet<T>): void {
-    for (let i = this.head; i < this.slots.length; i++) {
-      const s = this.slots[i]!;
-      if (items.has(s.item)) s.removed = true;
+    for (let i = this.head; i < this.items.length; i++) {
+      if (items.has(this.items[i]!)) (this.removed ??= new Set()).add(this.base + (i - this.head));
     }
     this.expiredStash = this.expiredStash.filter((x) => !items.has(x));
   }
@@ -173,22 +186,26 @@ export class WindowManager<T> {
    * Items no future window can hold, oldest first: the caller acks them.
    * Call once `nextWindow` returned null, so no due window still needs them.
    */
-  evict(): T[] {
-    if (this.drainedAt === null && this.wm !== null) return [];
+  evict(): readonly T[] {
+    // Count slides: due windows need nothing `gone` lets go. Time slides: only once the due windows were taken.
+    if (this.slideIsCount ? this.countWindowDue() : this.drainedAt === null && this.wm !== null) return NONE;
+    if (this.head === this.items.length || !this.gone(this.base, this.stamps[this.head]!)) return NONE;
     const out: T[] = [];
     const prev = this.prev;
-    while (this.head < this.slots.length && this.gone(this.slots[this.head]!)) {
-      const s = this.slots[this.head++]!;
-      this.base++;
-      if (s.removed) continue;
-      out.push(s.item);
-      if (prev && s.seq >= prev[0] && s.seq < prev[1]) this.expiredStash.push(s.item);
+    while (this.head < this.items.length && this.gone(this.base, this.stamps[this.head]!)) {
+      const seq = this.base++;
+      const item = this.items[this.head++]!;
+      if (this.removed?.delete(seq)) continue;
+      out.push(item);
+      if (prev && seq >= prev[0] && seq < prev[1]) this.expiredStash.push(item);
     }
     // Compact now and then: shifting one at a time would make eviction quadratic in a large window.
-    if (this.head > 1024 && this.head * 2 > this.slots.length) {
-      this.slots = this.slots.slice(this.head);
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.stamps = this.stamps.slice(this.head);
       this.head = 0;
     }
+    if (this.removed?.size === 0) this.removed = null;
     return out;
   }
 
@@ -199,13 +216,19 @@ export class WindowManager<T> {
   // ── internals ─────────────────────────────────────────────────────────────
 
   private release(item: T, ts: number): void {
-    this.slots.push({ item, ts, seq: this.released++, removed: false });
+    this.items.push(item);
+    this.stamps.push(ts);
+    this.released++;
   }
 
-  /** The live slot of a seq; undefined once evicted or before it is released. */
-  private slotAt(seq: number): Slot<T> | undefined {
+  /** The stamp of a live seq; undefined once evicted or before it is released. */
+  private tsAt(seq: number): number | undefined {
     if (seq < this.base || seq >= this.released) return undefined;
-    return this.slots[this.head + (seq - this.base)];
+    return this.stamps[this.head + (seq - this.base)];
+  }
+
+  private live(seq: number): boolean {
+    return this.removed === null || !this.removed.has(seq);
   }
 
   /** The first live seq whose stamp is ≥ ts (binary search: slots are in stamp order). */
@@ -214,7 +237,7 @@ export class WindowManager<T> {
     let hi = to;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.slotAt(mid)!.ts < ts) lo = mid + 1;
+      if (this.tsAt(mid)! < ts) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -226,7 +249,7 @@ export class WindowManager<T> {
     let hi = to;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.slotAt(mid)!.ts <= ts) lo = mid + 1;
+      if (this.tsAt(mid)! <= ts) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -251,7 +274,7 @@ export class WindowManager<T> {
           ? this.base
           : this.firstAtOrAfter(this.nextEnd - this.length);
       if (oldest >= this.released) return null;
-      const end = Math.max(this.nextEnd ?? -Infinity, this.gridEndAfter(this.slotAt(oldest)!.ts));
+      const end = Math.max(this.nextEnd ?? -Infinity, this.gridEndAfter(this.tsAt(oldest)!));
       if (end > wm) {
         this.nextEnd = end;
         return null;
@@ -260,7 +283,7 @@ export class WindowManager<T> {
       const hi = this.firstAtOrAfter(end);
       const lo = this.lengthIsCount ? Math.max(this.base, hi - this.length) : this.firstAtOrAfter(end - this.length, this.base, hi);
       if (this.lengthIsCount && this.prev !== null && hi <= this.prev[1]) continue;
-      const startTs = this.lengthIsCount ? (lo < hi ? this.slotAt(lo)!.ts : end) : end - this.length;
+      const startTs = this.lengthIsCount ? (lo < hi ? this.tsAt(lo)! : end) : end - this.length;
       const w = this.window(lo, hi, startTs, end);
       if (w) return w;
     }
@@ -271,12 +294,11 @@ export class WindowManager<T> {
       const p = this.lastTrigger + this.slide;
       if (p > this.released) return null;
       this.lastTrigger = p;
-      const last = this.slotAt(p - 1);
+      const t = this.tsAt(p - 1);
       // Evicted already: only when the slide is longer than the window (items between windows), so this one is empty.
-      if (!last) continue;
-      const t = last.ts;
+      if (t === undefined) continue;
       const lo = this.lengthIsCount ? Math.max(this.base, p - this.length) : this.firstAfter(t - this.length, this.base, p);
-      const startTs = this.lengthIsCount ? (lo < p ? this.slotAt(lo)!.ts : t) : t - this.length;
+      const startTs = this.lengthIsCount ? (lo < p ? this.tsAt(lo)! : t) : t - this.length;
       const w = this.window(lo, p, startTs, t);
       if (w) return w;
     }
@@ -288,42 +310,41 @@ export class WindowManager<T> {
     const added: T[] = [];
     const prev = this.prev;
     for (let s = Math.max(lo, this.base); s < hi; s++) {
-      const slot = this.slotAt(s)!;
-      if (slot.removed) continue;
-      items.push(slot.item);
-      if (!prev || s >= prev[1] || s < prev[0]) added.push(slot.item);
+      if (!this.live(s)) continue;
+      const item = this.items[this.head + (s - this.base)]!;
+      items.push(item);
+      if (!prev || s >= prev[1] || s < prev[0]) added.push(item);
     }
     if (items.length === 0) return null;
     const expired = this.expiredStash;
     this.expiredStash = [];
     if (prev) {
       for (let s = Math.max(prev[0], this.base); s < Math.min(prev[1], lo); s++) {
-        const slot = this.slotAt(s)!;
-        if (!slot.removed) expired.push(slot.item);
+        if (this.live(s)) expired.push(this.items[this.head + (s - this.base)]!);
       }
     }
     this.prev = [lo, hi];
     return { items, added, expired, startTs, endTs, lo, hi };
   }
 
-  /** No future window can hold this slot. */
-  private gone(s: Slot<T>): boolean {
+  /** No future window can hold the item of this seq and stamp. */
+  private gone(seq: number, ts: number): boolean {
     if (this.lengthIsCount) {
       // The next window is the last `length` items as of a later trigger: at least `lastTrigger + slide` (count
       // slide) or every item released so far (time slide).
       const nextHi = this.slideIsCount ? this.lastTrigger + this.slide : this.released;
-      return s.seq < nextHi - this.length;
+      return seq < nextHi - this.length;
     }
     if (this.slideIsCount) {
       // The next window ends at a stamp no earlier than the next trigger item's (known once released), the newest
       // released stamp, or the watermark (nothing later can be stamped before it).
-      const trigger = this.slotAt(this.lastTrigger + this.slide - 1);
-      const newest = this.released > this.base ? this.slotAt(this.released - 1)!.ts : -Infinity;
-      const t = Math.max(trigger?.ts ?? -Infinity, newest, this.wm ?? -Infinity);
-      return s.ts <= t - this.length;
+      const trigger = this.tsAt(this.lastTrigger + this.slide - 1);
+      const newest = this.released > this.base ? this.tsAt(this.released - 1)! : -Infinity;
+      const t = Math.max(trigger ?? -Infinity, newest, this.wm ?? -Infinity);
+      return ts <= t - this.length;
     }
     // Time slide: every end up to the watermark is done; the next is on the grid after it (or later, after a jump).
     const nextEnd = Math.max(this.nextEnd ?? -Infinity, this.drainedAt === null ? -Infinity : this.gridEndAfter(this.drainedAt));
-    return s.ts < nextEnd - this.length;
+    return ts < nextEnd - this.length;
   }
 }

@@ -116,6 +116,8 @@ export abstract class WindowedBolt {
   /**
    * Process one window. Everything emitted through the collector while this runs (until its promise settles) is
    * anchored to every tuple of the window; a throw, a rejected promise or `collector.fail` of any tuple fails them all.
+   * `collector.ack` does nothing (the runtime acks each tuple when it leaves its last window), and neither does a
+   * `fail` outside `execute`.
    */
   abstract execute(window: TupleWindow): MaybePromise<void>;
   cleanup(): MaybePromise<void> {}

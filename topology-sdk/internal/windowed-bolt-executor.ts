@@ -178,8 +178,9 @@ export class WindowedBoltExecutor extends Bolt {
     emitDirect: (task: number, values: Values, options?: EmitOptions) => this.collector!.emitDirect(task, values, this.anchored(options)),
     // The runtime acks each tuple when it leaves its last window; an ack from the author would ack it twice.
     ack: () => undefined,
+    // Fails the window being evaluated. Outside an evaluation there is none: the tuple is still held by its windows.
     fail: () => {
-      this.currentFailed = true;
+      if (this.current !== null) this.currentFailed = true;
     },
     reportError: (err: unknown) => this.collector!.reportError(err),
   };

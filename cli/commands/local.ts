@@ -1,4 +1,4 @@
-/** `hstorm local <module>`: run a topology on this machine (the embedded default). */
+/** `hstorm local <module|flux.yaml>`: run a topology on this machine (the embedded default). */
 import { Option, type Command } from 'commander';
 import { CliUsageError } from '../../common/errors.js';
 import { readConfigFile, validateEntries } from '../../common/config/index.js';
@@ -8,8 +8,13 @@ import { runLocal } from '../local-run.js';
 import { formatSummary, progressLine, type RunSummary } from '../run-summary.js';
 import { createLogger } from '../../common/logger.js';
 import { WorkerLogConsole } from '../worker-log-console.js';
+import { openTopologySource } from '../topology-source.js';
+import { loadConfiguredTopology } from '../../worker/index.js';
+import { dryRun, formatDryRun } from '../dry-run-format.js';
+import { addFluxOptions, fluxOptions, printFluxWarnings, type FluxFlags } from './flux-options.js';
 
-interface LocalFlags {
+interface LocalFlags extends FluxFlags {
+  dryRun?: boolean;
   duration: string;
   json?: boolean;
   name?: string;
@@ -19,8 +24,8 @@ interface LocalFlags {
 }
 
 export function registerLocal(program: Command): void {
-  addConfigOptions(program.command('local <module>'))
-    .description('run a topology locally: embedded nimbus and supervisor, real worker processes over ZeroMQ')
+  addFluxOptions(addConfigOptions(program.command('local <module>')))
+    .description('run a topology (a module, or a Flux .yaml file) locally: embedded nimbus and supervisor, real worker processes over ZeroMQ')
     .option('-d, --duration <seconds>', 'how long to run before draining and stopping', '30')
     .option('-n, --name <name>', 'topology name (default: from the module path)')
     .addOption(
@@ -29,6 +34,7 @@ export function registerLocal(program: Command): void {
         .default('silent'),
     )
     .option('--json', 'print the final summary as one JSON object on stdout')
+    .option('--dry-run', 'build and validate the topology and print it (components, streams, groupings, config); run nothing')
     .action(async (module: string, flags: LocalFlags) => {
       const duration = Number(flags.duration);
       if (!Number.isFinite(duration) || duration <= 0) {
@@ -40,12 +46,21 @@ export function registerLocal(program: Command): void {
       let keptDir: string | null = null;
       // -c takes both kinds of keys here: cluster keys (e.g. nimbus.scheduler) configure the embedded daemons.
       const { cluster, topology } = splitOverrides(flags.conf);
+      const source = await openTopologySource(module, fluxOptions(flags));
+      printFluxWarnings(source);
+      if (flags.dryRun) {
+        const { def, topologyConfig } = await loadConfiguredTopology(source.modulePath, topology);
+        const r = dryRun(flags.name ?? source.defaultName, module, def, topologyConfig, source.flux?.plan ?? null);
+        process.stdout.write(flags.json ? `${JSON.stringify(r)}\n` : `${formatDryRun(r)}\n`);
+        return;
+      }
       const configFile = flags.config ?? 'hstorm.yaml';
       const fileConfig = validateEntries(readConfigFile(configFile, flags.config !== undefined), { allowUserKeys: false, where: configFile });
       let summary: RunSummary | null = null;
       try {
         summary = await runLocal({
           module,
+          source,
           name: flags.name,
           durationSec: duration,
           overrides: topology,

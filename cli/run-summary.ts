@@ -6,7 +6,7 @@
 import { gpuSummary, rollup, type ComponentGpuSummary } from '../common/metrics-rollup.js';
 import { isGpuBackend } from '../common/gpu-backends.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
-import type { ExecutorMetrics, LatencyStats, SplitMetrics, TupleCounters, WorkerHeartbeat } from '../common/storm-base.js';
+import type { ExecutorMetrics, LatencyStats, SplitMetrics, TupleCounters, WindowMetrics, WorkerHeartbeat } from '../common/storm-base.js';
 
 export interface ComponentSummary extends TupleCounters {
   executors: number;
@@ -17,6 +17,8 @@ export interface ComponentSummary extends TupleCounters {
   /** GPU bolts: what actually ran; `onGpu` is false when every backend was a CPU one, `onHardwareGpu` also when the GPU was a software adapter. */
   gpu?: ComponentGpuSummary;
   split?: ExecutorMetrics['split'][];
+  /** Windowed bolts: each task's window section. */
+  window?: WindowMetrics[];
   /** The component's own counters (context.registerCounter; a multilang subprocess's `metrics`), summed over its tasks. */
   counters?: Record<string, number>;
   /** Storm's "last error": the newest error a task of this component reported, with where and when. */
@@ -109,6 +111,8 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
     if (gpu) c.gpu = gpu;
     const splits = list.flatMap((e) => (e.split ? [e.split] : []));
     if (splits.length > 0) c.split = splits;
+    const windows = list.flatMap((e) => (e.window ? [e.window] : []));
+    if (windows.length > 0) c.window = windows;
     const counters: Record<string, number> = {};
     for (const e of list) for (const [k, v] of Object.entries(e.user?.counters ?? {})) counters[k] = (counters[k] ?? 0) + v;
     if (Object.keys(counters).length > 0) c.counters = counters;
@@ -202,6 +206,21 @@ function formatSplit(tasks: readonly (ExecutorMetrics['split'] | undefined)[]): 
   ];
 }
 
+/** The window line under a windowed bolt: its window, windows evaluated, their size, late tuples, what it still holds. */
+export function formatWindow(tasks: readonly WindowMetrics[]): string {
+  const sum = (f: (w: WindowMetrics) => number) => tasks.reduce((n, w) => n + f(w), 0);
+  const windows = sum((w) => w.windows);
+  const mean = windows > 0 ? (sum((w) => w.windowTuples) / windows).toFixed(1) : '-';
+  const failed = sum((w) => w.failedWindows);
+  const late = tasks[0]!.eventTime ? `, late tuples ${sum((w) => w.lateDropped)} dropped / ${sum((w) => w.lateRouted)} routed` : '';
+  const lags = tasks.flatMap((w) => (w.watermarkLagMs === null ? [] : [w.watermarkLagMs]));
+  const lag = lags.length > 0 ? `, watermark lag ${Math.max(...lags)} ms` : '';
+  return (
+    `    window: ${tasks[0]!.spec}; ${windows} windows${failed ? ` (${failed} failed)` : ''}, ` +
+    `${mean} tuples each (max ${Math.max(...tasks.map((w) => w.maxWindowTuples))}), ${sum((w) => w.held)} held${late}${lag}`
+  );
+}
+
 /** The human-readable end-of-run summary. */
 export function formatSummary(s: RunSummary): string {
   const lines = [
@@ -215,6 +234,7 @@ export function formatSummary(s: RunSummary): string {
     );
     if (c.split) lines.push(...formatSplit(c.split));
     if (c.gpu) lines.push(...formatGpu(c.gpu));
+    if (c.window) lines.push(formatWindow(c.window));
     if (c.counters) lines.push(`    counters: ${Object.entries(c.counters).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   }
   if (s.droppedFrames > 0) lines.push(`  dropped frames/tuples: ${s.droppedFrames}`);

@@ -11,6 +11,11 @@ import { Grouping } from './grouping.js';
 import { fieldNames, type Fields } from './fields.js';
 import type { BoltFactory, SpoutFactory } from './components.js';
 import { validateTopology } from './validate-topology.js';
+import { WindowedBolt } from './windowed-bolt.js';
+import { WindowedBoltExecutor } from './internal/windowed-bolt-executor.js';
+
+/** A factory of windowed bolts: the builder wraps each in the runtime's windowing bolt, as Storm's setBolt does. */
+export type WindowedBoltFactory = () => WindowedBolt;
 
 const ID = /^[A-Za-z0-9_.-]+$/;
 
@@ -115,8 +120,8 @@ export class TopologyBuilder {
     return new SpoutDeclarer(this.add(id, 'spout', factory, parallelism));
   }
 
-  setBolt(id: string, factory: BoltFactory, parallelism = 1): BoltDeclarer {
-    return new BoltDeclarer(this.add(id, 'bolt', factory, parallelism));
+  setBolt(id: string, factory: BoltFactory | WindowedBoltFactory, parallelism = 1): BoltDeclarer {
+    return new BoltDeclarer(this.add(id, 'bolt', typeof factory === 'function' ? windowing(factory) : factory, parallelism));
   }
 
   private add(id: string, kind: 'spout' | 'bolt', factory: SpoutFactory | BoltFactory, parallelism: number): ComponentDef {
@@ -141,7 +146,12 @@ export class TopologyBuilder {
    */
   createTopology(config: Record<string, unknown> = {}): StormTopology {
     if (this.problems.length > 0) throw new TopologyValidationError(`invalid topology: ${this.problems.join('; ')}`);
-    for (const c of this.components) c.streams = declaredStreams(c.id, this.factories.get(c.id)!);
+    for (const c of this.components) {
+      const instance = instantiate(c.id, this.factories.get(c.id)!);
+      c.streams = declaredStreams(c.id, instance);
+      // The window goes into the definition: nimbus checks it against the message timeout and spout pending bound.
+      if (instance instanceof WindowedBoltExecutor) c.window = instance.windowDef(c.id);
+    }
     const def: TopologyDef = {
       components: this.components.map((c) => ({ ...structuredClone(c), config: validateEntries(c.config, { allowUserKeys: true, where: `component "${c.id}" config` }) })),
       config: validateEntries(config, { allowUserKeys: true, where: 'topology config' }),
@@ -152,7 +162,15 @@ export class TopologyBuilder {
   }
 }
 
-function declaredStreams(id: string, factory: SpoutFactory | BoltFactory) {
+/** A bolt factory whose windowed bolts come wrapped (any other instance as it is). */
+function windowing(factory: BoltFactory | WindowedBoltFactory): BoltFactory {
+  return () => {
+    const b = factory();
+    return b instanceof WindowedBolt ? new WindowedBoltExecutor(b) : b;
+  };
+}
+
+function instantiate(id: string, factory: SpoutFactory | BoltFactory): ReturnType<SpoutFactory | BoltFactory> {
   let instance: ReturnType<SpoutFactory | BoltFactory>;
   try {
     instance = factory();
@@ -162,6 +180,10 @@ function declaredStreams(id: string, factory: SpoutFactory | BoltFactory) {
   if (!instance || typeof (instance as { declareOutputFields?: unknown }).declareOutputFields !== 'function') {
     throw new TopologyValidationError(`component "${id}": the factory did not return a Spout or Bolt`, id);
   }
+  return instance;
+}
+
+function declaredStreams(id: string, instance: ReturnType<SpoutFactory | BoltFactory>) {
   const declarer = new OutputFieldsDeclarer(id);
   instance.declareOutputFields(declarer);
   return declarer.result();

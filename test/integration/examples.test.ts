@@ -25,6 +25,7 @@ import type { RunSummary } from '../../cli/run-summary.js';
 import { verifiedIds } from '../helpers/matmul-output.js';
 import { HEADER_BYTES, MatrixFileReader, pairBytes, writeMatrixFile } from '../../examples/matmul/matrix-file.js';
 import { SENTENCES } from '../../examples/word-count/index.js';
+import { spikeIds } from '../../examples/sliding-covariance/readings.js';
 
 type Form = 'module' | 'yaml';
 const FORMS: readonly Form[] = ['module', 'yaml'];
@@ -180,6 +181,42 @@ describe('examples (local mode smoke test)', function () {
       if (verified.length === 2) assert.deepEqual(verified[1], verified[0]);
     });
   }
+
+  it('sliding-covariance: one kernel launch per window on the GPU side (a fallback here) and on a CPU worker, every window verified against float64, every spike flagged', async () => {
+    const output = join(dir, 'covariance.jsonl');
+    const readings = 2000;
+    const windows = readings / 16;
+    const verified = () => readFileSync(output, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { key: number; n: number; anomaly: boolean; verified: boolean; wrong: string[] });
+    const s = await runLocal({
+      module: join(PACKAGE_ROOT, 'examples/sliding-covariance'),
+      durationSec: 120,
+      drainSec: 1,
+      // The last 48 readings stay in the sliding window (no later window comes): wait for the windows, not the acks.
+      until: () => {
+        try {
+          return verified().length >= windows;
+        } catch {
+          return false;
+        }
+      },
+      overrides: { 'covariance.readings': readings, 'covariance.output': output },
+      clusterConfig: VIRTUAL_GPU,
+    });
+    const lines = verified();
+    assert.equal(lines.length, windows);
+    assert.deepEqual(lines.filter((l) => !l.verified), [], 'every kernel window equals the float64 reference');
+    assert.ok(lines.slice(3).every((l) => l.n === 64), 'full windows of 64 once 64 readings came');
+    const spikes = spikeIds(readings);
+    assert.deepEqual(lines.filter((l) => l.anomaly).map((l) => l.key), spikes.map((id) => Math.ceil((id + 1) / 16) * 16 - 1), 'each spike flagged in the window where it is new, nothing else');
+    for (const c of ['covariance-gpu', 'covariance-cpu']) {
+      assert.equal(s.components[c]!.gpu!.launches, windows, `${c}: one launch per window`);
+      assert.equal(s.components[c]!.window![0]!.windows, windows);
+    }
+    assertBackend(s, 'covariance-gpu', true);
+    assert.deepEqual(assertBackend(s, 'covariance-cpu', false), ['webasm'], 'the CPU worker runs the same kernel on its CPU backend');
+    assert.equal(s.components['covariance-cpu']!.gpu!.fallback, false);
+    assert.equal(s.failed, 0);
+  });
 
   it('hybrid-matmul (module and Flux YAML): the split feeds both dealers, the printer verifies every product, both forms alike', async () => {
     const runs = await bothForms(

@@ -22,10 +22,13 @@ const PUBLIC_VALUES = [
   'BasicBolt',
   'Bolt',
   'ConfigError',
+  'Count',
   'DEFAULT_STREAM',
+  'Duration',
   'EmitError',
   'Fields',
   'GpuBolt',
+  'GpuWindowedBolt',
   'Grouping',
   'HstormError',
   'MetricRegistrationError',
@@ -36,6 +39,7 @@ const PUBLIC_VALUES = [
   'StreamSplit',
   'TopologyBuilder',
   'TopologyValidationError',
+  'WindowedBolt',
 ];
 
 /**

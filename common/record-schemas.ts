@@ -90,6 +90,9 @@ const groupingSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('direct') }),
   z.object({ type: z.literal('twoChoice') }),
   z.object({ type: z.literal('loadAwareShuffle') }),
+  z.object({ type: z.literal('none') }),
+  z.object({ type: z.literal('partialKey'), fields: z.array(z.string()) }),
+  z.object({ type: z.literal('custom'), name: z.string() }),
 ]);
 
 const configSchema = z.record(z.string(), z.unknown());

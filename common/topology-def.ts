@@ -15,13 +15,29 @@ export type GroupingDef =
   | { type: 'global' }
   | { type: 'direct' }
   | { type: 'twoChoice' }
-  | { type: 'loadAwareShuffle' };
+  | { type: 'loadAwareShuffle' }
+  /** Storm's noneGrouping: "don't care", routed as shuffle (as Storm does). */
+  | { type: 'none' }
+  /** Storm's partialKeyGrouping: each key goes to the less loaded of its two candidate tasks. */
+  | { type: 'partialKey'; fields: string[] }
+  /**
+   * A user's CustomStreamGrouping. The definition travels as JSON, so it holds only the grouping's name (its class
+   * name, for describe and the UI); the object itself comes from the topology module, which every worker loads
+   * (StormTopology.customGroupings), as the component factories do.
+   */
+  | { type: 'custom'; name: string };
 
 export interface StreamDef {
   id: string;
   fields: string[];
   /** Only `emitDirect` may emit on a direct stream. */
   direct: boolean;
+}
+
+/** A stream of a component (Storm's GlobalStreamId). */
+export interface GlobalStreamId {
+  readonly componentId: string;
+  readonly streamId: string;
 }
 
 export interface InputDef {

@@ -14,6 +14,7 @@ import type { ConfigRecord } from '../common/config/index.js';
 import type { WorkerLaunch } from '../common/worker-env.js';
 import type { StormTopology } from '../topology-sdk/topology-builder.js';
 import type { ComponentPlacement, TopologyContext } from '../topology-sdk/context.js';
+import type { CustomStreamGrouping } from '../topology-sdk/custom-grouping.js';
 import type { Executor } from './executor/executor.js';
 import type { ExecutorHost, LocalAcker } from './executor/executor-host.js';
 import { ExecutorFactory } from './executor/executor-factory.js';
@@ -187,6 +188,10 @@ export class TaskWiring implements ExecutorHost {
 
   get routingLoad(): RoutingLoad | null {
     return this.load?.routing ?? null;
+  }
+
+  customGrouping(subscriber: string, source: string, stream: string): CustomStreamGrouping | undefined {
+    return this.opts.topology.customGrouping(subscriber, source, stream);
   }
 
   configOf(component: string): Readonly<Record<string, unknown>> {

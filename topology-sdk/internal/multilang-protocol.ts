@@ -157,8 +157,12 @@ function stormGrouping(g: GroupingDef): { type: string; fields?: string[] } {
       return { type: 'FIELDS', fields: [] };
     case 'localOrShuffle':
       return { type: 'LOCAL_OR_SHUFFLE' };
+    case 'partialKey':
+    case 'custom':
+      // Storm's PartialKeyGrouping is a custom grouping, and a custom grouping object travels serialized.
+      return { type: 'CUSTOM_SERIALIZED' };
     default:
-      // shuffle, all, direct, and groupings added later: camelCase → SNAKE_CASE.
+      // shuffle, none, all, direct, and groupings added later: camelCase → SNAKE_CASE.
       return { type: (g as { type: string }).type.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase() };
   }
 }

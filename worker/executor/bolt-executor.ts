@@ -30,7 +30,7 @@ export class BoltExecutor extends Executor {
     private readonly bolt: Bolt | BasicBolt,
   ) {
     super(host, component, task, settings);
-    this.router = new OutputRouter(component, host);
+    this.router = new OutputRouter(component, host, Math.random, task);
     this.downstream = this.router.allTargets();
     this.basic = bolt instanceof BasicBolt || !(bolt instanceof Bolt);
   }

@@ -59,7 +59,7 @@ export class SpoutExecutor extends Executor {
     private readonly spout: Spout,
   ) {
     super(host, component, task, settings);
-    this.router = new OutputRouter(component, host);
+    this.router = new OutputRouter(component, host, Math.random, task);
     this.downstream = this.router.allTargets();
     this.maxPending = settings.maxSpoutPending;
     this.pending = new PendingMessages(this.maxPending);

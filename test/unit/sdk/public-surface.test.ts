@@ -22,6 +22,7 @@ const PUBLIC_VALUES = [
   'BasicBolt',
   'Bolt',
   'ConfigError',
+  'ContextLookupError',
   'DEFAULT_STREAM',
   'EmitError',
   'Fields',

@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { LocalCluster } from './local-cluster.js';
 import { summarize, type RunSummary } from './run-summary.js';
 import { WorkerLogTail, type WorkerLogLine } from './worker-log-tail.js';
+import { isTypeScript } from '../common/ts-module.js';
+import { typeCheckModule, type TypeCheckResult } from './type-check.js';
 
 export const PACKAGE_ROOT = packageRoot();
 
@@ -40,10 +42,30 @@ export interface LocalRunOptions {
   keepRunDir?: 'always' | 'on-failure' | 'never';
   /** Called with the run directory when it is kept (also when the run threw). */
   onRunDirKept?: (dir: string) => void;
+  /**
+   * Type-check a TypeScript module while the cluster starts (cli/type-check.ts), and hand the result here as soon as
+   * it is known (also when the run then fails); default off (tests and benchmarks run compiled modules).
+   */
+  onTypeCheck?: (result: TypeCheckResult) => void;
 }
 
 export async function runLocal(opts: LocalRunOptions): Promise<RunSummary> {
   const modulePath = resolveModulePath(opts.module, PACKAGE_ROOT);
+  const onTypeCheck = opts.onTypeCheck;
+  const typeCheck = onTypeCheck && isTypeScript(modulePath) ? typeCheckModule(modulePath).then((r) => (onTypeCheck(r), r)) : null;
+  try {
+    const summary = await runChecked(opts, modulePath);
+    const checked = await typeCheck;
+    if (checked) summary.typeCheck = checked;
+    return summary;
+  } catch (err) {
+    // The type errors may well say why it failed: they are reported before the error.
+    await typeCheck;
+    throw err;
+  }
+}
+
+async function runChecked(opts: LocalRunOptions, modulePath: string): Promise<RunSummary> {
   // For TypeScript, `loaded` is the compiled file: the workers load that, not the source.
   const { def, topologyConfig, config: finalConfig, modulePath: loaded } = await loadConfiguredTopology(modulePath, opts.overrides);
   const name = opts.name ?? defaultTopologyName(modulePath);

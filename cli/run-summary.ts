@@ -7,6 +7,7 @@ import { gpuSummary, rollup, type ComponentGpuSummary } from '../common/metrics-
 import { isGpuBackend } from '../common/gpu-backends.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
 import type { ExecutorMetrics, LatencyStats, TupleCounters, WorkerHeartbeat } from '../common/storm-base.js';
+import type { TypeCheckResult } from './type-check.js';
 
 export interface ComponentSummary extends TupleCounters {
   executors: number;
@@ -54,6 +55,8 @@ export interface RunSummary {
   workerLog?: { warnings: number; errors: number };
   /** The run directory (worker logs), kept because something failed; absent when it was removed. */
   runDir?: string;
+  /** A TypeScript module's type check (cli/type-check.ts): what tsc reported, or why it was skipped. */
+  typeCheck?: TypeCheckResult;
 }
 
 

@@ -8,9 +8,11 @@ import { runLocal } from '../local-run.js';
 import { formatSummary, progressLine, type RunSummary } from '../run-summary.js';
 import { createLogger } from '../../common/logger.js';
 import { WorkerLogConsole } from '../worker-log-console.js';
+import { formatTypeCheck } from '../type-check.js';
 
 interface LocalFlags {
   duration: string;
+  typeCheck: boolean;
   json?: boolean;
   name?: string;
   conf: string[];
@@ -29,6 +31,7 @@ export function registerLocal(program: Command): void {
         .default('silent'),
     )
     .option('--json', 'print the final summary as one JSON object on stdout')
+    .option('--no-type-check', "don't type-check a TypeScript module (by default its type errors are printed as warnings, the run goes on)")
     .action(async (module: string, flags: LocalFlags) => {
       const duration = Number(flags.duration);
       if (!Number.isFinite(duration) || duration <= 0) {
@@ -53,6 +56,12 @@ export function registerLocal(program: Command): void {
           log: createLogger('local', { level: flags.logLevel as 'info', destination: 2 }),
           onWorkerLog: (line) => workerLogs.show(line),
           keepRunDir: 'on-failure',
+          ...(flags.typeCheck && {
+            onTypeCheck: (r) => {
+              const lines = formatTypeCheck(r);
+              if (lines.length > 0) process.stderr.write(`${tty ? '\r\x1b[2K' : ''}${lines.map((l) => `${r.checked ? 'warning' : 'note'}: ${l}`).join('\n')}\n`);
+            },
+          }),
           onRunDirKept: (dir) => (keptDir = dir),
           onProgress: (s, t) => {
             if (tty) process.stderr.write(`\r\x1b[2K${progressLine(s, t)}`);

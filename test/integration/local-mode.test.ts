@@ -11,6 +11,7 @@ import { untilAcked } from '../helpers/until-acked.js';
 import { SENTENCES } from '../../examples/word-count/index.js';
 import type { RunSummary } from '../../cli/run-summary.js';
 import type { WorkerLogLine } from '../../cli/worker-log-tail.js';
+import type { TypeCheckResult } from '../../cli/type-check.js';
 
 function readLines<T>(file: string): T[] {
   if (!existsSync(file)) return [];
@@ -84,7 +85,7 @@ describe('local mode (multi-process)', function () {
     }
   });
 
-  it('runs a TypeScript module from outside the package, named after its directory, with stack traces at its .ts lines', async () => {
+  it('runs a TypeScript module from outside the package, named after its directory, with stack traces at its .ts lines and its type errors as warnings', async () => {
     const mod = join(dir, 'mytopo');
     mkdirSync(mod);
     writeFileSync(
@@ -117,11 +118,20 @@ describe('local mode (multi-process)', function () {
         "  b.setBolt('picky', () => new Picky(), 1).shuffleGrouping('numbers');",
         '  return b.createTopology({});',
         '};',
+        '// A type error tsc sees and esbuild does not: reported, and the run goes on.',
+        "export const label: string = 42;",
       ].join('\n'),
     );
     let kept: string | null = null;
-    const summary = await runLocal({ module: join(mod, 'index.ts'), durationSec: 2, overrides: {}, keepRunDir: 'on-failure', onRunDirKept: (d) => (kept = d) });
+    const checks: TypeCheckResult[] = [];
+    const summary = await runLocal({ module: join(mod, 'index.ts'), durationSec: 2, overrides: {}, keepRunDir: 'on-failure', onRunDirKept: (d) => (kept = d), onTypeCheck: (r) => checks.push(r) });
     try {
+      assert.equal(checks.length, 1);
+      assert.deepEqual(
+        checks[0]!.diagnostics.map((d) => [d.file?.endsWith('index.ts'), d.line, d.code]),
+        [[true, 17, 2322]],
+      );
+      assert.equal(summary.typeCheck?.diagnostics.length, 1);
       assert.equal(summary.topology, 'mytopo');
       assert.equal(summary.acked, 98);
       assert.equal(summary.failed, 2);

@@ -4,9 +4,9 @@
  * anchors emits into the ack tree, and turns a throw into a failed tuple.
  * Handles both Bolt (explicit ack/fail) and BasicBolt (ack on return).
  */
-import { Bolt, BasicBolt, type BasicOutputCollector, type EmitOptions, type OutputCollector, type Values } from '../../topology-sdk/components.js';
+import { Bolt, BasicBolt, type BasicOutputCollector, type OutputCollector, type Values } from '../../topology-sdk/components.js';
 import type { Tuple } from '../../topology-sdk/tuple.js';
-import type { RuntimeTuple } from './runtime-tuple.js';
+import { RuntimeTuple } from './runtime-tuple.js';
 import { Executor } from './executor.js';
 import type { ExecutorHost, LocalAcker } from './executor-host.js';
 import type { ComponentSettings } from '../worker-settings.js';
@@ -14,6 +14,8 @@ import { OutputRouter } from '../routing/output-router.js';
 import { randomId64 } from '../acking/ack-ids.js';
 import { ACK_ACK, ACK_FAIL } from '../acking/system-streams.js';
 import { DEFAULT_STREAM } from '../../common/topology-def.js';
+import { EmitError } from '../../common/errors.js';
+import { isEmitOptions, readEmitArgs } from '../../topology-sdk/internal/emit-args.js';
 
 export class BoltExecutor extends Executor {
   private readonly router: OutputRouter;
@@ -36,9 +38,18 @@ export class BoltExecutor extends Executor {
   }
 
   readonly collector: OutputCollector = {
-    emit: (values: Values, options?: EmitOptions) => this.emit(values, options, null),
-    emitDirect: (task: number, values: Values, options?: EmitOptions) => {
-      this.emit(values, options, task);
+    emit: (a: unknown, b?: unknown, c?: unknown): number[] => {
+      // The options form first, read without a parse (the hot path); Storm's positional forms go through readEmitArgs.
+      if (Array.isArray(a) && c === undefined) {
+        if (b === undefined) return this.emit(DEFAULT_STREAM, a, undefined, null);
+        if (isEmitOptions(b) && b.messageId === undefined && (b.stream === undefined || typeof b.stream === 'string')) return this.emit(b.stream ?? DEFAULT_STREAM, a, b.anchors, null);
+      }
+      const e = readEmitArgs('bolt', this.component, a, b, c);
+      return this.emit(e.stream, e.values, e.anchors, null);
+    },
+    emitDirect: (task: number, a?: unknown, b?: unknown, c?: unknown): void => {
+      const e = readEmitArgs('bolt', this.component, a, b, c, 'emitDirect');
+      this.emit(e.stream, e.values, e.anchors, task);
     },
     // The Tuple a bolt hands back is one the runtime gave it: a RuntimeTuple under its read-only type.
     ack: (tuple: Tuple) => this.ack(tuple as RuntimeTuple),
@@ -93,9 +104,14 @@ export class BoltExecutor extends Executor {
     };
     if (this.basic) {
       const basic: BasicOutputCollector = {
-        emit: (values, options) => this.emit(values, { stream: options?.stream, anchors: tuple }, null),
-        emitDirect: (task, values, options) => {
-          this.emit(values, { stream: options?.stream, anchors: tuple }, task);
+        emit: (a: unknown, b?: unknown, c?: unknown): number[] => {
+          if (Array.isArray(a) && b === undefined && c === undefined) return this.emit(DEFAULT_STREAM, a, tuple, null);
+          const e = readEmitArgs('basic', this.component, a, b, c);
+          return this.emit(e.stream, e.values, tuple, null);
+        },
+        emitDirect: (task: number, a?: unknown, b?: unknown, c?: unknown): void => {
+          const e = readEmitArgs('basic', this.component, a, b, c, 'emitDirect');
+          this.emit(e.stream, e.values, tuple, task);
         },
         reportError: (err) => this.reportError(err, 'bolt reported an error'),
       };
@@ -105,12 +121,14 @@ export class BoltExecutor extends Executor {
     }
   }
 
-  private emit(values: Values, options: EmitOptions | undefined, directTask: number | null): number[] {
-    const stream = options?.stream ?? DEFAULT_STREAM;
+  private emit(stream: string, values: Values, a: Tuple | readonly Tuple[] | undefined, directTask: number | null): number[] {
     const targets = this.router.targets(stream, values, directTask);
     this.metrics.emitted++;
-    const a = options?.anchors;
     const anchors = (a === undefined ? [] : Array.isArray(a) ? a : [a]) as readonly RuntimeTuple[];
+    // Anchors must be tuples the runtime gave this bolt (RuntimeTuples under their read-only type): anything else has no ack tree to join.
+    for (let i = 0; i < anchors.length; i++) {
+      if (!(anchors[i] instanceof RuntimeTuple)) throw new EmitError(`emit from "${this.component}" on stream "${stream}": anchor ${i} is not a tuple the bolt received`, this.component, stream);
+    }
     if (this.router.unplaced !== null) {
       // A subscriber has no running task: an anchored tuple's trees could never complete, so they fail now (their
       // spouts replay) instead of at the timeout; an unanchored one still goes to the subscribers that run.

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { GpuKernelRunner } from '../../../topology-sdk/internal/gpu-kernel-runner.js';
 import type { GpuBackendHandle, GpuBackendName, GpuDeviceMonitor, GpuDeviceStats } from '../../../topology-sdk/gpu-backend-handle.js';
 import { backendOfMode } from '../../../topology-sdk/internal/gpu-kernel-runner.js';
-import type { EmitOptions, OutputCollector, Values } from '../../../topology-sdk/components.js';
+import type { OutputCollector, Values } from '../../../topology-sdk/components.js';
+import { readEmitArgs } from '../../../topology-sdk/internal/emit-args.js';
 import type { BatchInputs } from '../../../topology-sdk/internal/gpu-batch.js';
 import { RuntimeTuple } from '../../../worker/executor/runtime-tuple.js';
 import type { Tuple } from '../../../topology-sdk/tuple.js';
@@ -89,8 +90,9 @@ function recordingCollector(): OutputCollector & Recorded {
   const r: Recorded = { emitted: [], acked: [], failed: [] };
   return {
     ...r,
-    emit(values: Values, options?: EmitOptions) {
-      r.emitted.push({ values, anchors: options?.anchors });
+    emit(a: unknown, b?: unknown, c?: unknown) {
+      const e = readEmitArgs('bolt', 'gpu', a, b, c);
+      r.emitted.push({ values: e.values, anchors: e.anchors });
       return [2];
     },
     emitDirect() {},

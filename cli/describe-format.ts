@@ -104,6 +104,8 @@ export function formatDetail(d: TopologyDetail): string {
       ]),
     ),
   );
+  const ticking = Object.entries(d.components).filter(([, c]) => (c.ticks ?? 0) > 0);
+  if (ticking.length) out.push('', `tick tuples (counted apart from the tuples above): ${ticking.map(([id, c]) => `${id} ${c.ticks}`).join(', ')}`);
   const splits = Object.entries(d.components).filter(([, c]) => c.split);
   if (splits.length) {
     out.push('', 'adaptive split (controller task):');

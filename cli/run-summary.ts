@@ -11,6 +11,8 @@ import type { TypeCheckResult } from './type-check.js';
 
 export interface ComponentSummary extends TupleCounters {
   executors: number;
+  /** Tick tuples executed, counted apart from the data tuples; absent when none. */
+  ticks?: number;
   executeLatencyMs: LatencyStats;
   completeLatencyMs?: LatencyStats;
   /** Busy share over the run (the busiest executor's; GPU bolts: kernel busy time). */
@@ -101,6 +103,7 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
       // The last report period is usually the idle drain at the end: over the run says how busy the component was.
       capacity: Math.round((r.capacityOverLife ?? r.capacity) * 1000) / 1000,
     };
+    if (r.ticks > 0) c.ticks = r.ticks;
     if (r.tracksComplete) c.completeLatencyMs = r.complete.stats();
     if (spouts ? spouts.has(id) : r.tracksComplete) spoutExecs.push(...list);
     const errs = lastErrors.get(id);
@@ -212,6 +215,7 @@ export function formatSummary(s: RunSummary): string {
     if (c.split) lines.push(...formatSplit(c.split));
     if (c.gpu) lines.push(...formatGpu(c.gpu));
     if (c.counters) lines.push(`    counters: ${Object.entries(c.counters).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    if (c.ticks) lines.push(`    tick tuples: ${c.ticks} (not in executed/acked)`);
   }
   if (s.droppedFrames > 0) lines.push(`  dropped frames/tuples: ${s.droppedFrames}`);
   const errors = Object.entries(s.components).filter(([, c]) => c.lastError);

@@ -231,6 +231,7 @@ const executorMetricsSchema = z.looseObject({
   executed: count,
   acked: count,
   failed: count,
+  ticks: count.optional(),
   executeLatencyMs: latencySchema,
   completeLatencyMs: latencySchema.nullable(),
   queueDepth: count,

@@ -6,6 +6,12 @@
 export const DEFAULT_STREAM = 'default';
 /** Component id of the acker tasks (as in Storm). */
 export const ACKER_COMPONENT = '__acker';
+/** Storm's system component: the source of tick tuples (Constants.SYSTEM_COMPONENT_ID). */
+export const SYSTEM_COMPONENT = '__system';
+/** Storm's system task id, the source task of tick tuples (Constants.SYSTEM_TASK_ID). */
+export const SYSTEM_TASK_ID = -1;
+/** The stream of tick tuples (Constants.SYSTEM_TICK_STREAM_ID); its one field is `rate_secs`. */
+export const TICK_STREAM = '__tick';
 
 export type GroupingDef =
   | { type: 'shuffle' }

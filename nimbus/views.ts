@@ -122,6 +122,8 @@ export interface ComponentStats extends TupleCounters {
   kind: 'spout' | 'bolt' | 'acker';
   gpu: boolean;
   executors: number;
+  /** Tick tuples executed (topology.tick.tuple.freq.secs), counted apart from the data tuples. */
+  ticks: number;
   /** Mean execute latency over all executors, weighted by count. */
   executeLatencyMs: number | null;
   /** Spouts: mean complete latency, weighted by count. */

@@ -92,14 +92,33 @@ export abstract class Spout {
   deactivate(): void {}
   close(): MaybePromise<void> {}
   abstract declareOutputFields(declarer: OutputFieldsDeclarer): void;
+  /**
+   * Storm's getComponentConfiguration: config this component needs (`topology.tick.tuple.freq.secs`, its own keys),
+   * read once when the topology is built; `addConfiguration` on its declarer wins over it. Checked like
+   * addConfiguration's keys.
+   */
+  getComponentConfiguration(): Record<string, unknown> | null {
+    return null;
+  }
 }
 
 export abstract class Bolt {
   prepare(_conf: Conf, _context: TopologyContext, _collector: OutputCollector): MaybePromise<void> {}
-  /** Process one tuple; ack or fail it through the collector (a throw fails it). */
+  /**
+   * Process one tuple; ack or fail it through the collector (a throw fails it). Tick tuples come here too
+   * (`TupleUtils.isTick(tuple)`); acking or failing one does nothing, anchoring to one tracks nothing.
+   */
   abstract execute(tuple: Tuple): MaybePromise<void>;
   cleanup(): MaybePromise<void> {}
   declareOutputFields(_declarer: OutputFieldsDeclarer): void {}
+  /**
+   * Storm's getComponentConfiguration: config this component needs (`topology.tick.tuple.freq.secs`, its own keys),
+   * read once when the topology is built; `addConfiguration` on its declarer wins over it. Checked like
+   * addConfiguration's keys.
+   */
+  getComponentConfiguration(): Record<string, unknown> | null {
+    return null;
+  }
 }
 
 /** Emits of a BasicBolt's execute, anchored to the input tuple automatically (Storm's BasicOutputCollector). */
@@ -119,9 +138,18 @@ export interface BasicOutputCollector {
  */
 export abstract class BasicBolt {
   prepare(_conf: Conf, _context: TopologyContext): MaybePromise<void> {}
+  /** Process one tuple (tick tuples too: `TupleUtils.isTick(tuple)`; emits while handling one are not anchored). */
   abstract execute(tuple: Tuple, collector: BasicOutputCollector): MaybePromise<void>;
   cleanup(): MaybePromise<void> {}
   declareOutputFields(_declarer: OutputFieldsDeclarer): void {}
+  /**
+   * Storm's getComponentConfiguration: config this component needs (`topology.tick.tuple.freq.secs`, its own keys),
+   * read once when the topology is built; `addConfiguration` on its declarer wins over it. Checked like
+   * addConfiguration's keys.
+   */
+  getComponentConfiguration(): Record<string, unknown> | null {
+    return null;
+  }
 }
 
 export type SpoutFactory = () => Spout;

@@ -42,6 +42,7 @@ export type {
   MaybePromise,
 } from './components.js';
 export type { Tuple, MessageId } from './tuple.js';
+export { TupleUtils, Constants } from './tuple-utils.js';
 export type { StormContextGetters } from './internal/storm-context.js';
 export type { TopologyContext, ComponentLogger, ComponentPlacement, Signal, ComponentLoad, ComponentMetricSections, TupleCompleteListener } from './context.js';
 export type { Counter, Meter, UserHistogram, Gauge } from './user-metrics.js';

@@ -3,7 +3,7 @@
  * a validated StormTopology (the serializable definition plus the factories a
  * worker uses to instantiate its tasks).
  */
-import { DEFAULT_STREAM, type ComponentDef, type GpuRequest, type GroupingDef, type TopologyDef } from '../common/topology-def.js';
+import { DEFAULT_STREAM, type ComponentDef, type GpuRequest, type GroupingDef, type StreamDef, type TopologyDef } from '../common/topology-def.js';
 import { TopologyValidationError } from '../common/errors.js';
 import { checkCrossKeys, checkKey, validateEntries } from '../common/config/config.js';
 import { OutputFieldsDeclarer } from './output-declarer.js';
@@ -229,7 +229,12 @@ export class TopologyBuilder {
    */
   createTopology(config: Record<string, unknown> = {}): StormTopology {
     if (this.sink.problems.length > 0) throw new TopologyValidationError(`invalid topology: ${this.sink.problems.join('; ')}`);
-    for (const c of this.components) c.streams = declaredStreams(c.id, this.factories.get(c.id)!);
+    for (const c of this.components) {
+      const declared = declaredShape(c.id, this.factories.get(c.id)!);
+      c.streams = declared.streams;
+      // Storm merges a component's own configuration under what its declarer adds.
+      c.config = { ...declared.config, ...c.config };
+    }
     // A grouping declared through grouping(…, { type: 'custom' }) has no object behind it.
     for (const c of this.components) {
       for (const i of c.inputs) {
@@ -248,7 +253,8 @@ export class TopologyBuilder {
   }
 }
 
-function declaredStreams(id: string, factory: SpoutFactory | BoltFactory) {
+/** What an instance of the component says about itself: its streams and its own configuration (getComponentConfiguration). */
+function declaredShape(id: string, factory: SpoutFactory | BoltFactory): { streams: StreamDef[]; config: Record<string, unknown> } {
   let instance: ReturnType<SpoutFactory | BoltFactory>;
   try {
     instance = factory();
@@ -260,5 +266,9 @@ function declaredStreams(id: string, factory: SpoutFactory | BoltFactory) {
   }
   const declarer = new OutputFieldsDeclarer(id);
   instance.declareOutputFields(declarer);
-  return declarer.result();
+  const own = typeof instance.getComponentConfiguration === 'function' ? instance.getComponentConfiguration() : null;
+  if (own !== null && own !== undefined && (typeof own !== 'object' || Array.isArray(own))) {
+    throw new TopologyValidationError(`component "${id}": getComponentConfiguration() must return an object of config keys or null, got ${Array.isArray(own) ? 'an array' : typeof own}`, id);
+  }
+  return { streams: declarer.result(), config: { ...own } };
 }

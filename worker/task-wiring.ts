@@ -29,6 +29,7 @@ import { TaskTable } from './task-table.js';
 import { ExecutorTransfer } from './executor-transfer.js';
 import { BatchReceiver } from './batch-receiver.js';
 import { RunLoop } from './run-loop.js';
+import { realIntervalClock } from '../common/interval-clock.js';
 
 export interface TaskWiringOptions {
   launch: WorkerLaunch;
@@ -189,6 +190,8 @@ export class TaskWiring implements ExecutorHost {
   get routingLoad(): RoutingLoad | null {
     return this.load?.routing ?? null;
   }
+
+  readonly clock = realIntervalClock;
 
   customGrouping(subscriber: string, source: string, stream: string): CustomStreamGrouping | undefined {
     return this.opts.topology.customGrouping(subscriber, source, stream);

@@ -7,12 +7,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { ACKER_COMPONENT, DEFAULT_STREAM, type GroupingDef, type TopologyDef } from '../../common/topology-def.js';
+import { ACKER_COMPONENT, DEFAULT_STREAM, SYSTEM_TASK_ID, type GroupingDef, type TopologyDef } from '../../common/topology-def.js';
 
 /** Stream of the heartbeat tuples a ShellBolt sends; the subprocess answers each with `sync`. */
 export const HEARTBEAT_STREAM = '__heartbeat';
-/** Storm's system task id: the `task` of heartbeat tuples. */
-export const SYSTEM_TASK_ID = -1;
+/** Storm's system task id: the `task` of heartbeat (and tick) tuples. */
+export { SYSTEM_TASK_ID };
 
 const id = z.union([z.string(), z.number()]);
 

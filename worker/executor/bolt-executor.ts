@@ -16,6 +16,7 @@ import { ACK_ACK, ACK_FAIL } from '../acking/system-streams.js';
 import { DEFAULT_STREAM } from '../../common/topology-def.js';
 import { EmitError } from '../../common/errors.js';
 import { isEmitOptions, readEmitArgs } from '../../topology-sdk/internal/emit-args.js';
+import { TickSource, isTickTuple } from './tick-source.js';
 
 export class BoltExecutor extends Executor {
   private readonly router: OutputRouter;
@@ -23,6 +24,8 @@ export class BoltExecutor extends Executor {
   private prepared = false;
   /** Acker task → the acker when it runs in this process, else null (looked up once per acker). */
   private readonly localAckers = new Map<number, LocalAcker | null>();
+  /** Tick tuples into this task's queue, when its config asks for them (topology.tick.tuple.freq.secs). */
+  private readonly ticks: TickSource | null;
 
   constructor(
     host: ExecutorHost,
@@ -35,6 +38,16 @@ export class BoltExecutor extends Executor {
     this.router = new OutputRouter(component, host, Math.random, task);
     this.downstream = this.router.allTargets();
     this.basic = bolt instanceof BasicBolt || !(bolt instanceof Bolt);
+    this.ticks = settings.tick
+      ? new TickSource(
+          settings.tick,
+          (t) => {
+            this.queue.push(t);
+            this.host.wake();
+          },
+          host.clock,
+        )
+      : null;
   }
 
   readonly collector: OutputCollector = {
@@ -63,11 +76,14 @@ export class BoltExecutor extends Executor {
     if (this.bolt instanceof Bolt) await this.bolt.prepare(conf, ctx, this.collector);
     else await (this.bolt as BasicBolt).prepare(conf, ctx);
     this.prepared = true;
+    // Ticks from the end of prepare on, as Storm starts its tick timer once the executor is set up.
+    this.ticks?.start();
     // Tuples from other workers may have queued while prepare ran (a GPU bolt's probe takes a while).
     this.host.wake();
   }
 
   async stop(): Promise<void> {
+    this.ticks?.close();
     if (this.prepared) await this.bolt.cleanup();
   }
 
@@ -92,9 +108,11 @@ export class BoltExecutor extends Executor {
   }
 
   private executeOne(tuple: RuntimeTuple): void {
-    const started = this.metrics.sampleExecute() ? performance.now() : -1;
+    const tick = isTickTuple(tuple);
+    const started = tick || this.metrics.sampleExecute() ? performance.now() : -1;
     const done = (err: unknown): void => {
-      this.metrics.countExecute(started < 0 ? -1 : performance.now() - started);
+      if (tick) this.metrics.countTick(performance.now() - started);
+      else this.metrics.countExecute(started < 0 ? -1 : performance.now() - started);
       if (err) {
         this.reportError(err, 'execute threw; failing the tuple', { stream: tuple.sourceStreamId, source: tuple.sourceComponent });
         this.fail(tuple);
@@ -144,6 +162,7 @@ export class BoltExecutor extends Executor {
   }
 
   private ack(tuple: RuntimeTuple): void {
+    if (isTickTuple(tuple)) return; // untracked, and counted apart: acking a tick is harmless
     this.metrics.acked++;
     const ids = tuple.anchors;
     if (!ids) return;
@@ -159,6 +178,7 @@ export class BoltExecutor extends Executor {
   }
 
   private fail(tuple: RuntimeTuple): void {
+    if (isTickTuple(tuple)) return;
     this.metrics.failed++;
     this.failTrees(tuple);
   }

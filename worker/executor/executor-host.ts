@@ -5,6 +5,7 @@
 import type { ComponentPlacement, TopologyContext } from '../../topology-sdk/context.js';
 import type { Logger } from '../../common/logger.js';
 import type { RoutingTopology } from '../routing/output-router.js';
+import type { IntervalClock } from '../../common/interval-clock.js';
 
 /**
  * An acker task running in this process, as the spouts and bolts beside it
@@ -41,4 +42,6 @@ export interface ExecutorHost extends RoutingTopology {
   placementOf(component: string): ComponentPlacement;
   /** Builds the context handed to a task's open/prepare. */
   contextFor(component: string, task: number): TopologyContext;
+  /** The timers of time-driven executor work (tick tuples); absent: real timers. Tests step a manual clock. */
+  readonly clock?: IntervalClock;
 }

@@ -13,6 +13,7 @@ function stats(kind: ComponentStats['kind'], extra: Partial<ComponentStats> = {}
     executed: 0,
     acked: 0,
     failed: 0,
+    ticks: 0,
     executeLatencyMs: null,
     completeLatencyMs: null,
     completeLatencyP50Ms: null,
@@ -52,6 +53,12 @@ function detail(components: Record<string, ComponentStats>, queue: QueueView | n
 }
 
 describe('describe output', () => {
+  it('counts tick tuples apart from the data tuples', () => {
+    const out = formatDetail(detail({ rolling: stats('bolt', { executed: 40, ticks: 9 }), total: stats('bolt', { executed: 3 }) }));
+    assert.match(out, /tick tuples \(counted apart from the tuples above\): rolling 9\n/);
+    assert.doesNotMatch(out, /total \d/);
+  });
+
   it("shows each component's last error with its task, host, port and first stack frames", () => {
     const out = formatDetail(
       detail({

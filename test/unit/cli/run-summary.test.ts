@@ -13,6 +13,14 @@ function beat(port: number, executors: ExecutorMetrics[]): WorkerHeartbeat {
 }
 
 describe('cli/run-summary', () => {
+  it('sums tick tuples per component, apart from executed', () => {
+    const s = summarize('t', [beat(6700, [exec('rolling', 1, { executed: 10, ticks: 3 }), exec('rolling', 2, { executed: 5, ticks: 4 }), exec('sink', 3, { executed: 2 })])], 1);
+    assert.equal(s.components.rolling!.ticks, 7);
+    assert.equal(s.components.rolling!.executed, 15);
+    assert.equal(s.components.sink!.ticks, undefined);
+    assert.match(formatSummary(s), /rolling .*\n {4}tick tuples: 7 \(not in executed\/acked\)/);
+  });
+
   it("counts a spout whose every tuple failed in the headline, like the component table (it never tracked a complete latency)", () => {
     const beats = [beat(6700, [exec('nums', 1, { emitted: 1000, failed: 1000 }), exec('bad', 2, { executed: 1000, failed: 1000 })])];
     const s = summarize('t', beats, 2, new Set(['nums']));

@@ -22,6 +22,7 @@ const PUBLIC_VALUES = [
   'BasicBolt',
   'Bolt',
   'ConfigError',
+  'Constants',
   'ContextLookupError',
   'DEFAULT_STREAM',
   'EmitError',
@@ -37,6 +38,7 @@ const PUBLIC_VALUES = [
   'StreamSplit',
   'TopologyBuilder',
   'TopologyValidationError',
+  'TupleUtils',
 ];
 
 /**

@@ -7,7 +7,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { CONFIG_KEYS, RESERVED_PREFIXES, type ConfigKey, type ConfigValue } from './schema.js';
-import { stormKeyHint } from './storm-keys.js';
+import { UNSUPPORTED_STORM_KEYS, stormKeyHint } from './storm-keys.js';
 import type { z } from 'zod';
 
 /** A validated config: every known key present with its type; user keys (topology only) as given. */
@@ -115,6 +115,7 @@ export function checkKey(key: string, value: unknown, where?: string): unknown;
 export function checkKey(key: string, value: unknown, where?: string): unknown {
   const src = where ? ` in ${where}` : '';
   const storm = stormKeyHint(key);
+  if (storm && Object.hasOwn(UNSUPPORTED_STORM_KEYS, key)) throw new ConfigError(`config key "${key}"${src} is not supported: ${storm}`, key, value);
   if (storm) throw new ConfigError(`unknown config key "${key}"${src}: ${storm}`, key, value);
   if (!isKnownKey(key)) {
     const hint = closest(key);

@@ -12,6 +12,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalCluster } from './local-cluster.js';
 import { summarize, type RunSummary } from './run-summary.js';
+import { crashLoopOf } from './crash-loop.js';
 import { WorkerLogTail, type WorkerLogLine } from './worker-log-tail.js';
 import { isTypeScript } from '../common/ts-module.js';
 import { typeCheckModule, type TypeCheckResult } from './type-check.js';
@@ -71,6 +72,7 @@ async function runChecked(opts: LocalRunOptions, modulePath: string): Promise<Ru
   const name = opts.name ?? defaultTopologyName(modulePath);
   const workers = finalConfig['topology.workers'];
   const spouts = new Set(def.components.filter((c) => c.kind === 'spout').map((c) => c.id));
+  const componentIds = def.components.map((c) => c.id);
   const cluster = await LocalCluster.start({
     log: opts.log ?? silentLogger(),
     clusterConfig: opts.clusterConfig ?? {},
@@ -89,25 +91,23 @@ async function runChecked(opts: LocalRunOptions, modulePath: string): Promise<Ru
     if (opts.onProgress) {
       timer = setInterval(() => {
         const elapsed = (performance.now() - started) / 1000;
-        void latest().then((b) => opts.onProgress?.(summarize(name, b, elapsed, spouts), elapsed));
+        void latest().then((b) => opts.onProgress?.(summarize(name, b, elapsed, spouts, componentIds), elapsed));
       }, 1000);
     }
-    if (opts.until) {
-      const until = opts.until;
-      const deadline = started + opts.durationSec * 1000;
-      while (performance.now() < deadline) {
-        await sleep(Math.min(1000, Math.max(0, deadline - performance.now())));
-        const elapsed = (performance.now() - started) / 1000;
-        if (until(summarize(name, await latest(), elapsed, spouts), elapsed)) break;
-      }
-    } else {
-      await sleep(opts.durationSec * 1000);
+    // About once a second: stop at a worker that keeps dying at start (crash-loop.ts), and at the caller's condition.
+    const deadline = started + opts.durationSec * 1000;
+    while (performance.now() < deadline) {
+      await sleep(Math.min(1000, Math.max(0, deadline - performance.now())));
+      const looping = crashLoopOf(await cluster.topologyDetail(name));
+      if (looping) throw looping;
+      const elapsed = (performance.now() - started) / 1000;
+      if (opts.until?.(summarize(name, await latest(), elapsed, spouts, componentIds), elapsed)) break;
     }
     const runSec = (performance.now() - started) / 1000;
     await cluster.deactivate(name);
     await waitDrained(latest, (opts.drainSec ?? 5) * 1000, secsToMs(cluster.config['worker.heartbeat.frequency.secs']));
     await cluster.shutdown();
-    summary = summarize(name, await latestOrEmpty(cluster, topologyId), runSec, spouts);
+    summary = summarize(name, await latestOrEmpty(cluster, topologyId), runSec, spouts, componentIds);
     return summary;
   } finally {
     if (timer) clearInterval(timer);

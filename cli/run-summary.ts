@@ -67,9 +67,13 @@ export interface RunSummary {
  * headline counts their acked and failed tuples. Without it, a component
  * counts as a spout when it tracks complete latency — which a spout whose
  * every tuple failed never does, so callers with the definition pass it.
+ * `declared` (the definition's component ids) puts every component in the summary,
+ * in declaration order, one that never reported with zeros.
  */
-export function summarize(topology: string, beats: WorkerHeartbeat[], durationSec: number, spouts?: ReadonlySet<string>): RunSummary {
+export function summarize(topology: string, beats: WorkerHeartbeat[], durationSec: number, spouts?: ReadonlySet<string>, declared?: readonly string[]): RunSummary {
   const byComponent = new Map<string, ExecutorMetrics[]>();
+  // Every component of the definition is in the summary, one whose workers never beat too (with zeros): not left out.
+  for (const id of declared ?? []) byComponent.set(id, []);
   const lastErrors = new Map<string, { last: LastError; count: number }>();
   for (const b of beats) {
     for (const e of b.executors) {

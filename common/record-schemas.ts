@@ -112,6 +112,7 @@ export const topologyDefSchema = z.object({
     )
     .min(1),
   config: configSchema,
+  serializations: z.array(z.string().min(1)).optional(),
 }) satisfies z.ZodType<TopologyDef>;
 
 const topologyCodeSchema = z.discriminatedUnion('kind', [

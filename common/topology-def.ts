@@ -74,6 +74,11 @@ export interface TopologyDef {
   components: ComponentDef[];
   /** Topology config as given by the module (validated, user keys kept). */
   config: Record<string, unknown>;
+  /**
+   * Names of the classes registered with TopologyBuilder.registerSerialization, in order (Storm's
+   * topology.kryo.register); the classes come from the module, which every worker loads. Absent: none.
+   */
+  serializations?: string[];
 }
 
 export interface TaskInfo {

@@ -24,6 +24,7 @@ export { Grouping } from './grouping.js';
 export type { CustomStreamGrouping, CustomGroupingSource } from './custom-grouping.js';
 export { Fields } from './fields.js';
 export type { OutputFieldsDeclarer } from './output-declarer.js';
+export type { Serializer, SerializationRegistration, ClassOf } from './serialization.js';
 export { DEFAULT_STREAM } from '../common/topology-def.js';
 export type { TopologyDef, ComponentDef, GroupingDef, StreamDef, GlobalStreamId } from '../common/topology-def.js';
 

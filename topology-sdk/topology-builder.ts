@@ -11,6 +11,7 @@ import { Grouping } from './grouping.js';
 import { fieldNames, type Fields } from './fields.js';
 import type { BoltFactory, SpoutFactory } from './components.js';
 import { validateTopology } from './validate-topology.js';
+import type { ClassOf, SerializationRegistration, Serializer } from './serialization.js';
 import { groupingFactory, groupingName, isGrouping, subscriptionKey, type CustomGroupingSource, type CustomStreamGrouping } from './custom-grouping.js';
 
 const ID = /^[A-Za-z0-9_.-]+$/;
@@ -19,10 +20,13 @@ const ID = /^[A-Za-z0-9_.-]+$/;
 export interface TopologyCode {
   /** Custom groupings by subscription (custom-grouping.ts subscriptionKey): a fresh object per emitting task. */
   customGroupings?: ReadonlyMap<string, () => CustomStreamGrouping>;
+  /** Classes whose instances travel between workers (registerSerialization), in the order of def.serializations. */
+  serializations?: readonly SerializationRegistration[];
 }
 
 export class StormTopology {
   readonly customGroupings: ReadonlyMap<string, () => CustomStreamGrouping>;
+  readonly serializations: readonly SerializationRegistration[];
 
   constructor(
     readonly def: TopologyDef,
@@ -30,11 +34,12 @@ export class StormTopology {
     code: TopologyCode = {},
   ) {
     this.customGroupings = code.customGroupings ?? new Map();
+    this.serializations = code.serializations ?? [];
   }
 
   /** The code of this topology (to build a changed copy of it, as hstorm/testing does). */
   get code(): TopologyCode {
-    return { customGroupings: this.customGroupings };
+    return { customGroupings: this.customGroupings, serializations: this.serializations };
   }
 
   /** A new object of the custom grouping `subscriber` uses on `source`'s `stream`; undefined when it has none. */
@@ -198,6 +203,30 @@ export class TopologyBuilder {
   private readonly factories = new Map<string, SpoutFactory | BoltFactory>();
   /** What the declarers record beside the definition: problems found while declaring, custom grouping objects. */
   private readonly sink: DeclarerSink = { customGroupings: new Map(), problems: [] };
+  private readonly serializations: SerializationRegistration[] = [];
+
+  /**
+   * Storm's registerSerialization (`topology.kryo.register`): instances of `Class` may be emitted, and arrive in a
+   * task of another worker as instances of `Class` — prototype, methods and all. Without a serializer an instance
+   * travels as its own enumerable fields and is rebuilt without calling its constructor; give one for a class with
+   * private state or invariants. It travels under `Class.name` (or `options.name`), which must be unique within the
+   * topology. An instance of a class not registered is refused at emit (EmitError, naming the field and class).
+   */
+  registerSerialization<T>(Class: ClassOf<T>, serializer?: Serializer<T> | null, options: { name?: string } = {}): this {
+    const name = options.name ?? (typeof Class === 'function' ? Class.name : '');
+    if (typeof Class !== 'function' || typeof Class.prototype !== 'object') {
+      this.sink.problems.push(`registerSerialization needs a class, got ${typeof Class}`);
+    } else if (!name) {
+      this.sink.problems.push('registerSerialization: the class has no name; give one with registerSerialization(Class, serializer, { name })');
+    } else if (this.serializations.some((r) => r.name === name)) {
+      this.sink.problems.push(`registerSerialization: "${name}" is registered twice (two classes of one name need distinct { name } options)`);
+    } else if (serializer != null && (typeof serializer.write !== 'function' || typeof serializer.read !== 'function')) {
+      this.sink.problems.push(`registerSerialization(${name}): a serializer needs write(value) and read(data) functions`);
+    } else {
+      this.serializations.push({ name, Class, serializer: (serializer ?? null) as Serializer | null });
+    }
+    return this;
+  }
 
   setSpout(id: string, factory: SpoutFactory, parallelism = 1): SpoutDeclarer {
     return new SpoutDeclarer(this.add(id, 'spout', factory, parallelism), this.sink);
@@ -244,12 +273,13 @@ export class TopologyBuilder {
       }
     }
     const def: TopologyDef = {
+      ...(this.serializations.length > 0 && { serializations: this.serializations.map((r) => r.name) }),
       components: this.components.map((c) => ({ ...structuredClone(c), config: validateEntries(c.config, { allowUserKeys: true, where: `component "${c.id}" config` }) })),
       config: validateEntries(config, { allowUserKeys: true, where: 'topology config' }),
     };
     checkCrossKeys(def.config);
     validateTopology(def);
-    return new StormTopology(def, new Map(this.factories), { customGroupings: new Map(this.sink.customGroupings) });
+    return new StormTopology(def, new Map(this.factories), { customGroupings: new Map(this.sink.customGroupings), serializations: [...this.serializations] });
   }
 }
 

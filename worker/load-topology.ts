@@ -157,7 +157,7 @@ export async function loadConfiguredTopology(modulePath: string, overrides: RawC
 export function checkSameShape(expected: TopologyDef, built: TopologyDef, modulePath: string, parallelism: Readonly<Record<string, number>> = {}): void {
   // A rebalance may have changed some components' parallelism since the module's own.
   const actual = withParallelism(built, parallelism);
-  const shape = (d: TopologyDef) => JSON.stringify(d.components.map((c) => [c.id, c.kind, c.parallelism, c.streams, c.inputs]));
+  const shape = (d: TopologyDef) => JSON.stringify([d.components.map((c) => [c.id, c.kind, c.parallelism, c.streams, c.inputs]), d.serializations ?? []]);
   if (shape(expected) !== shape(actual)) {
     throw new TopologyLoadError(`topology module ${modulePath} built a different topology than the one submitted (is it deterministic for the same config?)`, modulePath);
   }

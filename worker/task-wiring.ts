@@ -30,6 +30,8 @@ import { ExecutorTransfer } from './executor-transfer.js';
 import { BatchReceiver } from './batch-receiver.js';
 import { RunLoop } from './run-loop.js';
 import { realIntervalClock } from '../common/interval-clock.js';
+import { ValueTypes } from './values/value-types.js';
+import { registerValueTypes } from './values/wire-form.js';
 
 export interface TaskWiringOptions {
   launch: WorkerLaunch;
@@ -74,6 +76,9 @@ export class TaskWiring implements ExecutorHost {
     this.log = opts.log;
     this.def = opts.def;
     this.table = new TaskTable(opts.def, opts.settings.ackers, opts.selfKey);
+    this.valueTypes = new ValueTypes(opts.topology.serializations);
+    // Before the transport decodes a frame: a value of a registered class arrives as an instance of it.
+    registerValueTypes(this.valueTypes);
     this.components = new ComponentConfigs(opts.def, opts.config, opts.currentConfig);
     this.load = WorkerLoad.forTopology(opts.def, opts.settings.load);
     // The loop seals partial batches whenever it runs dry, not only when the flush timer fires: no hop of an acked
@@ -114,7 +119,7 @@ export class TaskWiring implements ExecutorHost {
 
   /** Tuples dropped: malformed, for an unknown task or stream, no worker holds the destination, alone bigger than a frame. */
   get droppedTuples(): number {
-    return this.receiver.droppedTuples + this.transfer.dropped + this.transport.oversizeTuples;
+    return this.receiver.droppedTuples + this.transfer.dropped + this.transport.oversizeTuples + this.transport.unencodableTuples;
   }
 
   /** Builds an executor for each of this worker's tasks (not started yet). */
@@ -192,6 +197,8 @@ export class TaskWiring implements ExecutorHost {
   }
 
   readonly clock = realIntervalClock;
+  /** The classes the topology registered, installed for this process's decoder (worker/values/wire-form.ts). */
+  readonly valueTypes: ValueTypes;
 
   customGrouping(subscriber: string, source: string, stream: string): CustomStreamGrouping | undefined {
     return this.opts.topology.customGrouping(subscriber, source, stream);
@@ -205,8 +212,8 @@ export class TaskWiring implements ExecutorHost {
     return this.table.ackerFor(root);
   }
 
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null): void {
-    this.transfer.send(dest, srcComponent, srcTask, stream, values, anchors);
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null, wire: unknown[] | null = null): void {
+    this.transfer.send(dest, srcComponent, srcTask, stream, values, anchors, wire);
   }
 
   isCongested(targets: readonly number[]): boolean {

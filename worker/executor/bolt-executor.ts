@@ -26,6 +26,8 @@ export class BoltExecutor extends Executor {
   private readonly localAckers = new Map<number, LocalAcker | null>();
   /** Tick tuples into this task's queue, when its config asks for them (topology.tick.tuple.freq.secs). */
   private readonly ticks: TickSource | null;
+  /** A stream's fields, to name a refused value's field. */
+  private readonly fieldsOf = (stream: string): readonly string[] | undefined => this.router.fieldsOf(stream);
 
   constructor(
     host: ExecutorHost,
@@ -140,6 +142,7 @@ export class BoltExecutor extends Executor {
   }
 
   private emit(stream: string, values: Values, a: Tuple | readonly Tuple[] | undefined, directTask: number | null): number[] {
+    const wire = this.checkValues(stream, values, this.fieldsOf);
     const targets = this.router.targets(stream, values, directTask);
     this.metrics.emitted++;
     const anchors = (a === undefined ? [] : Array.isArray(a) ? a : [a]) as readonly RuntimeTuple[];
@@ -157,7 +160,7 @@ export class BoltExecutor extends Executor {
       }
     }
     this.metrics.transferred += targets.length;
-    for (const t of targets) this.host.send(t, this.component, this.task, stream, values, anchorIds(anchors));
+    for (const t of targets) this.host.send(t, this.component, this.task, stream, values, anchorIds(anchors), wire);
     return targets;
   }
 

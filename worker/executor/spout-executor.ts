@@ -43,6 +43,8 @@ export class SpoutExecutor extends Executor {
   private unplacedBackoffMs = 0;
   private expiryTimer: NodeJS.Timeout | null = null;
   observer: SpoutObserver | null = null;
+  /** A stream's fields, to name a refused value's field. */
+  private readonly fieldsOf = (stream: string): readonly string[] | undefined => this.router.fieldsOf(stream);
   /** Acker tasks of the topology, in ackerFor's order; and the ones in this process, by that index. */
   private ackerTasks: readonly number[] = [];
   private localAckers: (LocalAcker | undefined)[] = [];
@@ -248,6 +250,7 @@ export class SpoutExecutor extends Executor {
   }
 
   private emit(stream: string, values: Values, messageId: unknown, directTask: number | null): number[] {
+    const wire = this.checkValues(stream, values, this.fieldsOf);
     const targets = this.router.targets(stream, values, directTask);
     this.emittedThisCall++;
     this.metrics.emitted++;
@@ -273,7 +276,7 @@ export class SpoutExecutor extends Executor {
     }
     const acker = tracked ? this.host.ackerFor(root) : null;
     if (!tracked || acker === null) {
-      for (const t of targets) this.host.send(t, this.component, this.task, stream, values, null);
+      for (const t of targets) this.host.send(t, this.component, this.task, stream, values, null, wire);
       if (tracked) this.ackAtOnce(messageId, stream);
       return targets;
     }
@@ -281,7 +284,7 @@ export class SpoutExecutor extends Executor {
     for (const t of targets) {
       const edge = randomId64();
       xor = targets.length === 1 ? edge : xor ^ edge; // one target (the common case): no BigInt XOR to allocate
-      this.host.send(t, this.component, this.task, stream, values, [root, edge]);
+      this.host.send(t, this.component, this.task, stream, values, [root, edge], wire);
     }
     if (targets.length === 0) {
       this.ackAtOnce(messageId, stream);

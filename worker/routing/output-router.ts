@@ -147,6 +147,11 @@ export class OutputRouter {
     }
   }
 
+  /** The fields a stream declares; undefined for an undeclared stream. */
+  fieldsOf(stream: string): readonly string[] | undefined {
+    return this.declared.get(stream);
+  }
+
   hasStream(stream: string): boolean {
     return this.byStream.has(stream);
   }

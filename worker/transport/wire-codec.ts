@@ -1,17 +1,23 @@
 /**
  * The frame format between workers: one msgpackr-encoded array per batch,
- *   [version = 1, senderPort, tuples]
+ *   [version = 2, senderPort, tuples]
  * with each tuple
  *   [destTask, srcTask, streamId, values, anchors | null]
  * where anchors are [root, edge, root, edge, …] as 64-bit ids (bigint). Typed
- * arrays (matrices) travel as such (msgpackr `moreTypes`).
+ * arrays (matrices), Sets, Dates and bigints of any size travel as such
+ * (msgpackr `moreTypes`); Maps, -0 and registered classes in their wire form
+ * (../values/wire-form.ts, whose msgpackr extensions this module loads).
+ * Version 2 added those extensions: a version-1 worker would read a Map as an
+ * object and fail on the rest, so it refuses the frame instead.
  * Decoding checks the shape so that garbage is rejected as a CodecError
  * instead of reaching an executor.
  */
 import { Packr } from 'msgpackr';
 import { CodecError } from '../../common/errors.js';
+// For its msgpackr extensions (Map, -0, registered classes), which must be in place before any frame is coded.
+import '../values/wire-form.js';
 
-export const WIRE_VERSION = 1;
+export const WIRE_VERSION = 2;
 
 export type WireTuple = [destTask: number, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null];
 

@@ -8,6 +8,8 @@ import { isGpuBackend } from '../common/gpu-backends.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
 import type { ExecutorMetrics, LatencyStats, TupleCounters, WorkerHeartbeat } from '../common/storm-base.js';
 import type { TypeCheckResult } from './type-check.js';
+import { foldUserMetrics, type ComponentUserMetrics } from '../common/user-metrics-fold.js';
+import { formatUserMetrics } from './user-metrics-format.js';
 
 export interface ComponentSummary extends TupleCounters {
   executors: number;
@@ -22,6 +24,8 @@ export interface ComponentSummary extends TupleCounters {
   split?: ExecutorMetrics['split'][];
   /** The component's own counters (context.registerCounter; a multilang subprocess's `metrics`), summed over its tasks. */
   counters?: Record<string, number>;
+  /** Every user metric the component registered (counters, gauges, histograms, meters), folded over its tasks. */
+  userMetrics?: ComponentUserMetrics;
   /** Storm's "last error": the newest error a task of this component reported, with where and when. */
   lastError?: LastError;
   /** Errors the component's tasks still hold (each keeps its latest few). */
@@ -119,9 +123,11 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
     if (gpu) c.gpu = gpu;
     const splits = list.flatMap((e) => (e.split ? [e.split] : []));
     if (splits.length > 0) c.split = splits;
-    const counters: Record<string, number> = {};
-    for (const e of list) for (const [k, v] of Object.entries(e.user?.counters ?? {})) counters[k] = (counters[k] ?? 0) + v;
-    if (Object.keys(counters).length > 0) c.counters = counters;
+    const user = foldUserMetrics(list.map((e) => ({ task: e.task, user: e.user })));
+    if (user) {
+      c.userMetrics = user;
+      if (Object.keys(user.counters).length > 0) c.counters = user.counters;
+    }
     components[id] = c;
     if (id !== ACKER_COMPONENT) emitted += c.emitted;
   }
@@ -218,7 +224,7 @@ export function formatSummary(s: RunSummary): string {
     );
     if (c.split) lines.push(...formatSplit(c.split));
     if (c.gpu) lines.push(...formatGpu(c.gpu));
-    if (c.counters) lines.push(`    counters: ${Object.entries(c.counters).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    if (c.userMetrics) lines.push(...formatUserMetrics(c.userMetrics, '    '));
     if (c.ticks) lines.push(`    tick tuples: ${c.ticks} (not in executed/acked)`);
   }
   if (s.droppedFrames > 0) lines.push(`  dropped frames/tuples: ${s.droppedFrames}`);

@@ -8,6 +8,7 @@ import { workerKey, type Assignment } from '../common/assignment.js';
 import { withDefaults } from '../common/config/index.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
 import { gpuSummary, rollup } from '../common/metrics-rollup.js';
+import { foldUserMetrics } from '../common/user-metrics-fold.js';
 import type { ParsedWorkerHeartbeat } from '../common/record-schemas.js';
 import { gpuPerformance, type ResourceVector, type SupervisorInfo, type WorkerExitReport } from '../common/resources.js';
 import type { StormBase } from '../common/storm-base.js';
@@ -155,6 +156,8 @@ export function topologyDetail(
     const parts = sums.get(id);
     if (!parts) continue;
     const r = rollup(parts);
+    const user = foldUserMetrics(parts.map((m) => ({ task: m.task, user: m.user })));
+    if (user) s.userMetrics = user;
     Object.assign(s, {
       emitted: r.emitted,
       transferred: r.transferred,

@@ -8,7 +8,6 @@ import { packageRoot } from '../common/package-root.js';
 import { secsToMs, type RawConfig } from '../common/config/index.js';
 import { silentLogger, type Logger } from '../common/logger.js';
 import type { WorkerHeartbeat } from '../common/storm-base.js';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalCluster } from './local-cluster.js';
 import { summarize, type RunSummary } from './run-summary.js';
@@ -39,10 +38,13 @@ export interface LocalRunOptions {
   until?: (s: RunSummary, elapsedSec: number) => boolean;
   /** Every warning and error line the workers log, as it is written (the command prints them, rate-limited). */
   onWorkerLog?: (line: WorkerLogLine) => void;
-  /** Keep the run directory (worker logs): 'on-failure' (what `hstorm local` asks) when a tuple failed or a worker logged an error; default 'never' (tests, benchmarks). */
-  keepRunDir?: 'always' | 'on-failure' | 'never';
-  /** Called with the run directory when it is kept (also when the run threw). */
-  onRunDirKept?: (dir: string) => void;
+  /**
+   * Copy the worker logs into this directory when the run ends (`hstorm local --keep-logs DIR`), also when it threw.
+   * The run's own directory is a temp dir, always removed: no run leaves one behind, passed or failed.
+   */
+  keepLogsIn?: string;
+  /** Ends the run early, as when its duration ran out (`hstorm local` on the first Ctrl-C): it drains and shuts down as usual. */
+  signal?: AbortSignal;
   /**
    * Type-check a TypeScript module while the cluster starts (cli/type-check.ts), and hand the result here as soon as
    * it is known (also when the run then fails); default off (tests and benchmarks run compiled modules).
@@ -77,8 +79,7 @@ async function runChecked(opts: LocalRunOptions, modulePath: string): Promise<Ru
     log: opts.log ?? silentLogger(),
     clusterConfig: opts.clusterConfig ?? {},
     portsNeeded: workers,
-    // Removed below unless something failed: the worker logs are the first thing to read then.
-    keepDataDir: true,
+    ...(opts.keepLogsIn && { keepLogsIn: opts.keepLogsIn }),
   });
   const tail = new WorkerLogTail(join(cluster.dataDir, 'logs'), (l) => opts.onWorkerLog?.(l));
   tail.start();
@@ -96,8 +97,8 @@ async function runChecked(opts: LocalRunOptions, modulePath: string): Promise<Ru
     }
     // About once a second: stop at a worker that keeps dying at start (crash-loop.ts), and at the caller's condition.
     const deadline = started + opts.durationSec * 1000;
-    while (performance.now() < deadline) {
-      await sleep(Math.min(1000, Math.max(0, deadline - performance.now())));
+    while (performance.now() < deadline && !opts.signal?.aborted) {
+      await sleep(Math.min(1000, Math.max(0, deadline - performance.now())), opts.signal);
       const looping = crashLoopOf(await cluster.topologyDetail(name));
       if (looping) throw looping;
       const elapsed = (performance.now() - started) / 1000;
@@ -111,16 +112,12 @@ async function runChecked(opts: LocalRunOptions, modulePath: string): Promise<Ru
     return summary;
   } finally {
     if (timer) clearInterval(timer);
+    // Removes the run's temp dir, after copying the worker logs out when asked.
     await cluster.shutdown();
     await tail.stop();
-    if (summary) summary.workerLog = { warnings: tail.counts.warn, errors: tail.counts.error };
-    const failed = summary === null || tail.counts.error > 0 || Object.values(summary.components).some((c) => c.failed > 0 || c.lastError);
-    const keep = opts.keepRunDir ?? 'never';
-    if (keep === 'always' || (keep === 'on-failure' && failed)) {
-      if (summary) summary.runDir = cluster.dataDir;
-      opts.onRunDirKept?.(cluster.dataDir);
-    } else {
-      await rm(cluster.dataDir, { recursive: true, force: true });
+    if (summary) {
+      summary.workerLog = { warnings: tail.counts.warn, errors: tail.counts.error };
+      if (opts.keepLogsIn) summary.logsDir = opts.keepLogsIn;
     }
   }
 }
@@ -147,6 +144,16 @@ async function waitDrained(latest: () => Promise<WorkerHeartbeat[]>, maxMs: numb
   }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
 }

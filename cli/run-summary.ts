@@ -59,8 +59,8 @@ export interface RunSummary {
   components: Record<string, ComponentSummary>;
   /** Warnings and errors the workers logged (the console showed them, rate-limited). */
   workerLog?: { warnings: number; errors: number };
-  /** The run directory (worker logs), kept because something failed; absent when it was removed. */
-  runDir?: string;
+  /** Where the worker logs were copied (`--keep-logs`); absent: they went with the run's temp dir. */
+  logsDir?: string;
   /** A TypeScript module's type check (cli/type-check.ts): what tsc reported, or why it was skipped. */
   typeCheck?: TypeCheckResult;
 }
@@ -241,8 +241,14 @@ export function formatSummary(s: RunSummary): string {
   if (s.workerLog && (s.workerLog.errors > 0 || s.workerLog.warnings > 0)) {
     lines.push(`  worker log: ${s.workerLog.errors} error and ${s.workerLog.warnings} warning lines`);
   }
-  if (s.runDir) lines.push(`  run directory kept (worker logs under logs/): ${s.runDir}`);
+  if (s.logsDir) lines.push(`  worker logs kept in ${s.logsDir}`);
+  else if (failedRun(s)) lines.push('  the worker logs went with the run; run it again with --keep-logs DIR to keep them');
   return lines.join('\n');
+}
+
+/** Something failed in the run: a tuple, a component's error, or an error line in a worker log. */
+export function failedRun(s: RunSummary): boolean {
+  return (s.workerLog?.errors ?? 0) > 0 || Object.values(s.components).some((c) => c.failed > 0 || c.lastError !== undefined);
 }
 
 /** The GPU lines under a component: what ran (a software adapter and a CPU backend named as such), kernel cost, trouble. */

@@ -9,13 +9,13 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import type { Plugin } from 'esbuild';
 import { TopologyLoadError } from './errors.js';
 import { packageRoot } from './package-root.js';
+import { makeTempDirSync } from './temp-dirs.js';
 
 /** Extensions compiled before loading. */
 export const TS_EXTENSIONS = ['.ts', '.mts', '.cts', '.tsx'];
@@ -54,12 +54,18 @@ function sdkPinned(): Plugin {
 }
 
 /**
- * Compiles a TypeScript module to `<tmp>/hstorm-ts/<content hash>/<name>.mjs`
+ * Compiles a TypeScript module to `<this process's temp dir>/<content hash>/<name>.mjs`
  * and returns that file's path. Compiled every time (esbuild takes
  * milliseconds; a cache keyed on the entry would miss edits to files it
  * imports); the content hash gives changed code a new URL, which Node's
- * module cache would otherwise hide.
+ * module cache would otherwise hide. The directory is this process's
+ * (common/temp-dirs.ts), removed when it exits: the workers of a local run
+ * load the compiled file while the process that runs them lives, and nothing
+ * is left behind in the temp dir after it.
  */
+/** This process's directory of compiled modules, made at the first compile. */
+let compiledDir: string | null = null;
+
 export async function compileTsModule(modulePath: string): Promise<string> {
   const abs = resolve(modulePath);
   const name = `${basename(abs).replace(/\.[cm]?tsx?$/, '')}.mjs`;
@@ -89,7 +95,8 @@ export async function compileTsModule(modulePath: string): Promise<string> {
   } catch (err) {
     throw new TopologyLoadError(`cannot compile TypeScript topology module ${modulePath}: ${(err as Error).message}`, modulePath, { cause: err });
   }
-  const dir = join(tmpdir(), 'hstorm-ts', createHash('sha256').update(abs).update(code).digest('hex').slice(0, 16));
+  compiledDir ??= makeTempDirSync('hstorm-ts-');
+  const dir = join(compiledDir, createHash('sha256').update(abs).update(code).digest('hex').slice(0, 16));
   const out = join(dir, name);
   if (existsSync(out)) return out;
   mkdirSync(dir, { recursive: true });

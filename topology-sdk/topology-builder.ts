@@ -12,6 +12,8 @@ import { fieldNames, type Fields } from './fields.js';
 import type { BoltFactory, SpoutFactory } from './components.js';
 import { validateTopology } from './validate-topology.js';
 import type { ClassOf, SerializationRegistration, Serializer } from './serialization.js';
+import { dirname, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { groupingFactory, groupingName, isGrouping, subscriptionKey, type CustomGroupingSource, type CustomStreamGrouping } from './custom-grouping.js';
 
 const ID = /^[A-Za-z0-9_.-]+$/;
@@ -22,11 +24,20 @@ export interface TopologyCode {
   customGroupings?: ReadonlyMap<string, () => CustomStreamGrouping>;
   /** Classes whose instances travel between workers (registerSerialization), in the order of def.serializations. */
   serializations?: readonly SerializationRegistration[];
+  /** The file of the module that built it (see StormTopology.origin). */
+  origin?: string | null;
 }
 
 export class StormTopology {
   readonly customGroupings: ReadonlyMap<string, () => CustomStreamGrouping>;
   readonly serializations: readonly SerializationRegistration[];
+  /**
+   * The file of the module that built this topology, as far as hstorm can tell: the one a worker loads to build it
+   * again (a topology runs in worker processes, which cannot be handed this object). Set by hstorm's loader, else
+   * read from the call stack of createTopology (the first file outside the SDK); null when neither says.
+   * LocalCluster.submitTopology(name, conf, topology) submits that module, and checks it builds this very topology.
+   */
+  origin: string | null;
 
   constructor(
     readonly def: TopologyDef,
@@ -35,11 +46,12 @@ export class StormTopology {
   ) {
     this.customGroupings = code.customGroupings ?? new Map();
     this.serializations = code.serializations ?? [];
+    this.origin = code.origin ?? null;
   }
 
   /** The code of this topology (to build a changed copy of it, as hstorm/testing does). */
   get code(): TopologyCode {
-    return { customGroupings: this.customGroupings, serializations: this.serializations };
+    return { customGroupings: this.customGroupings, serializations: this.serializations, origin: this.origin };
   }
 
   /** A new object of the custom grouping `subscriber` uses on `source`'s `stream`; undefined when it has none. */
@@ -279,7 +291,33 @@ export class TopologyBuilder {
     };
     checkCrossKeys(def.config);
     validateTopology(def);
-    return new StormTopology(def, new Map(this.factories), { customGroupings: new Map(this.sink.customGroupings), serializations: [...this.serializations] });
+    return new StormTopology(def, new Map(this.factories), { customGroupings: new Map(this.sink.customGroupings), serializations: [...this.serializations], origin: callerFile() });
+  }
+}
+
+/**
+ * The file that called into the SDK (createTopology's caller): the first frame of the call stack outside topology-sdk/,
+ * read from V8's call sites (no parsing of stack text). For a compiled TypeScript module it is the compiled file, which
+ * loads as well as its source.
+ */
+function callerFile(): string | null {
+  const sdkDir = dirname(fileURLToPath(import.meta.url));
+  const prepare = Error.prepareStackTrace;
+  const limit = Error.stackTraceLimit;
+  try {
+    Error.prepareStackTrace = (_err, sites) => sites;
+    Error.stackTraceLimit = 30;
+    const sites = new Error().stack as unknown as NodeJS.CallSite[];
+    for (const site of sites) {
+      const name = site.getFileName();
+      if (!name || name.startsWith('node:')) continue;
+      const file = name.startsWith('file://') ? fileURLToPath(name) : name;
+      if (!file.startsWith(sdkDir + sep)) return file;
+    }
+    return null;
+  } finally {
+    Error.prepareStackTrace = prepare;
+    Error.stackTraceLimit = limit;
   }
 }
 

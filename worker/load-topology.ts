@@ -127,6 +127,8 @@ export async function loadTopology(sourcePath: string, config: Readonly<Record<s
       modulePath,
     );
   }
+  // The module a worker loads to build it again: the one the user named (its source, for TypeScript).
+  topology.origin = sourcePath;
   return { topology, def: topology.def, modulePath };
 }
 

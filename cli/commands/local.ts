@@ -1,4 +1,5 @@
 /** `hstorm local <module>`: run a topology on this machine (the embedded default). */
+import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { CliUsageError } from '../../common/errors.js';
 import { readConfigFile, validateEntries } from '../../common/config/index.js';
@@ -13,6 +14,7 @@ import { formatTypeCheck } from '../type-check.js';
 interface LocalFlags {
   duration: string;
   typeCheck: boolean;
+  keepLogs?: string;
   json?: boolean;
   name?: string;
   conf: string[];
@@ -31,6 +33,7 @@ export function registerLocal(program: Command): void {
         .default('silent'),
     )
     .option('--json', 'print the final summary as one JSON object on stdout')
+    .option('--keep-logs <dir>', "copy the worker logs into <dir> when the run ends (the run's own temp directory is always removed)")
     .option('--no-type-check', "don't type-check a TypeScript module (by default its type errors are printed as warnings, the run goes on)")
     .action(async (module: string, flags: LocalFlags) => {
       const duration = Number(flags.duration);
@@ -40,12 +43,20 @@ export function registerLocal(program: Command): void {
       const tty = process.stderr.isTTY;
       // Worker warnings and errors go to stderr as they happen (rate-limited per message), above the progress line.
       const workerLogs = new WorkerLogConsole({ write: (text) => process.stderr.write(tty ? `\r\x1b[2K${text}` : text) });
-      let keptDir: string | null = null;
       // -c takes both kinds of keys here: cluster keys (e.g. nimbus.scheduler) configure the embedded daemons.
       const { cluster, topology } = splitOverrides(flags.conf);
       const configFile = flags.config ?? 'hstorm.yaml';
       const fileConfig = validateEntries(readConfigFile(configFile, flags.config !== undefined), { allowUserKeys: false, where: configFile });
       let summary: RunSummary | null = null;
+      // The first Ctrl-C ends the run as its duration would (drain, shut down, summary, temp dir removed); a second one
+      // exits at once (the temp dirs still go, common/temp-dirs.ts).
+      const stop = new AbortController();
+      const onSigint = (): void => {
+        if (stop.signal.aborted) process.exit(130);
+        process.stderr.write(`${tty ? '\r\x1b[2K' : ''}stopping (Ctrl-C again to exit at once)\n`);
+        stop.abort();
+      };
+      process.on('SIGINT', onSigint);
       try {
         summary = await runLocal({
           module,
@@ -55,24 +66,25 @@ export function registerLocal(program: Command): void {
           clusterConfig: { ...fileConfig, ...cluster },
           log: createLogger('local', { level: flags.logLevel as 'info', destination: 2 }),
           onWorkerLog: (line) => workerLogs.show(line),
-          keepRunDir: 'on-failure',
+          ...(flags.keepLogs && { keepLogsIn: resolve(flags.keepLogs) }),
+          signal: stop.signal,
           ...(flags.typeCheck && {
             onTypeCheck: (r) => {
               const lines = formatTypeCheck(r);
               if (lines.length > 0) process.stderr.write(`${tty ? '\r\x1b[2K' : ''}${lines.map((l) => `${r.checked ? 'warning' : 'note'}: ${l}`).join('\n')}\n`);
             },
           }),
-          onRunDirKept: (dir) => (keptDir = dir),
           onProgress: (s, t) => {
             if (tty) process.stderr.write(`\r\x1b[2K${progressLine(s, t)}`);
             else if (!flags.json && Math.round(t) % 5 === 0) process.stderr.write(`${progressLine(s, t)}\n`);
           },
         });
       } finally {
+        process.off('SIGINT', onSigint);
         if (tty) process.stderr.write('\n');
         workerLogs.flush();
-        // The text summary names it too; with --json or a run that threw, this line is the only place.
-        if (keptDir && (flags.json || !summary)) process.stderr.write(`run directory kept (something failed; worker logs under logs/): ${keptDir}\n`);
+        // The text summary says it too; with --json or a run that threw, this line is the only place.
+        if (flags.keepLogs && (flags.json || !summary)) process.stderr.write(`worker logs kept in ${resolve(flags.keepLogs)}\n`);
       }
       process.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : `${formatSummary(summary)}\n`);
     });

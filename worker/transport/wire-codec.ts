@@ -59,3 +59,20 @@ export function isWireTuple(t: unknown): t is WireTuple {
     (a === null || (Array.isArray(a) && a.length % 2 === 0 && a.every((x) => typeof x === 'bigint')))
   );
 }
+
+/**
+ * One record of values in the wire format, outside a frame: what hstorm/testing writes to its capture files and
+ * puts in mocked sources, so a test gets values with their real types (a Map, a Date, a registered class) back.
+ * Values go in their wire form (toWireForm) where they need one, as in a frame.
+ */
+export function encodeRecord(record: unknown): Buffer {
+  return packr.pack(record);
+}
+
+export function decodeRecord(bytes: Uint8Array): unknown {
+  try {
+    return packr.unpack(bytes);
+  } catch (err) {
+    throw new CodecError(`undecodable record (${bytes.length} bytes): ${(err as Error).message}`, { cause: err });
+  }
+}

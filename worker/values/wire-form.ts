@@ -9,9 +9,11 @@
  * Map, -0, or a Point with its methods.
  *
  * Extension types 0x4d ('M'), 0x5a ('Z') and 0x55 ('U') are hstorm's; msgpackr's
- * own (moreTypes: Set, Error, RegExp, typed arrays, bigints…) use others. The
- * registry of classes by name is per process, as msgpackr's extensions are: a
- * worker holds one topology, so its names are unambiguous.
+ * own (moreTypes: Set, Error, RegExp, typed arrays, bigints…) use others.
+ * msgpackr's extensions are per process and its decoder passes them no
+ * context, so the classes a decode rebuilds are the process's: a worker's
+ * topology's (registerValueTypes, once), or for one decode the ones given to
+ * decodingWith (a test process that runs several topologies).
  */
 import { addExtension } from 'msgpackr';
 import type { SerializationRegistration } from '../../topology-sdk/serialization.js';
@@ -38,15 +40,26 @@ class ClassBox {
   ) {}
 }
 
-/** Classes this process can rebuild, by name (registerValueTypes). */
-const registry = new Map<string, SerializationRegistration>();
+/** Classes a decode rebuilds, by name: the process's (registerValueTypes), or for one decode those of decodingWith. */
+let registry: ReadonlyMap<string, SerializationRegistration> = new Map();
 
-/** Lets this process decode instances of `types`' classes (a worker: its topology's; hstorm/testing: the one it runs). */
+/** Lets this process decode instances of `types`' classes (a worker: its topology's). */
 export function registerValueTypes(types: ValueTypes): void {
-  for (const [name, r] of types.byName) registry.set(name, r);
+  registry = types.byName;
 }
 
-/** The class a value of this name was registered as in this process. */
+/** Runs a synchronous decode with `types`' classes (hstorm/testing reading what one topology wrote). */
+export function decodingWith<T>(types: ValueTypes, decode: () => T): T {
+  const before = registry;
+  registry = types.byName;
+  try {
+    return decode();
+  } finally {
+    registry = before;
+  }
+}
+
+/** The class a value of this name was registered as. */
 function rebuild(name: unknown, data: unknown): unknown {
   const r = typeof name === 'string' ? registry.get(name) : undefined;
   if (!r) throw new Error(`a value of class "${String(name)}" arrived, which this topology does not register (registerSerialization)`);

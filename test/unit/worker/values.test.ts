@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { inspectValues, MAX_DEPTH, NO_VALUE_TYPES, ValueRefusal, ValueTypes } from '../../../worker/values/value-types.js';
-import { registerValueTypes, toWireForm } from '../../../worker/values/wire-form.js';
+import { decodingWith, toWireForm } from '../../../worker/values/wire-form.js';
 import { decodeBatch, encodeBatch } from '../../../worker/transport/wire-codec.js';
 import type { SerializationRegistration } from '../../../topology-sdk/serialization.js';
 
@@ -39,12 +39,11 @@ const registrations: SerializationRegistration[] = [
   { name: 'Secret', Class: Secret, serializer: { write: (s) => (s as Secret).reveal(), read: (d) => new Secret(d as string) } },
 ];
 const types = new ValueTypes(registrations);
-registerValueTypes(types);
 
 /** What a task in another worker receives: inspect, wire form if needed, encode, decode. */
 function travel(values: unknown[], t: ValueTypes = types): unknown[] {
   const wire = inspectValues(values, t) ? toWireForm(values, t) : values;
-  return decodeBatch(encodeBatch(1, [[2, 1, 'default', wire, null]])).tuples[0]![3];
+  return decodingWith(t, () => decodeBatch(encodeBatch(1, [[2, 1, 'default', wire, null]]))).tuples[0]![3];
 }
 
 function refusal(index: number, path: string, what: RegExp) {
@@ -146,6 +145,6 @@ describe('worker/values: what travels between workers', () => {
     class Other {}
     const other = new ValueTypes([{ name: 'NotHere', Class: Other, serializer: null }]);
     const frame = encodeBatch(1, [[2, 1, 'default', toWireForm([new Other()], other), null]]);
-    assert.throws(() => decodeBatch(frame), (e: unknown) => (e as { code?: string }).code === 'HSTORM_ERR_CODEC_DECODE' && /class "NotHere" arrived, which this topology does not register/.test((e as Error).message));
+    assert.throws(() => decodingWith(types, () => decodeBatch(frame)), (e: unknown) => (e as { code?: string }).code === 'HSTORM_ERR_CODEC_DECODE' && /class "NotHere" arrived, which this topology does not register/.test((e as Error).message));
   });
 });

@@ -18,6 +18,9 @@ const FLUX_GROUPING: Record<GroupingDef['type'], string> = {
   localOrShuffle: 'LOCAL_OR_SHUFFLE',
   twoChoice: 'TWO_CHOICE',
   loadAwareShuffle: 'LOAD_AWARE_SHUFFLE',
+  none: 'NONE',
+  partialKey: 'PARTIAL_KEY',
+  custom: 'CUSTOM',
 };
 
 export interface DryRun {

@@ -5,8 +5,8 @@
  * GPU request and loads, and each stream a grouping call on the receiving
  * bolt's declarer.
  */
-import { TopologyBuilder, TopologyValidationError, type BoltDeclarer, type SpoutDeclarer, type StormTopology } from '../../topology-sdk/index.js';
-import { FluxNotYetError } from './errors.js';
+import { TopologyBuilder, TopologyValidationError, type BoltDeclarer, type CustomStreamGrouping, type SpoutDeclarer, type StormTopology } from '../../topology-sdk/index.js';
+import { FluxClassError } from './errors.js';
 import { Instantiator, type ModuleNamespace } from './instantiate.js';
 import { formatPosition, type FluxPlan, type StreamPlan, type VertexPlan } from './plan.js';
 
@@ -42,27 +42,20 @@ function configure(d: SpoutDeclarer | BoltDeclarer, v: VertexPlan, probe: Compon
   if (v.gpu) d.gpu(v.gpu);
   if (v.cpuLoad !== null) d.setCPULoad(v.cpuLoad);
   if (v.memoryLoad !== null) d.setMemoryLoad(v.memoryLoad);
-  if (v.numTasks !== null && v.numTasks !== v.parallelism) {
-    const setNumTasks = (d as unknown as { setNumTasks?: (n: number) => unknown }).setNumTasks;
-    if (typeof setNumTasks !== 'function') {
-      throw new FluxNotYetError(
-        `"${v.id}": numTasks ${v.numTasks} differs from parallelism ${v.parallelism}; hstorm runs one task per executor until setNumTasks lands (issue 32): drop numTasks or make it equal`,
-        v.at,
-        `${v.key}.numTasks`,
-        'setNumTasks',
-      );
-    }
-    setNumTasks.call(d, v.numTasks);
-  }
+  // Storm runs numTasks tasks on parallelism executors; a worker here runs every task as its own executor, so the
+  // component gets numTasks of both (setNumTasks, as a module's declarer would).
+  if (v.numTasks !== null && v.numTasks !== v.parallelism) d.setNumTasks(v.numTasks);
 }
 
 function subscribe(d: BoltDeclarer, s: StreamPlan, plan: FluxPlan, modules: readonly ModuleNamespace[]): void {
   const { from, streamId: stream } = s;
   switch (s.grouping.type) {
-    // Storm's none grouping is a shuffle ("currently, none groupings are equivalent to shuffle groupings").
     case 'SHUFFLE':
-    case 'NONE':
       d.shuffleGrouping(from, stream);
+      return;
+    // Routed as a shuffle, as in Storm ("currently, none groupings are equivalent to shuffle groupings").
+    case 'NONE':
+      d.noneGrouping(from, stream);
       return;
     case 'FIELDS':
       d.fieldsGrouping(from, stream, s.grouping.fields);
@@ -86,18 +79,18 @@ function subscribe(d: BoltDeclarer, s: StreamPlan, plan: FluxPlan, modules: read
       d.loadAwareShuffleGrouping(from, stream);
       return;
     case 'CUSTOM': {
-      const customGrouping = (d as unknown as { customGrouping?: (component: string, stream: string, grouping: unknown) => unknown }).customGrouping;
-      if (typeof customGrouping !== 'function') {
-        throw new FluxNotYetError(
-          `stream ${from} → ${s.to}: grouping CUSTOM is not yet in hstorm: it needs the builder's customGrouping (issue 32); use SHUFFLE, FIELDS, TWO_CHOICE or LOAD_AWARE_SHUFFLE meanwhile`,
-          s.at,
-          s.key,
-          'customGrouping',
+      // The compiler refuses CUSTOM without customClass.
+      const custom = s.grouping.custom!;
+      const grouping = new Instantiator(plan, modules).make(custom, `customClass of stream ${from} → ${s.to}`) as Partial<CustomStreamGrouping>;
+      if (typeof grouping?.prepare !== 'function' || typeof grouping.chooseTasks !== 'function') {
+        throw new FluxClassError(
+          `${custom.className.spec} is not a CustomStreamGrouping: it needs prepare(context, stream, targetTasks) and chooseTasks(taskId, values)`,
+          custom.at,
+          `${custom.key}.className`,
+          custom.className.spec,
         );
       }
-      // The compiler refuses CUSTOM without customClass.
-      const grouping = new Instantiator(plan, modules).make(s.grouping.custom!, `customClass of stream ${from} → ${s.to}`);
-      customGrouping.call(d, from, stream, grouping);
+      d.customGrouping(from, stream, grouping as CustomStreamGrouping);
       return;
     }
   }

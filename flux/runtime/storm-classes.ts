@@ -61,7 +61,7 @@ export class FluxShellSpout extends ShellSpout {
   }
 
   /** Storm's IComponent.getComponentConfiguration: the Flux runtime adds it to the component's config. */
-  getComponentConfiguration(): Record<string, unknown> | null {
+  override getComponentConfiguration(): Record<string, unknown> | null {
     return this.flux.config;
   }
 }
@@ -91,7 +91,7 @@ export class FluxShellBolt extends ShellBolt {
     this.flux.declare(d);
   }
 
-  getComponentConfiguration(): Record<string, unknown> | null {
+  override getComponentConfiguration(): Record<string, unknown> | null {
     return this.flux.config;
   }
 }

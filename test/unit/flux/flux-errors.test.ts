@@ -70,13 +70,13 @@ const CASES: Case[] = [
     file: 'missing-export.yaml',
     code: 'HSTORM_ERR_FLUX_CLASS',
     at: '7:16',
-    says: [/bolts\[0\]\.className: "\.\.\/components\.js#CountBolt": the module has no export "CountBolt"; it exports "EchoBolt", "Greeting", "Salutations", "WordSpout", "default", "notAClass"/],
+    says: [/bolts\[0\]\.className: "\.\.\/components\.js#CountBolt": the module has no export "CountBolt"; it exports "EchoBolt", "FirstTaskGrouping", "Greeting", "Salutations", "WordSpout", "default", "notAClass"/],
   },
   {
     file: 'custom-grouping.yaml',
-    code: 'HSTORM_ERR_FLUX_NOT_YET',
-    at: '12:13',
-    says: [/streams\[0\]\.grouping\.type: .*grouping CUSTOM is not yet in hstorm: it needs the builder's customGrouping \(issue 32\)/],
+    code: 'HSTORM_ERR_FLUX_CLASS',
+    at: '14:20',
+    says: [/streams\[0\]\.grouping\.customClass\.className: \.\.\/components\.js#Greeting is not a CustomStreamGrouping: it needs prepare\(context, stream, targetTasks\) and chooseTasks\(taskId, values\)/],
   },
 ];
 

@@ -3,7 +3,7 @@
  * components.ts): constructorArgs with ref and reflist, a static factory with
  * factoryArgs, properties by setter, by field and by ref, configMethods,
  * per-component config over the class's getComponentConfiguration(), CPU and
- * memory loads, gpu, the default export, and every grouping type but CUSTOM,
+ * memory loads, gpu, the default export, and every grouping type,
  * each turned into what the TopologyBuilder call would give.
  */
 import assert from 'node:assert/strict';
@@ -34,7 +34,8 @@ describe('flux: the forms of a component', () => {
         ['words', 'spout', 2],
         ['echo', 'bolt', 3],
         ['gpu-echo', 'bolt', 1],
-        ['sink', 'bolt', 1],
+        // numTasks: a task per executor here (setNumTasks).
+        ['sink', 'bolt', 2],
       ],
     );
     // The Flux file's config wins over getComponentConfiguration(); on- and off-heap memory add up.
@@ -51,12 +52,13 @@ describe('flux: the forms of a component', () => {
       { component: 'words', stream: 'other', grouping: { type: 'localOrShuffle' } },
       { component: 'echo', stream: 'default', grouping: { type: 'global' } },
     ]);
-    // NONE is a shuffle, as in Storm.
     assert.deepEqual(comp(def.components, 'sink').inputs, [
-      { component: 'echo', stream: 'default', grouping: { type: 'shuffle' } },
+      { component: 'echo', stream: 'default', grouping: { type: 'none' } },
       { component: 'gpu-echo', stream: 'default', grouping: { type: 'twoChoice' } },
       { component: 'words', stream: 'other', grouping: { type: 'loadAwareShuffle' } },
+      { component: 'words', stream: 'default', grouping: { type: 'custom', name: 'FirstTaskGrouping' } },
     ]);
+    assert.equal(topology.customGrouping('sink', 'words', 'default')?.constructor.name, 'FirstTaskGrouping', 'the grouping object is handed to the builder');
   });
 
   it('makes each object as the file says: refs, reflist, factory, setter, field, config methods, variables', async () => {

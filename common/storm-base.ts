@@ -8,6 +8,9 @@ import type { GpuAdapterReport } from './webgpu-adapter.js';
 
 export type TopologyStatus = 'active' | 'inactive' | 'killed' | 'rebalancing';
 
+/** Names a topology may have (they become part of znode names and its id): nimbus refuses others, a Flux file's `name` is checked against it. */
+export const TOPOLOGY_NAME = /^[A-Za-z0-9_-]{1,100}$/;
+
 /** Where a worker finds the topology's code. */
 export type TopologyCode =
   | { kind: 'path'; path: string } // local mode: the module on this machine
@@ -70,6 +73,8 @@ export interface UnplacedTarget {
 export interface ExecutorMetrics extends TupleCounters {
   component: string;
   task: number;
+  /** Tick tuples the task executed (topology.tick.tuple.freq.secs), apart from the data tuples; absent when none. */
+  ticks?: number;
   executeLatencyMs: LatencyStats;
   completeLatencyMs: LatencyStats | null;
   queueDepth: number;

@@ -9,6 +9,7 @@ import { withDefaults } from '../common/config/index.js';
 import { ACKER_COMPONENT, type WindowDef } from '../common/topology-def.js';
 import { describeWindow } from '../common/window-text.js';
 import { gpuSummary, rollup } from '../common/metrics-rollup.js';
+import { foldUserMetrics } from '../common/user-metrics-fold.js';
 import type { ParsedWorkerHeartbeat } from '../common/record-schemas.js';
 import { gpuPerformance, type ResourceVector, type SupervisorInfo, type WorkerExitReport } from '../common/resources.js';
 import type { StormBase } from '../common/storm-base.js';
@@ -31,6 +32,7 @@ function emptyStats(kind: ComponentStats['kind'], gpu: boolean, executors: numbe
     executed: 0,
     acked: 0,
     failed: 0,
+    ticks: 0,
     executeLatencyMs: null,
     completeLatencyMs: null,
     completeLatencyP50Ms: null,
@@ -171,12 +173,15 @@ export function topologyDetail(
     const parts = sums.get(id);
     if (!parts) continue;
     const r = rollup(parts);
+    const user = foldUserMetrics(parts.map((m) => ({ task: m.task, user: m.user })));
+    if (user) s.userMetrics = user;
     Object.assign(s, {
       emitted: r.emitted,
       transferred: r.transferred,
       executed: r.executed,
       acked: r.acked,
       failed: r.failed,
+      ticks: r.ticks,
       capacity: r.capacity,
       backends: r.backends,
       fallback: r.fallback,

@@ -35,7 +35,7 @@ export class ExecutorTransfer {
   }
 
   /** Delivers one tuple; an ack-protocol tuple may merge into a tuple of the open batch (transport/batch-builder.ts). */
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null): void {
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null, wire: unknown[] | null = null): void {
     const local = this.executors.get(dest);
     if (local) {
       local.enqueue(new RuntimeTuple(values, this.table.fieldsOf(srcComponent, stream), srcComponent, stream, srcTask, anchors), isSystemStream(stream));
@@ -48,7 +48,7 @@ export class ExecutorTransfer {
       this.dropLog.warn({ dest, stream }, 'no worker is assigned the destination task; dropping the tuple (its spout will replay it)');
       return;
     }
-    this.transport.send(peer, [dest, srcTask, stream, values, anchors], isSystemStream(stream));
+    this.transport.send(peer, [dest, srcTask, stream, wire ?? values, anchors], isSystemStream(stream));
   }
 
   /** True when any of these tasks' queues, or the link towards the worker holding one, is full. */

@@ -20,9 +20,12 @@
 export { Worker, type WorkerOptions } from './worker.js';
 export { workerSettings, componentSettings, type WorkerSettings, type ComponentSettings, type LoadSettings } from './worker-settings.js';
 export { loadTopology, loadConfiguredTopology, resolveModulePath, defaultTopologyName, checkSameShape, type LoadedTopology, type ConfiguredTopology } from './load-topology.js';
-export { TupleFieldError, TupleValueError, ContextHookError, SignalContentionError, WorkerNotAssignedError, GpuLaunchError } from './errors.js';
+export { TupleFieldError, TupleValueError, ContextHookError, SignalContentionError, WorkerNotAssignedError, GpuLaunchError, ComponentStartError } from './errors.js';
 export { RuntimeTuple, type AnchorIds } from './executor/runtime-tuple.js';
 export { ZmqTransport, type TransportOptions, type TransportHandlers, type PeerAddress } from './transport/zmq-transport.js';
-export { encodeBatch, decodeBatch, isWireTuple, WIRE_VERSION, type WireTuple, type WireBatch } from './transport/wire-codec.js';
+export { encodeBatch, decodeBatch, encodeRecord, decodeRecord, isWireTuple, WIRE_VERSION, type WireTuple, type WireBatch } from './transport/wire-codec.js';
+export { ValueTypes, ValueRefusal, inspectValues, NO_VALUE_TYPES } from './values/value-types.js';
+export { toWireForm, registerValueTypes, decodingWith } from './values/wire-form.js';
+export { tickTuple } from './executor/tick-source.js';
 export { linkSecurityOf, type LinkSecurity } from './transport/link-security.js';
 export { selectGpuBackend, releaseWebGpu, WorkerGpuBackends, type GpuBackendProbes, type GpuBackendSelection, type ForcedBackend, type GpuSlot } from './gpu/gpu-backend.js';

@@ -14,6 +14,7 @@ import type { ConfigRecord } from '../common/config/index.js';
 import type { WorkerLaunch } from '../common/worker-env.js';
 import type { StormTopology } from '../topology-sdk/topology-builder.js';
 import type { ComponentPlacement, TopologyContext } from '../topology-sdk/context.js';
+import type { CustomStreamGrouping } from '../topology-sdk/custom-grouping.js';
 import type { Executor } from './executor/executor.js';
 import type { ExecutorHost, LocalAcker } from './executor/executor-host.js';
 import { ExecutorFactory } from './executor/executor-factory.js';
@@ -28,6 +29,9 @@ import { TaskTable } from './task-table.js';
 import { ExecutorTransfer } from './executor-transfer.js';
 import { BatchReceiver } from './batch-receiver.js';
 import { RunLoop } from './run-loop.js';
+import { realIntervalClock } from '../common/interval-clock.js';
+import { ValueTypes } from './values/value-types.js';
+import { registerValueTypes } from './values/wire-form.js';
 
 export interface TaskWiringOptions {
   launch: WorkerLaunch;
@@ -72,6 +76,9 @@ export class TaskWiring implements ExecutorHost {
     this.log = opts.log;
     this.def = opts.def;
     this.table = new TaskTable(opts.def, opts.settings.ackers, opts.selfKey);
+    this.valueTypes = new ValueTypes(opts.topology.serializations);
+    // Before the transport decodes a frame: a value of a registered class arrives as an instance of it.
+    registerValueTypes(this.valueTypes);
     this.components = new ComponentConfigs(opts.def, opts.config, opts.currentConfig);
     this.load = WorkerLoad.forTopology(opts.def, opts.settings.load);
     // The loop seals partial batches whenever it runs dry, not only when the flush timer fires: no hop of an acked
@@ -112,7 +119,7 @@ export class TaskWiring implements ExecutorHost {
 
   /** Tuples dropped: malformed, for an unknown task or stream, no worker holds the destination, alone bigger than a frame. */
   get droppedTuples(): number {
-    return this.receiver.droppedTuples + this.transfer.dropped + this.transport.oversizeTuples;
+    return this.receiver.droppedTuples + this.transfer.dropped + this.transport.oversizeTuples + this.transport.unencodableTuples;
   }
 
   /** Builds an executor for each of this worker's tasks (not started yet). */
@@ -189,6 +196,14 @@ export class TaskWiring implements ExecutorHost {
     return this.load?.routing ?? null;
   }
 
+  readonly clock = realIntervalClock;
+  /** The classes the topology registered, installed for this process's decoder (worker/values/wire-form.ts). */
+  readonly valueTypes: ValueTypes;
+
+  customGrouping(subscriber: string, source: string, stream: string): CustomStreamGrouping | undefined {
+    return this.opts.topology.customGrouping(subscriber, source, stream);
+  }
+
   configOf(component: string): Readonly<Record<string, unknown>> {
     return this.components.configOf(component);
   }
@@ -197,8 +212,8 @@ export class TaskWiring implements ExecutorHost {
     return this.table.ackerFor(root);
   }
 
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null): void {
-    this.transfer.send(dest, srcComponent, srcTask, stream, values, anchors);
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null, wire: unknown[] | null = null): void {
+    this.transfer.send(dest, srcComponent, srcTask, stream, values, anchors, wire);
   }
 
   isCongested(targets: readonly number[]): boolean {

@@ -101,6 +101,7 @@ export const CONFIG_KEYS = {
   'topology.transfer.max.frame.bytes': key(z.number().int().min(65536), 64 * 1024 * 1024, 'topology', 'largest ZeroMQ frame a worker accepts (ZeroMQ maxMessageSize; a peer sending a bigger one is disconnected); senders split batches to stay below it, and drop (counted, logged) a single tuple that alone exceeds it'),
   'topology.spout.wait.ms': key(z.number().min(0), 1, 'topology', 'spout sleep when nextTuple emits nothing'),
   'topology.subprocess.timeout.secs': key(posNum.nullable(), null, 'topology', 'multilang (ShellBolt/ShellSpout): a subprocess silent this long while it owes an answer (a heartbeat sync, a spout sync) is killed, its pending tuples failed, and it is restarted; null: nimbus.task.timeout.secs, as Storm falls back to supervisor.worker.timeout.secs'),
+  'topology.tick.tuple.freq.secs': key(posNum.nullable(), null, 'topology', "Storm's tick tuples: every bolt task gets a tuple from component __system on stream __tick (values [rate_secs]) this often, in seconds (fractions allowed, unlike Storm); set it topology-wide, or per component with addConfiguration or the component's getComponentConfiguration(); null: none"),
   'topology.stats.report.secs': key(posNum, 1, 'topology', 'how often workers report metrics'),
   'topology.gpu.batch.size': key(posInt, 16, 'topology', 'tuples gathered into one GPU kernel launch'),
   'topology.gpu.batch.max.wait.ms': key(z.number().min(0), 2, 'topology', 'longest wait for a GPU batch to fill'),

@@ -23,8 +23,28 @@ export const STORM_KEYS: Readonly<Record<string, { key: string; note?: string }>
   'topology.max.task.parallelism': { key: 'topology.workers', note: 'hstorm has no cap on task parallelism; size the topology with topology.workers' },
 };
 
+/**
+ * Storm's topology keys for what hstorm does not implement (task hooks, the event logger, Kryo): refused as "not
+ * supported", with what to do instead, rather than as an unknown key the user must have mistyped.
+ */
+export const UNSUPPORTED_STORM_KEYS: Readonly<Record<string, string>> = {
+  'topology.auto.task.hooks': 'task hooks (ITaskHook) are not implemented; count or log in the component itself (context.registerCounter, context.log)',
+  'topology.eventlogger.executors': "Storm's event logger is not implemented; log sampled tuples from the component (context.log) and read them with `hstorm logs`",
+  'topology.kryo.register': 'values travel with msgpackr, not Kryo: register a class with TopologyBuilder.registerSerialization(Class)',
+  'topology.kryo.decorators': 'values travel with msgpackr, not Kryo: register a class with TopologyBuilder.registerSerialization(Class, serializer)',
+  'topology.kryo.factory': 'values travel with msgpackr, not Kryo: register a class with TopologyBuilder.registerSerialization(Class, serializer)',
+  'topology.fall.back.on.java.serialization': 'there is no fallback serialization: a value that cannot travel is refused at emit, naming it; register its class with TopologyBuilder.registerSerialization',
+  'topology.skip.missing.kryo.registrations': 'a value of an unregistered class is refused at emit, naming it; register its class with TopologyBuilder.registerSerialization',
+  'topology.testing.always.try.serialize': 'not needed: every emit checks its values, whether the target task is in the same worker or another',
+  'topology.tasks': "set a component's tasks with its declarer's .setNumTasks(n)",
+  'topology.enable.message.timeouts': 'message timeouts are always on (topology.message.timeout.secs)',
+  'topology.debug': 'there is no per-tuple debug log; raise the log level with `hstorm set-log-level <topology> debug`',
+};
+
 /** "did you mean" text for a Storm key, or null when the key is not one of Storm's. Any `storm.` key is Storm's. */
 export function stormKeyHint(key: string): string | null {
+  const unsupported = UNSUPPORTED_STORM_KEYS[key];
+  if (unsupported) return `"${key}" is a Storm key hstorm does not support: ${unsupported}`;
   const known = STORM_KEYS[key];
   if (known) return `"${key}" is a Storm key; did you mean "${known.key}"?${known.note ? ` (${known.key}: ${known.note})` : ''}`;
   if (key.startsWith('storm.')) return `"${key}" is a Storm key with no hstorm equivalent; hstorm's keys are listed in common/config/schema.ts`;

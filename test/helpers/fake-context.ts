@@ -8,6 +8,7 @@ import type { ComponentLoad, ComponentMetricSections, ComponentPlacement, Signal
 import type { TopologyDef } from '../../common/topology-def.js';
 import type { GpuBackendHandle } from '../../topology-sdk/gpu-backend-handle.js';
 import { MetricRegistry } from '../../topology-sdk/user-metrics.js';
+import { stormContextGetters } from '../../topology-sdk/internal/storm-context.js';
 
 export class FakeSignalBus {
   private readonly handlers = new Map<string, ((s: Signal) => void)[]>();
@@ -72,7 +73,9 @@ export function fakeContext(opts: FakeContextOptions = {}): FakeContext {
   const rec = (level: string) => (obj: object | string, msg?: string) => {
     logged.push({ level, obj, msg });
   };
+  const def = opts.def ?? { components: [], config: {} };
   const ctx: FakeContext = {
+    ...stormContextGetters({ def, topologyId: 'test-1', componentId: component, taskId, workerPort: 6700, tasksOf: (c) => (c === component ? tasks : []) }),
     topologyId: 'test-1',
     topologyName: 'test',
     componentId: component,
@@ -80,7 +83,7 @@ export function fakeContext(opts: FakeContextOptions = {}): FakeContext {
     taskIndex: tasks.indexOf(taskId),
     componentTasks: tasks,
     tasksOf: (c) => (c === component ? tasks : []),
-    topologyDef: opts.def ?? { components: [], config: {} },
+    topologyDef: def,
     placementOf: (c) => opts.placement?.(c) ?? { running: c === component ? tasks : [], unplaced: [], reason: null },
     onPlacementChange: (listener) => {
       placementListeners.add(listener);

@@ -18,6 +18,7 @@ import type { SignalHub } from './signal-hub.js';
 import { WorkerGpuBackends } from '../gpu/gpu-backend.js';
 import { readComponentLoad } from './component-load.js';
 import { userMetricsOf } from './user-metrics-api.js';
+import { stormContextGetters } from '../../topology-sdk/internal/storm-context.js';
 import type { ComponentSettings, WorkerSettings } from '../worker-settings.js';
 
 /** What a context is built from; the functions are read when a context is built (or, for executors, when a hook runs). */
@@ -53,6 +54,7 @@ export class TopologyContextFactory {
     const mine = src.assigned();
     const gpu = mine?.gpu ? { gpuId: mine.gpu.gpuId, name: mine.gpu.name, source: mine.gpu.source, pciBusId: mine.gpu.pciBusId ?? null } : null;
     return {
+      ...stormContextGetters({ def: src.def, topologyId: src.topologyId, componentId: component, taskId: task, workerPort: src.launch.port, tasksOf: src.tasksOf }),
       topologyId: src.topologyId,
       topologyName: src.topologyName(),
       componentId: component,

@@ -4,9 +4,9 @@
  * anchors emits into the ack tree, and turns a throw into a failed tuple.
  * Handles both Bolt (explicit ack/fail) and BasicBolt (ack on return).
  */
-import { Bolt, BasicBolt, type BasicOutputCollector, type EmitOptions, type OutputCollector, type Values } from '../../topology-sdk/components.js';
+import { Bolt, BasicBolt, type BasicOutputCollector, type OutputCollector, type Values } from '../../topology-sdk/components.js';
 import type { Tuple } from '../../topology-sdk/tuple.js';
-import type { RuntimeTuple } from './runtime-tuple.js';
+import { RuntimeTuple } from './runtime-tuple.js';
 import { Executor } from './executor.js';
 import type { ExecutorHost, LocalAcker } from './executor-host.js';
 import type { ComponentSettings } from '../worker-settings.js';
@@ -14,6 +14,9 @@ import { OutputRouter } from '../routing/output-router.js';
 import { randomId64 } from '../acking/ack-ids.js';
 import { ACK_ACK, ACK_FAIL } from '../acking/system-streams.js';
 import { DEFAULT_STREAM } from '../../common/topology-def.js';
+import { EmitError } from '../../common/errors.js';
+import { isEmitOptions, readEmitArgs } from '../../topology-sdk/internal/emit-args.js';
+import { TickSource, isTickTuple } from './tick-source.js';
 
 export class BoltExecutor extends Executor {
   private readonly router: OutputRouter;
@@ -21,6 +24,10 @@ export class BoltExecutor extends Executor {
   private prepared = false;
   /** Acker task → the acker when it runs in this process, else null (looked up once per acker). */
   private readonly localAckers = new Map<number, LocalAcker | null>();
+  /** Tick tuples into this task's queue, when its config asks for them (topology.tick.tuple.freq.secs). */
+  private readonly ticks: TickSource | null;
+  /** A stream's fields, to name a refused value's field. */
+  private readonly fieldsOf = (stream: string): readonly string[] | undefined => this.router.fieldsOf(stream);
 
   constructor(
     host: ExecutorHost,
@@ -30,15 +37,34 @@ export class BoltExecutor extends Executor {
     private readonly bolt: Bolt | BasicBolt,
   ) {
     super(host, component, task, settings);
-    this.router = new OutputRouter(component, host);
+    this.router = new OutputRouter(component, host, Math.random, task);
     this.downstream = this.router.allTargets();
     this.basic = bolt instanceof BasicBolt || !(bolt instanceof Bolt);
+    this.ticks = settings.tick
+      ? new TickSource(
+          settings.tick,
+          (t) => {
+            this.queue.push(t);
+            this.host.wake();
+          },
+          host.clock,
+        )
+      : null;
   }
 
   readonly collector: OutputCollector = {
-    emit: (values: Values, options?: EmitOptions) => this.emit(values, options, null),
-    emitDirect: (task: number, values: Values, options?: EmitOptions) => {
-      this.emit(values, options, task);
+    emit: (a: unknown, b?: unknown, c?: unknown): number[] => {
+      // The options form first, read without a parse (the hot path); Storm's positional forms go through readEmitArgs.
+      if (Array.isArray(a) && c === undefined) {
+        if (b === undefined) return this.emit(DEFAULT_STREAM, a, undefined, null);
+        if (isEmitOptions(b) && b.messageId === undefined && (b.stream === undefined || typeof b.stream === 'string')) return this.emit(b.stream ?? DEFAULT_STREAM, a, b.anchors, null);
+      }
+      const e = readEmitArgs('bolt', this.component, a, b, c);
+      return this.emit(e.stream, e.values, e.anchors, null);
+    },
+    emitDirect: (task: number, a?: unknown, b?: unknown, c?: unknown): void => {
+      const e = readEmitArgs('bolt', this.component, a, b, c, 'emitDirect');
+      this.emit(e.stream, e.values, e.anchors, task);
     },
     // The Tuple a bolt hands back is one the runtime gave it: a RuntimeTuple under its read-only type.
     ack: (tuple: Tuple) => this.ack(tuple as RuntimeTuple),
@@ -52,11 +78,14 @@ export class BoltExecutor extends Executor {
     if (this.bolt instanceof Bolt) await this.bolt.prepare(conf, ctx, this.collector);
     else await (this.bolt as BasicBolt).prepare(conf, ctx);
     this.prepared = true;
+    // Ticks from the end of prepare on, as Storm starts its tick timer once the executor is set up.
+    this.ticks?.start();
     // Tuples from other workers may have queued while prepare ran (a GPU bolt's probe takes a while).
     this.host.wake();
   }
 
   async stop(): Promise<void> {
+    this.ticks?.close();
     if (this.prepared) await this.bolt.cleanup();
   }
 
@@ -81,9 +110,11 @@ export class BoltExecutor extends Executor {
   }
 
   private executeOne(tuple: RuntimeTuple): void {
-    const started = this.metrics.sampleExecute() ? performance.now() : -1;
+    const tick = isTickTuple(tuple);
+    const started = tick || this.metrics.sampleExecute() ? performance.now() : -1;
     const done = (err: unknown): void => {
-      this.metrics.countExecute(started < 0 ? -1 : performance.now() - started);
+      if (tick) this.metrics.countTick(performance.now() - started);
+      else this.metrics.countExecute(started < 0 ? -1 : performance.now() - started);
       if (err) {
         this.reportError(err, 'execute threw; failing the tuple', { stream: tuple.sourceStreamId, source: tuple.sourceComponent });
         this.fail(tuple);
@@ -93,9 +124,14 @@ export class BoltExecutor extends Executor {
     };
     if (this.basic) {
       const basic: BasicOutputCollector = {
-        emit: (values, options) => this.emit(values, { stream: options?.stream, anchors: tuple }, null),
-        emitDirect: (task, values, options) => {
-          this.emit(values, { stream: options?.stream, anchors: tuple }, task);
+        emit: (a: unknown, b?: unknown, c?: unknown): number[] => {
+          if (Array.isArray(a) && b === undefined && c === undefined) return this.emit(DEFAULT_STREAM, a, tuple, null);
+          const e = readEmitArgs('basic', this.component, a, b, c);
+          return this.emit(e.stream, e.values, tuple, null);
+        },
+        emitDirect: (task: number, a?: unknown, b?: unknown, c?: unknown): void => {
+          const e = readEmitArgs('basic', this.component, a, b, c, 'emitDirect');
+          this.emit(e.stream, e.values, tuple, task);
         },
         reportError: (err) => this.reportError(err, 'bolt reported an error'),
       };
@@ -105,12 +141,15 @@ export class BoltExecutor extends Executor {
     }
   }
 
-  private emit(values: Values, options: EmitOptions | undefined, directTask: number | null): number[] {
-    const stream = options?.stream ?? DEFAULT_STREAM;
+  private emit(stream: string, values: Values, a: Tuple | readonly Tuple[] | undefined, directTask: number | null): number[] {
+    const wire = this.checkValues(stream, values, this.fieldsOf);
     const targets = this.router.targets(stream, values, directTask);
     this.metrics.emitted++;
-    const a = options?.anchors;
     const anchors = (a === undefined ? [] : Array.isArray(a) ? a : [a]) as readonly RuntimeTuple[];
+    // Anchors must be tuples the runtime gave this bolt (RuntimeTuples under their read-only type): anything else has no ack tree to join.
+    for (let i = 0; i < anchors.length; i++) {
+      if (!(anchors[i] instanceof RuntimeTuple)) throw new EmitError(`emit from "${this.component}" on stream "${stream}": anchor ${i} is not a tuple the bolt received`, this.component, stream);
+    }
     if (this.router.unplaced !== null) {
       // A subscriber has no running task: an anchored tuple's trees could never complete, so they fail now (their
       // spouts replay) instead of at the timeout; an unanchored one still goes to the subscribers that run.
@@ -121,11 +160,12 @@ export class BoltExecutor extends Executor {
       }
     }
     this.metrics.transferred += targets.length;
-    for (const t of targets) this.host.send(t, this.component, this.task, stream, values, anchorIds(anchors));
+    for (const t of targets) this.host.send(t, this.component, this.task, stream, values, anchorIds(anchors), wire);
     return targets;
   }
 
   private ack(tuple: RuntimeTuple): void {
+    if (isTickTuple(tuple)) return; // untracked, and counted apart: acking a tick is harmless
     this.metrics.acked++;
     const ids = tuple.anchors;
     if (!ids) return;
@@ -141,6 +181,7 @@ export class BoltExecutor extends Executor {
   }
 
   private fail(tuple: RuntimeTuple): void {
+    if (isTickTuple(tuple)) return;
     this.metrics.failed++;
     this.failTrees(tuple);
   }

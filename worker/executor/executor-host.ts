@@ -5,6 +5,8 @@
 import type { ComponentPlacement, TopologyContext } from '../../topology-sdk/context.js';
 import type { Logger } from '../../common/logger.js';
 import type { RoutingTopology } from '../routing/output-router.js';
+import type { IntervalClock } from '../../common/interval-clock.js';
+import type { ValueTypes } from '../values/value-types.js';
 
 /**
  * An acker task running in this process, as the spouts and bolts beside it
@@ -25,8 +27,11 @@ export interface ExecutorHost extends RoutingTopology {
   readonly log: Logger;
   /** Effective config of a component (topology config + component config). */
   configOf(component: string): Readonly<Record<string, unknown>>;
-  /** Delivers one tuple: into a local queue, or towards the worker that holds `dest`. */
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null): void;
+  /**
+   * Delivers one tuple: into a local queue, or towards the worker that holds `dest`. `wire`: the values' wire form
+   * (worker/values/wire-form.ts) when they need one to travel; a local task gets `values` themselves.
+   */
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null, wire?: unknown[] | null): void;
   /** Acker task for a root id; null when acking is off. */
   ackerFor(root: bigint): number | null;
   /** True when any of these tasks' queues (or the links towards them) is full. */
@@ -41,4 +46,8 @@ export interface ExecutorHost extends RoutingTopology {
   placementOf(component: string): ComponentPlacement;
   /** Builds the context handed to a task's open/prepare. */
   contextFor(component: string, task: number): TopologyContext;
+  /** The timers of time-driven executor work (tick tuples); absent: real timers. Tests step a manual clock. */
+  readonly clock?: IntervalClock;
+  /** The classes the topology registered (registerSerialization); absent: none. */
+  readonly valueTypes?: ValueTypes;
 }

@@ -12,6 +12,9 @@ import type { Logger } from '../../common/logger.js';
 import { RateLimitedLog } from '../../common/logger.js';
 import { MAX_REPORTED_ERRORS, type ComponentError, type UnplacedTarget } from '../../common/storm-base.js';
 import { TargetUnplacedError } from '../errors.js';
+import { EmitError } from '../../common/errors.js';
+import { NO_VALUE_TYPES, ValueRefusal, inspectValues, type ValueTypes } from '../values/value-types.js';
+import { toWireForm } from '../values/wire-form.js';
 
 /** How often tuples failed towards an unplaced component are reported again as the component's error. */
 const UNPLACED_REPORT_MS = 10_000;
@@ -37,6 +40,8 @@ export abstract class Executor {
   /** Tuples not sent because a subscriber had no running task, by stream and subscriber (in the heartbeat). */
   private readonly unplacedSends = new Map<string, UnplacedTarget>();
   private unplacedReportedAt = -Infinity;
+  /** The classes whose instances this topology may emit (registerSerialization). */
+  private readonly valueTypes: ValueTypes;
 
   constructor(
     protected readonly host: ExecutorHost,
@@ -50,6 +55,41 @@ export abstract class Executor {
     this.metrics = new ExecutorMetricsRecorder(component, task);
     this.log = host.log.child({ component, task });
     this.errors = new RateLimitedLog(this.log);
+    this.valueTypes = host.valueTypes ?? NO_VALUE_TYPES;
+  }
+
+  /**
+   * Checks the values of an emit before anything is routed or sent (worker/values/): returns their wire form when
+   * they need one to reach another worker as they are, else null; a value that cannot travel is an EmitError naming
+   * the field and what it is — whether the target task is in this worker or another, so a topology that works on one
+   * worker works on many.
+   */
+  protected checkValues(stream: string, values: readonly unknown[], fieldsOf: (stream: string) => readonly string[] | undefined): unknown[] | null {
+    // Strings and numbers (not -0) first, inline: a tuple of them — most tuples — leaves here after one type check
+    // per value, without a call or a try (inspectValues does the rest; docs/benchmarks.md, "Values at emit").
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      if (typeof v === 'string' || (typeof v === 'number' && (v !== 0 || 1 / v > 0))) continue;
+      return this.checkRest(stream, values, fieldsOf);
+    }
+    return null;
+  }
+
+  private checkRest(stream: string, values: readonly unknown[], fieldsOf: (stream: string) => readonly string[] | undefined): unknown[] | null {
+    try {
+      return inspectValues(values, this.valueTypes) ? toWireForm(values, this.valueTypes) : null;
+    } catch (err) {
+      if (!(err instanceof ValueRefusal)) throw err;
+      // The stream's field names only now: looking them up on every emit would cost the hot path a Map read.
+      const field = fieldsOf(stream)?.[err.index] ?? null;
+      const type = err.what;
+      throw new EmitError(
+        `component "${this.component}" emitted ${type}${err.path ? ` at ${err.path}` : ''} in value ${err.index}${field ? ` ("${field}")` : ''} on stream "${stream}": it cannot travel between workers, so the emit is refused (in every worker alike); ${err.hint}`,
+        this.component,
+        stream,
+        { index: err.index, field, path: err.path, type },
+      );
+    }
   }
 
   abstract start(): Promise<void>;

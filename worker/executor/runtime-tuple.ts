@@ -8,6 +8,7 @@
 import type { Fields } from '../../topology-sdk/fields.js';
 import type { MessageId, Tuple } from '../../topology-sdk/tuple.js';
 import { TupleFieldError, TupleValueError } from '../errors.js';
+import { SYSTEM_COMPONENT, SYSTEM_TASK_ID, TICK_STREAM } from '../../common/topology-def.js';
 
 /**
  * Ack-tree ids this tuple carries: pairs of (root id, edge id) flattened as
@@ -206,6 +207,11 @@ export class RuntimeTuple implements Tuple {
       this.sourceComponent,
       this.sourceStreamId,
     );
+  }
+
+  /** A tick tuple (from `__system` on `__tick`; Storm's TupleUtils.isTick). */
+  isTick(): boolean {
+    return this.sourceTask === SYSTEM_TASK_ID && this.sourceStreamId === TICK_STREAM && this.sourceComponent === SYSTEM_COMPONENT;
   }
 
   /** Field name → value, for logging and tests. */

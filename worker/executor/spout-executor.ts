@@ -3,7 +3,8 @@
  * `topology.max.spout.pending` and not held back by full downstream queues;
  * tracks each message id in the ack tree and reports ack / fail / timeout.
  */
-import type { Spout, EmitOptions, FailReason, SpoutOutputCollector, Values } from '../../topology-sdk/components.js';
+import type { Spout, FailReason, SpoutOutputCollector, Values } from '../../topology-sdk/components.js';
+import { isEmitOptions, readEmitArgs } from '../../topology-sdk/internal/emit-args.js';
 import { Executor } from './executor.js';
 import type { ExecutorHost, LocalAcker } from './executor-host.js';
 import type { ComponentSettings } from '../worker-settings.js';
@@ -42,6 +43,8 @@ export class SpoutExecutor extends Executor {
   private unplacedBackoffMs = 0;
   private expiryTimer: NodeJS.Timeout | null = null;
   observer: SpoutObserver | null = null;
+  /** A stream's fields, to name a refused value's field. */
+  private readonly fieldsOf = (stream: string): readonly string[] | undefined => this.router.fieldsOf(stream);
   /** Acker tasks of the topology, in ackerFor's order; and the ones in this process, by that index. */
   private ackerTasks: readonly number[] = [];
   private localAckers: (LocalAcker | undefined)[] = [];
@@ -59,7 +62,7 @@ export class SpoutExecutor extends Executor {
     private readonly spout: Spout,
   ) {
     super(host, component, task, settings);
-    this.router = new OutputRouter(component, host);
+    this.router = new OutputRouter(component, host, Math.random, task);
     this.downstream = this.router.allTargets();
     this.maxPending = settings.maxSpoutPending;
     this.pending = new PendingMessages(this.maxPending);
@@ -72,9 +75,18 @@ export class SpoutExecutor extends Executor {
   }
 
   readonly collector: SpoutOutputCollector = {
-    emit: (values: Values, options?: EmitOptions) => this.emit(values, options, null),
-    emitDirect: (task: number, values: Values, options?: EmitOptions) => {
-      this.emit(values, options, task);
+    emit: (a: unknown, b?: unknown, c?: unknown): number[] => {
+      // The options form first, read without a parse (the hot path); Storm's positional forms go through readEmitArgs.
+      if (Array.isArray(a) && c === undefined) {
+        if (b === undefined) return this.emit(DEFAULT_STREAM, a, undefined, null);
+        if (isEmitOptions(b) && b.anchors === undefined && (b.stream === undefined || typeof b.stream === 'string')) return this.emit(b.stream ?? DEFAULT_STREAM, a, b.messageId, null);
+      }
+      const e = readEmitArgs('spout', this.component, a, b, c);
+      return this.emit(e.stream, e.values, e.messageId, null);
+    },
+    emitDirect: (task: number, a?: unknown, b?: unknown, c?: unknown): void => {
+      const e = readEmitArgs('spout', this.component, a, b, c, 'emitDirect');
+      this.emit(e.stream, e.values, e.messageId, task);
     },
     reportError: (err: unknown) => this.reportError(err, 'spout reported an error'),
   };
@@ -237,12 +249,11 @@ export class SpoutExecutor extends Executor {
     this.host.wake();
   }
 
-  private emit(values: Values, options: EmitOptions | undefined, directTask: number | null): number[] {
-    const stream = options?.stream ?? DEFAULT_STREAM;
+  private emit(stream: string, values: Values, messageId: unknown, directTask: number | null): number[] {
+    const wire = this.checkValues(stream, values, this.fieldsOf);
     const targets = this.router.targets(stream, values, directTask);
     this.emittedThisCall++;
     this.metrics.emitted++;
-    const messageId = options?.messageId;
     const tracked = messageId !== undefined && messageId !== null;
     const unplaced = this.router.unplaced;
     if (unplaced !== null) {
@@ -265,7 +276,7 @@ export class SpoutExecutor extends Executor {
     }
     const acker = tracked ? this.host.ackerFor(root) : null;
     if (!tracked || acker === null) {
-      for (const t of targets) this.host.send(t, this.component, this.task, stream, values, null);
+      for (const t of targets) this.host.send(t, this.component, this.task, stream, values, null, wire);
       if (tracked) this.ackAtOnce(messageId, stream);
       return targets;
     }
@@ -273,7 +284,7 @@ export class SpoutExecutor extends Executor {
     for (const t of targets) {
       const edge = randomId64();
       xor = targets.length === 1 ? edge : xor ^ edge; // one target (the common case): no BigInt XOR to allocate
-      this.host.send(t, this.component, this.task, stream, values, [root, edge]);
+      this.host.send(t, this.component, this.task, stream, values, [root, edge], wire);
     }
     if (targets.length === 0) {
       this.ackAtOnce(messageId, stream);

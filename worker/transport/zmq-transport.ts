@@ -88,6 +88,8 @@ export class ZmqTransport {
   receivedTuples = 0;
   /** Tuples dropped because alone they exceed maxFrameBytes. */
   oversizeTuples = 0;
+  /** Tuples dropped because their values did not encode (a last guard: emit checks values first). */
+  unencodableTuples = 0;
 
   constructor(
     private readonly opts: TransportOptions,
@@ -180,19 +182,31 @@ export class ZmqTransport {
     if (!p.pumping) void this.pump(p);
   }
 
-  /** Encodes `tuples` into frames no bigger than maxFrameBytes: halves a batch that is too big; drops a lone tuple that is. */
+  /**
+   * Encodes `tuples` into frames no bigger than maxFrameBytes: halves a batch that is too big; drops a lone tuple that
+   * is. A batch that does not encode is halved the same way, down to the tuple that does not, which is dropped and
+   * counted: emit checks every value (worker/values/), so this is a last guard — a user's value never takes the
+   * worker down, even from the flush timer.
+   */
   private enqueueFrames(p: Peer, tuples: WireTuple[], count: number): void {
-    const frame = encodeBatch(this.opts.port, tuples);
+    let frame: Buffer;
+    try {
+      frame = encodeBatch(this.opts.port, tuples);
+    } catch (err) {
+      if (tuples.length > 1) {
+        this.enqueueHalves(p, tuples, count);
+      } else {
+        this.unencodableTuples++;
+        this.garbageLog.warn({ peer: p.key, stream: tuples[0]?.[2], err: (err as Error)?.message }, 'dropped a tuple whose values did not encode');
+      }
+      return;
+    }
     if (frame.length <= this.opts.maxFrameBytes) {
       p.outbox.push(frame);
       p.outboxTuples.push(count);
       p.outboxCount += count;
     } else if (tuples.length > 1) {
-      // Counts of the halves only matter for backpressure: share them out by tuples.
-      const half = tuples.length >> 1;
-      const first = Math.round((count * half) / tuples.length);
-      this.enqueueFrames(p, tuples.slice(0, half), first);
-      this.enqueueFrames(p, tuples.slice(half), count - first);
+      this.enqueueHalves(p, tuples, count);
     } else {
       this.oversizeTuples++;
       this.handlers.onOversize?.(1);
@@ -201,6 +215,14 @@ export class ZmqTransport {
         'dropped a tuple bigger than topology.transfer.max.frame.bytes; raise the limit or send smaller values',
       );
     }
+  }
+
+  private enqueueHalves(p: Peer, tuples: WireTuple[], count: number): void {
+    // Counts of the halves only matter for backpressure: share them out by tuples.
+    const half = tuples.length >> 1;
+    const first = Math.round((count * half) / tuples.length);
+    this.enqueueFrames(p, tuples.slice(0, half), first);
+    this.enqueueFrames(p, tuples.slice(half), count - first);
   }
 
   /** One send at a time per socket (zeromq.js rule); waits when the peer's high-water mark is reached. */

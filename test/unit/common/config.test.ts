@@ -257,4 +257,20 @@ describe('common/config Storm key names', () => {
     // The author's own keys still pass.
     assert.deepEqual(validateEntries({ 'wordcount.sentences': 3 }, { allowUserKeys: true }), { 'wordcount.sentences': 3 });
   });
+
+  it("refuses Storm keys hstorm knows but does not implement as not supported, saying what to do instead (not as unknown)", () => {
+    const notSupported = (key: string, instead: RegExp) => (e: unknown): boolean => {
+      assert.ok(e instanceof ConfigError, String(e));
+      assert.equal(e.key, key);
+      assert.match(e.message, new RegExp(`^config key "${key.replace(/\./g, '\\.')}" in topology config is not supported: `));
+      assert.doesNotMatch(e.message, /unknown/);
+      assert.match(e.message, instead);
+      return true;
+    };
+    const where = { allowUserKeys: true, where: 'topology config' };
+    assert.throws(() => validateEntries({ 'topology.auto.task.hooks': ['x.Hook'] }, where), notSupported('topology.auto.task.hooks', /task hooks \(ITaskHook\) are not implemented/));
+    assert.throws(() => validateEntries({ 'topology.eventlogger.executors': 1 }, where), notSupported('topology.eventlogger.executors', /event logger is not implemented/));
+    assert.throws(() => validateEntries({ 'topology.kryo.register': ['Point'] }, where), notSupported('topology.kryo.register', /registerSerialization\(Class\)/));
+    assert.throws(() => validateEntries({ 'topology.tasks': 4 }, where), notSupported('topology.tasks', /setNumTasks/));
+  });
 });

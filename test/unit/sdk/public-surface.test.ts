@@ -22,6 +22,8 @@ const PUBLIC_VALUES = [
   'BasicBolt',
   'Bolt',
   'ConfigError',
+  'Constants',
+  'ContextLookupError',
   'Count',
   'DEFAULT_STREAM',
   'Duration',
@@ -39,6 +41,7 @@ const PUBLIC_VALUES = [
   'StreamSplit',
   'TopologyBuilder',
   'TopologyValidationError',
+  'TupleUtils',
   'WindowedBolt',
 ];
 

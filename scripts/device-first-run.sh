@@ -16,30 +16,13 @@ cd "$(dirname "$0")/.."
 out="${OUT:-/tmp/hstorm-gpu-checks}"
 mkdir -p "$out"
 
-icd_dirs=(/usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/nvidia/share/vulkan/icd.d)
 {
   echo "# The image, before anything was unpacked (device-first-run.sh)"
   echo "## glibc: $(getconf GNU_LIBC_VERSION 2>/dev/null || echo unknown)"
   echo "## Vulkan loader in the image"
   # libvulkan.so.1 is the loader; Mesa's drivers are libvulkan_<name>.so and do not count.
   ldconfig -p | grep 'libvulkan\.so' || echo "none: the carried libvulkan1 (.gl) will be unpacked"
-  echo "## Vulkan ICDs"
-  for d in "${icd_dirs[@]}"; do
-    for f in "$d"/*.json; do
-      [ -f "$f" ] || continue
-      # lavapipe and SwiftShader are CPUs behind the Vulkan API: say so here already.
-      case "$(basename "$f") $(grep -o '"library_path"[^,}]*' "$f" 2>/dev/null)" in
-        *lvp*|*lavapipe*) kind="software (Mesa lavapipe): a CPU, not a GPU" ;;
-        *swiftshader*|*SwiftShader*|*vk_swiftshader*) kind="software (SwiftShader): a CPU, not a GPU" ;;
-        *nvidia*) kind="NVIDIA" ;;
-        *intel*|*radeon*|*amd*|*nouveau*|*asahi*|*freedreno*|*panfrost*) kind="Mesa hardware driver: answers only where its board is present" ;;
-        *) kind="other: WebGPU's adapter report says whether it is a GPU" ;;
-      esac
-      echo "$f — $kind"
-    done
-  done
-  nvidia=$(for d in "${icd_dirs[@]}"; do ls "$d"/nvidia*.json 2>/dev/null; done | head -1)
-  echo "## NVIDIA ICD: ${nvidia:-none (WebGPU cannot reach an NVIDIA GPU: the benchmarks run on CPU backends and any software adapter, labelled)}"
+  bash scripts/vulkan-icds.sh
   echo "## nvidia-smi"
   if command -v nvidia-smi >/dev/null; then nvidia-smi -L 2>&1; else echo "no nvidia-smi"; fi
 } | tee "$out/machine.txt"

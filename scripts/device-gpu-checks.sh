@@ -57,8 +57,13 @@ if [ -f "$icd" ] && ! ls /usr/share/vulkan/icd.d/nvidia* /etc/vulkan/icd.d/nvidi
   echo "# After unpacking the bundle (device-gpu-checks.sh)"
   echo "## uname"; uname -a
   echo "## glibc"; getconf GNU_LIBC_VERSION
-  echo "## nvidia-smi"; nvidia-smi -L 2>&1; nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,driver_version,memory.total,clocks.max.sm,compute_cap --format=csv 2>&1
-  echo "## Vulkan ICDs"; ls /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/nvidia/share/vulkan/icd.d 2>&1
+  echo "## nvidia-smi"
+  if command -v nvidia-smi >/dev/null; then
+    nvidia-smi -L 2>&1
+    nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,driver_version,memory.total,clocks.max.sm,compute_cap --format=csv 2>&1
+  else echo "no nvidia-smi"; fi
+  # device-first-run.sh listed them already; unpacking the loader adds none.
+  [ -n "${HSTORM_DEVICE_FIRST_RUN:-}" ] || bash scripts/vulkan-icds.sh
   echo "## VK_DRIVER_FILES=${VK_DRIVER_FILES:-}"
 } >> "$out/machine.txt"
 

@@ -86,6 +86,7 @@ export function fieldNames(fields: Fields | readonly string[] | readonly unknown
 
 function describe(v: unknown): string {
   if (v === null) return 'null';
+  if (v === undefined) return 'nothing (undefined)';
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'object') return `an object (${(v as object).constructor?.name ?? 'Object'})`;
   return `${typeof v} ${JSON.stringify(v)}`;

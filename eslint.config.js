@@ -120,6 +120,26 @@ export default defineConfig(
     },
   },
   {
+    // Flux compiles YAML to a topology module: it reads common/ and the SDK; cli/ uses it.
+    files: ['flux/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict(noCli, {
+        regex: folder('worker', 'nimbus', 'ui', 'supervisor', 'examples', 'bench', 'test', 'testing'),
+        message: 'flux/ imports only common/ and topology-sdk/ (DESIGN.md §2)',
+      }),
+    },
+  },
+  {
+    // The Flux runtime travels inside topology bundles, beside an external `hstorm`: the SDK's public entry is all it may import.
+    files: ['flux/runtime/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict({
+        regex: '^(?!\\./|\\.\\./\\.\\./topology-sdk/index\\.js$)',
+        message: 'flux/runtime/ is bundled into topology code: it imports only itself and the SDK\'s public entry (../../topology-sdk/index.js), which stays external',
+      }),
+    },
+  },
+  {
     // The scheduler is a pure strategy: values only from itself and from common/'s pure helpers; anything else as types.
     files: ['nimbus/scheduler/**/*.ts'],
     rules: {

@@ -137,6 +137,30 @@ export function formatDetail(d: TopologyDetail): string {
     );
     for (const [id, c] of splits) out.push(...splitSideLines(id, c.split!));
   }
+  const windowed = Object.entries(d.components).filter(([, c]) => c.window);
+  if (windowed.length) {
+    out.push('', 'windowed bolts (summed over tasks; watermark lag: newest timestamp − watermark, task furthest behind):');
+    out.push(
+      table(
+        ['BOLT', 'WINDOW', 'WINDOWS', 'FAILED', 'MEAN TUPLES', 'MAX TUPLES', 'HELD', 'LATE DROPPED', 'LATE ROUTED', 'WATERMARK LAG MS'],
+        windowed.map(([id, c]) => {
+          const w = c.window!;
+          return [
+            id,
+            w.spec,
+            String(w.windows),
+            String(w.failedWindows),
+            w.meanWindowTuples === null ? '-' : w.meanWindowTuples.toFixed(1),
+            String(w.maxWindowTuples),
+            String(w.held),
+            w.eventTime ? String(w.lateDropped) : '-',
+            w.eventTime ? String(w.lateRouted) : '-',
+            w.eventTime ? ms(w.watermarkLagMs) : '-',
+          ];
+        }),
+      ),
+    );
+  }
   const unplaced = Object.entries(d.components).flatMap(([id, c]) => (c.unplacedTargets ?? []).map((u) => ({ id, ...u })));
   if (unplaced.length) {
     out.push('', 'tuples failed at once (their target has no running task):');

@@ -3,8 +3,10 @@
  * it run, drain, and return the summary. Tests and benchmarks call this; the
  * command adds flags and printing.
  */
-import { defaultTopologyName, loadConfiguredTopology, resolveModulePath } from '../worker/index.js';
+import { loadConfiguredTopology } from '../worker/index.js';
 import { packageRoot } from '../common/package-root.js';
+import type { FluxOptions } from '../flux/index.js';
+import { openTopologySource, type TopologySource } from './topology-source.js';
 import { secsToMs, type RawConfig } from '../common/config/index.js';
 import { silentLogger, type Logger } from '../common/logger.js';
 import type { WorkerHeartbeat } from '../common/storm-base.js';
@@ -19,7 +21,12 @@ import { typeCheckModule, type TypeCheckResult } from './type-check.js';
 export const PACKAGE_ROOT = packageRoot();
 
 export interface LocalRunOptions {
+  /** A topology module, or a Flux file (.yaml). */
   module: string;
+  /** Variables of a Flux file (--filter, --env-filter). */
+  flux?: FluxOptions;
+  /** `module` already opened (the command does, to print a Flux file's warnings first). */
+  source?: TopologySource;
   name?: string;
   durationSec: number;
   /** Topology config overrides (`-c`), user keys allowed. */
@@ -53,11 +60,11 @@ export interface LocalRunOptions {
 }
 
 export async function runLocal(opts: LocalRunOptions): Promise<RunSummary> {
-  const modulePath = resolveModulePath(opts.module, PACKAGE_ROOT);
+  const source = opts.source ?? (await openTopologySource(opts.module, opts.flux));
   const onTypeCheck = opts.onTypeCheck;
-  const typeCheck = onTypeCheck && isTypeScript(modulePath) ? typeCheckModule(modulePath).then((r) => (onTypeCheck(r), r)) : null;
+  const typeCheck = onTypeCheck && isTypeScript(source.modulePath) ? typeCheckModule(source.modulePath).then((r) => (onTypeCheck(r), r)) : null;
   try {
-    const summary = await runChecked(opts, modulePath);
+    const summary = await runChecked(opts, source);
     const checked = await typeCheck;
     if (checked) summary.typeCheck = checked;
     return summary;
@@ -68,10 +75,10 @@ export async function runLocal(opts: LocalRunOptions): Promise<RunSummary> {
   }
 }
 
-async function runChecked(opts: LocalRunOptions, modulePath: string): Promise<RunSummary> {
+async function runChecked(opts: LocalRunOptions, source: TopologySource): Promise<RunSummary> {
   // For TypeScript, `loaded` is the compiled file: the workers load that, not the source.
-  const { def, topologyConfig, config: finalConfig, modulePath: loaded } = await loadConfiguredTopology(modulePath, opts.overrides);
-  const name = opts.name ?? defaultTopologyName(modulePath);
+  const { def, topologyConfig, config: finalConfig, modulePath: loaded } = await loadConfiguredTopology(source.modulePath, opts.overrides);
+  const name = opts.name ?? source.defaultName;
   const workers = finalConfig['topology.workers'];
   const spouts = new Set(def.components.filter((c) => c.kind === 'spout').map((c) => c.id));
   const componentIds = def.components.map((c) => c.id);

@@ -6,7 +6,7 @@
 import { gpuSummary, rollup, type ComponentGpuSummary } from '../common/metrics-rollup.js';
 import { isGpuBackend } from '../common/gpu-backends.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
-import type { ExecutorMetrics, LatencyStats, TupleCounters, WorkerHeartbeat } from '../common/storm-base.js';
+import type { ExecutorMetrics, LatencyStats, SplitMetrics, TupleCounters, WindowMetrics, WorkerHeartbeat } from '../common/storm-base.js';
 import type { TypeCheckResult } from './type-check.js';
 import { foldUserMetrics, type ComponentUserMetrics } from '../common/user-metrics-fold.js';
 import { formatUserMetrics } from './user-metrics-format.js';
@@ -22,6 +22,8 @@ export interface ComponentSummary extends TupleCounters {
   /** GPU bolts: what actually ran; `onGpu` is false when every backend was a CPU one, `onHardwareGpu` also when the GPU was a software adapter. */
   gpu?: ComponentGpuSummary;
   split?: ExecutorMetrics['split'][];
+  /** Windowed bolts: each task's window section. */
+  window?: WindowMetrics[];
   /** The component's own counters (context.registerCounter; a multilang subprocess's `metrics`), summed over its tasks. */
   counters?: Record<string, number>;
   /** Every user metric the component registered (counters, gauges, histograms, meters), folded over its tasks. */
@@ -123,6 +125,8 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
     if (gpu) c.gpu = gpu;
     const splits = list.flatMap((e) => (e.split ? [e.split] : []));
     if (splits.length > 0) c.split = splits;
+    const windows = list.flatMap((e) => (e.window ? [e.window] : []));
+    if (windows.length > 0) c.window = windows;
     const user = foldUserMetrics(list.map((e) => ({ task: e.task, user: e.user })));
     if (user) {
       c.userMetrics = user;
@@ -182,6 +186,7 @@ interface SplitTotals {
   windows: number;
   sentCpu: number;
   sentGpu: number;
+  sides: SplitMetrics['sides'];
 }
 
 function splitTotals(tasks: readonly (ExecutorMetrics['split'] | undefined)[]): SplitTotals | null {
@@ -194,6 +199,7 @@ function splitTotals(tasks: readonly (ExecutorMetrics['split'] | undefined)[]): 
     latCpuMs: head.latCpuMs,
     latGpuMs: head.latGpuMs,
     windows: head.windows,
+    sides: head.sides,
     sentCpu: all.reduce((n, t) => n + t.sentCpu, 0),
     sentGpu: all.reduce((n, t) => n + t.sentGpu, 0),
   };
@@ -205,10 +211,30 @@ function formatSplit(tasks: readonly (ExecutorMetrics['split'] | undefined)[]): 
   if (!t) return [];
   const ms = (v: number | null) => (v === null ? 'none' : `${v.toFixed(2)} ms`);
   const share = t.sentCpu + t.sentGpu > 0 ? ` (${((100 * t.sentGpu) / (t.sentCpu + t.sentGpu)).toFixed(1)} % to GPU)` : '';
+  const down = (['cpu', 'gpu'] as const).flatMap((side) => {
+    const s = t.sides?.[side];
+    return s && s.downSince !== null ? [`    ${side.toUpperCase()} side: no running task (${s.reason ?? 'unknown'}); its share went to the other side`] : [];
+  });
   return [
     `    split: γ=${t.gamma.toFixed(3)} after ${t.windows} windows, δ=${t.delta === null ? 'none' : t.delta.toFixed(3)}, ` +
       `latency CPU ${ms(t.latCpuMs)} / GPU ${ms(t.latGpuMs)}; sent CPU ${t.sentCpu}, GPU ${t.sentGpu}${share}`,
+    ...down,
   ];
+}
+
+/** The window line under a windowed bolt: its window, windows evaluated, their size, late tuples, what it still holds. */
+export function formatWindow(tasks: readonly WindowMetrics[]): string {
+  const sum = (f: (w: WindowMetrics) => number) => tasks.reduce((n, w) => n + f(w), 0);
+  const windows = sum((w) => w.windows);
+  const mean = windows > 0 ? (sum((w) => w.windowTuples) / windows).toFixed(1) : '-';
+  const failed = sum((w) => w.failedWindows);
+  const late = tasks[0]!.eventTime ? `, late tuples ${sum((w) => w.lateDropped)} dropped / ${sum((w) => w.lateRouted)} routed` : '';
+  const lags = tasks.flatMap((w) => (w.watermarkLagMs === null ? [] : [w.watermarkLagMs]));
+  const lag = lags.length > 0 ? `, watermark lag ${Math.max(...lags)} ms` : '';
+  return (
+    `    window: ${tasks[0]!.spec}; ${windows} windows${failed ? ` (${failed} failed)` : ''}, ` +
+    `${mean} tuples each (max ${Math.max(...tasks.map((w) => w.maxWindowTuples))}), ${sum((w) => w.held)} held${late}${lag}`
+  );
 }
 
 /** The human-readable end-of-run summary. */
@@ -224,6 +250,7 @@ export function formatSummary(s: RunSummary): string {
     );
     if (c.split) lines.push(...formatSplit(c.split));
     if (c.gpu) lines.push(...formatGpu(c.gpu));
+    if (c.window) lines.push(formatWindow(c.window));
     if (c.userMetrics) lines.push(...formatUserMetrics(c.userMetrics, '    '));
     if (c.ticks) lines.push(`    tick tuples: ${c.ticks} (not in executed/acked)`);
   }

@@ -1,5 +1,6 @@
 /**
- * Turns a topology module into what `hstorm submit` uploads: one ESM file
+ * Turns a topology module (or the module generated from a Flux file, bundled
+ * as if it lay beside the YAML) into what `hstorm submit` uploads: one ESM file
  * (esbuild) with `hstorm` and Node's builtins left external — everything else
  * the module imports travels inside — gzipped, with its sha256. A module that
  * reaches the SDK by relative path (an example inside this repository) gets
@@ -49,7 +50,11 @@ function sdkAsExternal(): Plugin {
 
 /** The files under the module's resources directory (or its source twin's, for a module compiled to dist/), by relative path. */
 export function collectResources(modulePath: string): Record<string, BundledFile> {
-  const codeDir = dirname(resolve(modulePath));
+  return collectResourcesIn(dirname(resolve(modulePath)));
+}
+
+/** The files under `codeDir`'s resources directory (or its source twin's), by relative path. */
+export function collectResourcesIn(codeDir: string): Record<string, BundledFile> {
   const twin = sourceTwin(codeDir);
   const dir = [join(codeDir, RESOURCES_DIR), ...(twin ? [join(twin, RESOURCES_DIR)] : [])].find((d) => isDir(d));
   const files: Record<string, BundledFile> = {};
@@ -80,16 +85,26 @@ function isDir(p: string): boolean {
   }
 }
 
-export async function bundleTopology(modulePath: string): Promise<TopologyBundle> {
+/** Generated source bundled as if it lay in `resolveDir` (the module of a Flux file, whose scripts are in `resolveDir`/resources). */
+export interface GeneratedEntry {
+  contents: string;
+  resolveDir: string;
+  sourcefile: string;
+}
+
+export async function bundleTopology(entry: string | GeneratedEntry): Promise<TopologyBundle> {
+  const modulePath = typeof entry === 'string' ? entry : join(entry.resolveDir, entry.sourcefile);
   let code: Uint8Array;
   try {
-    const resources = collectResources(modulePath);
+    const resources = collectResourcesIn(dirname(resolve(modulePath)));
     const registerResources =
       Object.keys(resources).length === 0
         ? ''
         : ` (globalThis[Symbol.for(${JSON.stringify(BUNDLED_RESOURCES.description)})] ??= new Map()).set(import.meta.url, ${JSON.stringify(resources)});`;
     const out = await build({
-      entryPoints: [resolve(modulePath)],
+      ...(typeof entry === 'string'
+        ? { entryPoints: [resolve(entry)] }
+        : { stdin: { contents: entry.contents, resolveDir: entry.resolveDir, sourcefile: entry.sourcefile, loader: 'js' as const } }),
       bundle: true,
       format: 'esm',
       platform: 'node',

@@ -39,8 +39,46 @@ export class TopologyValidationError extends HstormError {
   constructor(
     message: string,
     readonly component?: string,
+    /** Kinds with a code of their own (WindowValidationError) pass it; the rest share HSTORM_ERR_TOPOLOGY_INVALID. */
+    code = 'HSTORM_ERR_TOPOLOGY_INVALID',
   ) {
-    super('HSTORM_ERR_TOPOLOGY_INVALID', message);
+    super(code, message);
+  }
+}
+
+/**
+ * A windowed bolt's window cannot work: a bad length, slide, lag or late
+ * stream when the bolt is built, or — at submit, from `hstorm local`,
+ * `submit` and `schedule` alike — a window that holds tuples longer than
+ * `topology.message.timeout.secs` or more tuples than
+ * `topology.max.spout.pending` lets be in flight. `limit` names the config
+ * key it collides with, when it is one.
+ */
+export class WindowValidationError extends TopologyValidationError {
+  constructor(
+    message: string,
+    component?: string,
+    readonly limit?: { key: 'topology.message.timeout.secs' | 'topology.max.spout.pending'; value: number; needed: number },
+  ) {
+    super(message, component, 'HSTORM_ERR_TOPOLOGY_WINDOW');
+  }
+}
+
+/**
+ * A windowed bolt in event time could not stamp a tuple: its timestamp field
+ * or extractor gave something other than a finite number of ms. The tuple
+ * fails (and the error shows as the component's last error).
+ */
+export class WindowTimestampError extends HstormError {
+  constructor(
+    readonly component: string,
+    readonly value: unknown,
+    source: string,
+  ) {
+    super(
+      'HSTORM_ERR_WORKER_WINDOW_TIMESTAMP',
+      `windowed bolt "${component}": the timestamp of a tuple from ${source} is ${typeof value === 'string' ? JSON.stringify(value) : String(value)} (${typeof value}); it must be a finite number of ms`,
+    );
   }
 }
 

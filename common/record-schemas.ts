@@ -97,6 +97,19 @@ const groupingSchema = z.discriminatedUnion('type', [
 
 const configSchema = z.record(z.string(), z.unknown());
 
+const windowSizeSchema = z.object({ unit: z.enum(['count', 'ms']), value: z.number().positive() });
+
+const windowDefSchema = z.object({
+  length: windowSizeSchema,
+  slide: windowSizeSchema,
+  timestampField: z.string().min(1).nullable(),
+  eventTime: z.boolean(),
+  lagMs: count,
+  watermarkIntervalMs: z.number().positive(),
+  idleTimeoutMs: z.number().positive(),
+  lateStream: z.string().min(1).nullable(),
+});
+
 export const topologyDefSchema = z.object({
   components: z
     .array(
@@ -108,6 +121,7 @@ export const topologyDefSchema = z.object({
         inputs: z.array(z.object({ component: z.string().min(1), stream: z.string().min(1), grouping: groupingSchema })),
         gpu: z.object({ memoryMB: count }).nullable(),
         config: configSchema,
+        window: windowDefSchema.optional(),
       }),
     )
     .min(1),
@@ -222,6 +236,25 @@ const userMetricsSchema = z.object({
   meters: z.record(z.string(), z.object({ count, meanRate: count, m1Rate: count })),
 });
 
+/** A windowed bolt's section; malformed, it is dropped (`.catch`), not the heartbeat. */
+const windowMetricsSchema = z.looseObject({
+  spec: z.string(),
+  eventTime: z.boolean(),
+  windows: count,
+  failedWindows: count,
+  windowTuples: count,
+  lastWindowTuples: count,
+  maxWindowTuples: count,
+  held: count,
+  lateDropped: count,
+  lateRouted: count,
+  watermark: z.number().nullable(),
+  watermarkLagMs: count.nullable(),
+  activeInputs: count.nullable(),
+  inputs: count.nullable(),
+  evaluateMs: count,
+});
+
 const componentErrorSchema = z.object({ time: z.number(), error: z.string() });
 
 const executorMetricsSchema = z.looseObject({
@@ -242,6 +275,7 @@ const executorMetricsSchema = z.looseObject({
   gpu: gpuMetricsSchema.optional().catch(undefined),
   // Split metrics are shown as reported; their inner shape belongs to the worker.
   split: z.looseObject({ gamma: z.number() }).optional(),
+  window: windowMetricsSchema.optional().catch(undefined),
   // Sparse latency histograms, so percentiles can be merged across executors (common/histogram.ts).
   executeHist: sparseHistSchema.optional(),
   executeSum: count.optional(),

@@ -8,6 +8,9 @@ import type { GpuAdapterReport } from './webgpu-adapter.js';
 
 export type TopologyStatus = 'active' | 'inactive' | 'killed' | 'rebalancing';
 
+/** Names a topology may have (they become part of znode names and its id): nimbus refuses others, a Flux file's `name` is checked against it. */
+export const TOPOLOGY_NAME = /^[A-Za-z0-9_-]{1,100}$/;
+
 /** Where a worker finds the topology's code. */
 export type TopologyCode =
   | { kind: 'path'; path: string } // local mode: the module on this machine
@@ -84,6 +87,8 @@ export interface ExecutorMetrics extends TupleCounters {
   gpu?: GpuMetrics;
   /** Split spouts: γ, δ and latencies. */
   split?: SplitMetrics;
+  /** Windowed bolts: windows evaluated, their size, late tuples, the watermark. */
+  window?: WindowMetrics;
   /** Metrics the component registered itself (Storm metrics v2: counters, gauges, histograms, meters). */
   user?: UserMetricsSnapshot;
   /** The task's latest errors (reportError, a throwing execute or nextTuple), oldest first, at most MAX_REPORTED_ERRORS. */
@@ -179,6 +184,33 @@ export interface GpuDeviceStats {
   /** Validation, out-of-memory and internal errors caught in launches. */
   errors: number;
   lastError: string | null;
+}
+
+/** One windowed bolt task's windows (cumulative counts since the task started). */
+export interface WindowMetrics {
+  /** The window in words: "sliding 30 s every 5 s, event time (ts), lag 2 s". */
+  spec: string;
+  eventTime: boolean;
+  /** Windows evaluated (execute called), and of those failed (their tuples failed, to be replayed). */
+  windows: number;
+  failedWindows: number;
+  /** Tuples over all windows evaluated (a tuple in three windows counts three times), the last and the largest window. */
+  windowTuples: number;
+  lastWindowTuples: number;
+  maxWindowTuples: number;
+  /** Tuples held now: in a window still to come or waiting for the watermark (not acked yet). */
+  held: number;
+  /** Event time: late tuples (stamped before the watermark) dropped, or emitted on the late stream. */
+  lateDropped: number;
+  lateRouted: number;
+  /** Event time: the watermark (ms), and how far it is behind the newest timestamp seen; null in processing time or before one. */
+  watermark: number | null;
+  watermarkLagMs: number | null;
+  /** Event time: input tasks holding the watermark (sent within the idle timeout), of those known. */
+  activeInputs: number | null;
+  inputs: number | null;
+  /** Cumulative ms spent evaluating windows (capacity counts it). */
+  evaluateMs: number;
 }
 
 export interface SplitMetrics {

@@ -58,6 +58,33 @@ export interface GpuRequest {
   memoryMB: number;
 }
 
+/** A window length or slide: a number of tuples, or a duration in ms. */
+export interface WindowSizeDef {
+  unit: 'count' | 'ms';
+  value: number;
+}
+
+/**
+ * A windowed bolt's window (topology-sdk/windowed-bolt.ts), as the builder
+ * reads it from the bolt instance: in the definition so that a submit can be
+ * checked against the topology's timeout and spout pending bound before
+ * anything runs, and so that describe can show it.
+ */
+export interface WindowDef {
+  length: WindowSizeDef;
+  slide: WindowSizeDef;
+  /** Event time: the tuple field holding the timestamp, or null for a timestamp extractor (a function). */
+  timestampField: string | null;
+  /** Windows follow watermarks over tuple timestamps (a field or an extractor); false: processing time. */
+  eventTime: boolean;
+  lagMs: number;
+  watermarkIntervalMs: number;
+  /** An input task silent this long no longer holds the watermark back. */
+  idleTimeoutMs: number;
+  /** Stream late tuples are emitted on (field `late_tuple`); null: they are dropped and counted. */
+  lateStream: string | null;
+}
+
 export interface ComponentDef {
   id: string;
   kind: 'spout' | 'bolt';
@@ -68,6 +95,8 @@ export interface ComponentDef {
   gpu: GpuRequest | null;
   /** Component-level config (overrides topology config for this component). */
   config: Record<string, unknown>;
+  /** Windowed bolts only: their window. */
+  window?: WindowDef;
 }
 
 export interface TopologyDef {

@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import type { Plugin } from 'esbuild';
 import { TopologyLoadError } from './errors.js';
 import { packageRoot } from './package-root.js';
+import { RESOURCES_DIR, resourcesHomeBanner } from './resources-home.js';
 import { makeTempDirSync } from './temp-dirs.js';
 
 /** Extensions compiled before loading. */
@@ -53,8 +54,24 @@ function sdkPinned(): Plugin {
   };
 }
 
+/** What to compile: a module file, or generated source read as if it lay in `resolveDir` (the module of a Flux file). */
+export type ModuleEntry = { path: string } | { contents: string; resolveDir: string; sourcefile: string };
+
+export interface CompileOptions {
+  /** The compiled file's name, `<name>.mjs`. */
+  name: string;
+  /** What is compiled, for messages ("TypeScript topology module …"). */
+  what: string;
+  /** The `resources/` directory of the source (multilang scripts), registered when the compiled module loads. */
+  resourcesHome: string;
+}
+
+/** This process's directory of compiled modules, made at the first compile. */
+let compiledDir: string | null = null;
+
 /**
- * Compiles a TypeScript module to `<this process's temp dir>/<content hash>/<name>.mjs`
+ * Compiles a module for a local run — its imports bundled in, `hstorm`
+ * pinned to this package — to `<this process's temp dir>/<content hash>/<name>.mjs`
  * and returns that file's path. Compiled every time (esbuild takes
  * milliseconds; a cache keyed on the entry would miss edits to files it
  * imports); the content hash gives changed code a new URL, which Node's
@@ -63,40 +80,40 @@ function sdkPinned(): Plugin {
  * load the compiled file while the process that runs them lives, and nothing
  * is left behind in the temp dir after it.
  */
-/** This process's directory of compiled modules, made at the first compile. */
-let compiledDir: string | null = null;
-
-export async function compileTsModule(modulePath: string): Promise<string> {
-  const abs = resolve(modulePath);
-  const name = `${basename(abs).replace(/\.[cm]?tsx?$/, '')}.mjs`;
+export async function compileModule(entry: ModuleEntry, opts: CompileOptions): Promise<string> {
+  const id = 'path' in entry ? resolve(entry.path) : resolve(entry.resolveDir, entry.sourcefile);
+  const dirOfSource = 'path' in entry ? dirname(id) : resolve(entry.resolveDir);
+  const name = `${opts.name}.mjs`;
   // esbuild is loaded only here: workers running compiled modules never need it.
   const { build } = await import('esbuild');
   let code: Uint8Array;
   try {
     const result = await build({
-      entryPoints: [abs],
+      ...('path' in entry ? { entryPoints: [id] } : { stdin: { contents: entry.contents, resolveDir: entry.resolveDir, sourcefile: entry.sourcefile, loader: 'js' as const } }),
       bundle: true,
       format: 'esm',
       platform: 'node',
       target: 'node20',
       write: false,
       // Source map paths are relative to the output file: name one beside the source so they read as the user's paths.
-      outfile: join(dirname(abs), name),
+      outfile: join(dirOfSource, name),
       sourcemap: 'inline',
       // Node resolves a map's sources against sourceRoot: the source's own directory, wherever the compiled file lies.
-      sourceRoot: `${pathToFileURL(dirname(abs)).href}/`,
+      sourceRoot: `${pathToFileURL(dirOfSource).href}/`,
       logLevel: 'silent',
       plugins: [sdkPinned()],
-      banner: { js: "import { createRequire as __hstormCreateRequire } from 'node:module'; const require = __hstormCreateRequire(import.meta.url);" },
+      banner: {
+        js: `import { createRequire as __hstormCreateRequire } from 'node:module'; const require = __hstormCreateRequire(import.meta.url);${resourcesHomeBanner(opts.resourcesHome)}`,
+      },
     });
     const file = result.outputFiles[0];
     if (!file) throw new Error('esbuild produced no output');
     code = file.contents;
   } catch (err) {
-    throw new TopologyLoadError(`cannot compile TypeScript topology module ${modulePath}: ${(err as Error).message}`, modulePath, { cause: err });
+    throw new TopologyLoadError(`cannot compile ${opts.what} ${id}: ${(err as Error).message}`, id, { cause: err });
   }
   compiledDir ??= makeTempDirSync('hstorm-ts-');
-  const dir = join(compiledDir, createHash('sha256').update(abs).update(code).digest('hex').slice(0, 16));
+  const dir = join(compiledDir, createHash('sha256').update(id).update(code).digest('hex').slice(0, 16));
   const out = join(dir, name);
   if (existsSync(out)) return out;
   mkdirSync(dir, { recursive: true });
@@ -105,6 +122,12 @@ export async function compileTsModule(modulePath: string): Promise<string> {
   writeFileSync(partial, code);
   renameSync(partial, out);
   return out;
+}
+
+/** A TypeScript topology module, compiled for a local run (see compileModule). */
+export async function compileTsModule(modulePath: string): Promise<string> {
+  const abs = resolve(modulePath);
+  return compileModule({ path: abs }, { name: basename(abs).replace(/\.[cm]?tsx?$/, ''), what: 'TypeScript topology module', resourcesHome: join(dirname(abs), RESOURCES_DIR) });
 }
 
 /**

@@ -93,7 +93,7 @@ export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
   app.post(`${API_PREFIX}/topologies`, async (req, reply) => {
     const body = parseBody(submitRequestSchema, req.body);
     const gz = decodeBase64(body.bundle, 'bundle');
-    const result = await nimbus.submitBundle(body.name, body.def, body.config, gz, body.sha256);
+    const result = await nimbus.submitBundle(body.name, body.def, body.config, gz, body.sha256, { inactive: body.inactive });
     return reply.status(201).send(result);
   });
 

@@ -14,6 +14,8 @@ export const submitRequestSchema = z.object({
   bundle: z.string().min(1),
   /** sha256 (hex) of the gzip bytes. */
   sha256: z.string(),
+  /** Start deactivated: Storm's SubmitOptions with initial status INACTIVE (`hstorm submit --inactive`, Flux's flag). */
+  inactive: z.boolean().default(false),
 });
 export type SubmitRequest = z.input<typeof submitRequestSchema>;
 

@@ -20,7 +20,7 @@
  * await app.close();
  * await nimbus.stop();
  */
-export { Nimbus, type NimbusOptions, type SubmitResult } from './nimbus.js';
+export { Nimbus, type NimbusOptions, type SubmitOptions, type SubmitResult } from './nimbus.js';
 export { nimbusSettings, type NimbusSettings } from './nimbus-config.js';
 export type { ClusterReadModel, ClusterSnapshot, HeartbeatSink, TopologyControl, TopologyHoldings, TopologySnapshot } from './read-model.js';
 export { buildHttpApi, startHttpApi, API_PREFIX, type HttpApiOptions, type HttpApiPlugin, type TopologyStatusView } from './http-api.js';

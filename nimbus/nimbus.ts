@@ -30,6 +30,7 @@ import { NimbusRegistration } from './nimbus-registration.js';
 import type { ClusterReadModel, TopologyControl } from './read-model.js';
 import { Reconciler } from './reconciler.js';
 import { checkStormRecordSize, checkTopologyName, mergeTopologyConfig, parseTopologyDef } from './submit-validation.js';
+import { validateWindowBounds } from '../topology-sdk/validate-topology.js';
 import { TopologyAdmin, type RebalanceOptions } from './topology-admin.js';
 
 export interface NimbusOptions {
@@ -41,6 +42,11 @@ export interface NimbusOptions {
   blobDir?: string | null;
   /** Written to the ephemeral ZkPaths.nimbus node so supervisors find the HTTP API; omitted in local mode. */
   advertise?: { host: string; port: number };
+}
+
+export interface SubmitOptions {
+  /** Submit deactivated (Storm's initial status INACTIVE): placed and started, spouts idle until `activate`. */
+  inactive?: boolean;
 }
 
 export interface SubmitResult {
@@ -138,12 +144,15 @@ export class Nimbus implements TopologyControl {
   /**
    * Validates and stores a topology, then schedules it. `def` and
    * `topologyConfig` come from a client and are checked here; a bundle must
-   * have been stored in the blob store first (see `storeBundle`).
+   * have been stored in the blob store first (see `storeBundle`). With
+   * `inactive` the topology is scheduled and its workers start, but its
+   * spouts wait for `activate` (Storm's initial status INACTIVE).
    */
-  async submit(name: string, def: unknown, topologyConfig: RawConfig, code: TopologyCode): Promise<SubmitResult> {
+  async submit(name: string, def: unknown, topologyConfig: RawConfig, code: TopologyCode, opts: SubmitOptions = {}): Promise<SubmitResult> {
     checkTopologyName(name);
     const parsed = parseTopologyDef(def);
     const config = mergeTopologyConfig(this.config, parsed.config, topologyConfig);
+    validateWindowBounds(parsed, config);
     checkStormRecordSize({ def: parsed, config });
     if (code.kind === 'bundle' && !(await this.blobs?.has(code.sha256))) {
       throw new BadRequestError(`bundle ${code.sha256} was not uploaded to this nimbus`, 'code');
@@ -153,9 +162,9 @@ export class Nimbus implements TopologyControl {
       const dup = [...storms.values()].find((s) => s.name === name);
       if (dup) throw new TopologyExistsError(name, dup.status);
       const id = await this.newTopologyId(name);
-      const base: StormBase = { version: 1, id, name, status: 'active', launchTime: Date.now(), def: parsed, config: { ...config }, code };
+      const base: StormBase = { version: 1, id, name, status: opts.inactive ? 'inactive' : 'active', launchTime: Date.now(), def: parsed, config: { ...config }, code };
       await createJson(this.state, ZkPaths.storm(id), base, { parents: true });
-      this.log.info({ topology: id, workers: config['topology.workers'], code: code.kind }, 'topology submitted');
+      this.log.info({ topology: id, workers: config['topology.workers'], code: code.kind, status: base.status }, 'topology submitted');
       await this.reconciler.round({});
       return { id, name, assignment: await this.reader.assignment(id) };
     });
@@ -172,12 +181,12 @@ export class Nimbus implements TopologyControl {
    * refused (bad config, name taken…), the bundle is deleted again unless a
    * topology or another upload in flight uses the same code.
    */
-  async submitBundle(name: string, def: unknown, topologyConfig: RawConfig, gz: Uint8Array, sha256: string): Promise<SubmitResult> {
+  async submitBundle(name: string, def: unknown, topologyConfig: RawConfig, gz: Uint8Array, sha256: string, opts: SubmitOptions = {}): Promise<SubmitResult> {
     this.uploads.begin(sha256);
     let submitted = false;
     try {
       await this.storeBundle(gz, sha256);
-      const result = await this.submit(name, def, topologyConfig, { kind: 'bundle', sha256, size: gz.length });
+      const result = await this.submit(name, def, topologyConfig, { kind: 'bundle', sha256, size: gz.length }, opts);
       submitted = true;
       return result;
     } finally {

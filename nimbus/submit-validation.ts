@@ -8,11 +8,10 @@
 import { buildConfig, CONFIG_KEYS, isKnownKey, validateEntries, type Config, type RawConfig } from '../common/config/index.js';
 import { ConfigError, TopologyValidationError } from '../common/errors.js';
 import { topologyDefSchema } from '../common/record-schemas.js';
+import { TOPOLOGY_NAME } from '../common/storm-base.js';
 import { ACKER_COMPONENT, type TopologyDef } from '../common/topology-def.js';
 import { validateTopology } from '../topology-sdk/validate-topology.js';
 import { BadRequestError } from './errors.js';
-
-const NAME = /^[A-Za-z0-9_-]{1,100}$/;
 
 /**
  * Largest topology record (definition + merged config, as JSON) nimbus
@@ -39,7 +38,7 @@ export function checkStormRecordSize(record: { def: TopologyDef; config: RawConf
 }
 
 export function checkTopologyName(name: unknown): string {
-  if (typeof name !== 'string' || !NAME.test(name)) {
+  if (typeof name !== 'string' || !TOPOLOGY_NAME.test(name)) {
     throw new BadRequestError(
       `invalid topology name ${JSON.stringify(name)}; allowed: 1 to 100 letters, digits, "_" or "-"`,
       'name',

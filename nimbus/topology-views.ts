@@ -6,7 +6,8 @@
  */
 import { workerKey, type Assignment } from '../common/assignment.js';
 import { withDefaults } from '../common/config/index.js';
-import { ACKER_COMPONENT } from '../common/topology-def.js';
+import { ACKER_COMPONENT, type WindowDef } from '../common/topology-def.js';
+import { describeWindow } from '../common/window-text.js';
 import { gpuSummary, rollup } from '../common/metrics-rollup.js';
 import { foldUserMetrics } from '../common/user-metrics-fold.js';
 import type { ParsedWorkerHeartbeat } from '../common/record-schemas.js';
@@ -21,7 +22,7 @@ import type { ComponentStats, SupervisorSummary, TopologyDetail, TopologySummary
 
 type ExecutorMetrics = ParsedWorkerHeartbeat['executors'][number];
 
-function emptyStats(kind: ComponentStats['kind'], gpu: boolean, executors: number): ComponentStats {
+function emptyStats(kind: ComponentStats['kind'], gpu: boolean, executors: number, window?: WindowDef): ComponentStats {
   return {
     kind,
     gpu,
@@ -42,6 +43,8 @@ function emptyStats(kind: ComponentStats['kind'], gpu: boolean, executors: numbe
     fallbackReasons: [],
     gpuKernels: null,
     split: null,
+    // A windowed bolt shows its window before its first heartbeat; the counts come from the tasks' sections.
+    window: window ? { spec: describeWindow(window), eventTime: window.eventTime, windows: 0, failedWindows: 0, meanWindowTuples: null, maxWindowTuples: 0, held: 0, lateDropped: 0, lateRouted: 0, watermarkLagMs: null } : null,
     lastError: null,
     unplacedTargets: [],
   };
@@ -54,11 +57,25 @@ function addExecutor(s: ComponentStats, parts: Parts, m: ExecutorMetrics): void 
   parts.push(m);
   // The controller task holds the window's own δ and latencies; the others hold copies from its last signal.
   if (m.split && (!s.split || (m.split.controller === true && s.split.controller !== true))) s.split = { ...m.split };
+  if (m.window) addWindow(s, m.window);
   for (const u of m.unplacedTargets ?? []) {
     const same = s.unplacedTargets.find((x) => x.component === u.component && x.stream === u.stream);
     if (same) same.tuples += u.tuples;
     else s.unplacedTargets.push({ ...u });
   }
+}
+
+function addWindow(s: ComponentStats, w: NonNullable<ExecutorMetrics['window']>): void {
+  const c = (s.window ??= { spec: w.spec, eventTime: w.eventTime, windows: 0, failedWindows: 0, meanWindowTuples: null, maxWindowTuples: 0, held: 0, lateDropped: 0, lateRouted: 0, watermarkLagMs: null });
+  const tuples = (c.meanWindowTuples ?? 0) * c.windows + w.windowTuples;
+  c.windows += w.windows;
+  c.failedWindows += w.failedWindows;
+  c.meanWindowTuples = c.windows > 0 ? tuples / c.windows : null;
+  c.maxWindowTuples = Math.max(c.maxWindowTuples, w.maxWindowTuples);
+  c.held += w.held;
+  c.lateDropped += w.lateDropped;
+  c.lateRouted += w.lateRouted;
+  if (w.watermarkLagMs !== null) c.watermarkLagMs = Math.max(c.watermarkLagMs ?? 0, w.watermarkLagMs);
 }
 
 /** Executors grouped per component, tasks sorted: `{ component, tasks }` in first-seen order. */
@@ -110,7 +127,7 @@ export function topologyDetail(
   const components: Record<string, ComponentStats> = {};
   const sums = new Map<string, Parts>();
   for (const c of storm.def.components) {
-    components[c.id] = emptyStats(c.kind, c.gpu !== null, c.parallelism);
+    components[c.id] = emptyStats(c.kind, c.gpu !== null, c.parallelism, c.window);
     sums.set(c.id, []);
   }
   const ackers = new Set<number>();

@@ -147,12 +147,34 @@ export interface ComponentStats extends TupleCounters {
    * controller has.
    */
   split: Record<string, unknown> | null;
+  /** Windowed bolts: their window, and windows evaluated, size, late tuples and watermark lag summed over tasks. */
+  window: ComponentWindowStats | null;
   /** Storm's "last error": the newest error a task of the component reported (reportError, a throwing execute or nextTuple). */
   lastError: ComponentLastError | null;
   /** Tuples this component emitted towards a component with no running task, failed at once, per stream and target (summed over tasks). */
   unplacedTargets: UnplacedTarget[];
   /** The user metrics its tasks registered (counters, gauges, histograms, meters), folded; null when none. */
   userMetrics?: ComponentUserMetrics | null;
+}
+
+/** A windowed bolt's windows over all its tasks (from their heartbeats' `window` sections). */
+export interface ComponentWindowStats {
+  /** The window in words ("sliding 30 s every 5 s, event time (ts), lag 2 s"). */
+  spec: string;
+  eventTime: boolean;
+  /** Windows evaluated, and of those failed (their tuples failed and replayed). */
+  windows: number;
+  failedWindows: number;
+  /** Mean tuples per window evaluated (null before the first), and the largest window. */
+  meanWindowTuples: number | null;
+  maxWindowTuples: number;
+  /** Tuples held now, not acked yet: in a window still to come, or waiting for the watermark. */
+  held: number;
+  /** Event time: late tuples dropped and counted, or routed to the late stream. */
+  lateDropped: number;
+  lateRouted: number;
+  /** Event time: how far the watermark is behind the newest timestamp, for the task furthest behind (ms). */
+  watermarkLagMs: number | null;
 }
 
 export interface ComponentLastError {

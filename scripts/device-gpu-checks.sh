@@ -3,9 +3,10 @@
 # scripts/device-bundle.sh packed (carry: .device, .gl, dist): unpacks node,
 # node_modules and the Vulkan loader, prepares Dawn's glibc when the machine's
 # is older than 2.38 (scripts/webgpu-runtime.sh --debs), records what the
-# machine is, then runs the GPU benchmarks — gpu-bolt, bolt-latency (64²–1024²)
-# and hybrid-vs-single — with every result under $OUT:
-#   machine.txt, gpu-bolt.json, bolt-latency.json, hybrid-vs-single.json,
+# machine is, then runs the GPU benchmarks — gpu-bolt, bolt-latency (64²–1024²),
+# hybrid-vs-single and windows (GpuWindowedBolt vs per-tuple GpuBolt) — with
+# every result under $OUT:
+#   machine.txt, gpu-bolt.json, bolt-latency.json, hybrid-vs-single.json, windows.json,
 #   bench-results.tar.gz (CSV, SVG plots and summaries), log.txt
 # Usage (device run): bash scripts/device-gpu-checks.sh [--quick]
 set -uo pipefail
@@ -38,5 +39,6 @@ echo "node for WebGPU: $node"
 "$node" dist/bench/main.js gpu-bolt $quick --json > "$out/gpu-bolt.json"
 "$node" dist/bench/main.js bolt-latency $quick --json > "$out/bolt-latency.json"
 "$node" dist/bench/main.js hybrid-vs-single --quick --json > "$out/hybrid-vs-single.json"
+"$node" dist/bench/main.js windows --quick --json > "$out/windows.json"
 tar -czf "$out/bench-results.tar.gz" bench-results
 echo "done"

@@ -2,7 +2,7 @@
  * What a running component knows about itself and its topology, and the
  * logger and signal facility the runtime hands it.
  */
-import type { GpuMetrics, SplitMetrics } from '../common/storm-base.js';
+import type { GpuMetrics, SplitMetrics, WindowMetrics } from '../common/storm-base.js';
 import type { TopologyDef } from '../common/topology-def.js';
 import type { GpuBackendHandle } from './gpu-backend-handle.js';
 import type { Counter, Gauge, Meter, UserHistogram } from './user-metrics.js';
@@ -21,6 +21,7 @@ export interface ComponentLogger {
 export interface ComponentMetricSections {
   gpu: GpuMetrics;
   split: SplitMetrics;
+  window: WindowMetrics;
 }
 
 /** Called for every tracked spout message that completes: its stream, complete latency and fate. */
@@ -105,7 +106,7 @@ export interface TopologyContext extends StormContextGetters {
    * task's capacity counts it (the larger of that share and execute's).
    */
   reportBusyTime(supplier: () => number): void;
-  /** Adds a section (`gpu`, `split`) to this task's heartbeat metrics; `supplier` is called at each heartbeat. */
+  /** Adds a section (`gpu`, `split`, `window`) to this task's heartbeat metrics; `supplier` is called at each heartbeat. */
   reportMetrics<K extends keyof ComponentMetricSections>(section: K, supplier: () => ComponentMetricSections[K]): void;
   /** Load of any component of the topology, from the latest worker heartbeats in the cluster state. */
   componentLoad(component: string): Promise<ComponentLoad>;

@@ -18,7 +18,7 @@
 
 // Building a topology.
 export { TopologyBuilder } from './topology-builder.js';
-export type { StormTopology, BoltDeclarer, SpoutDeclarer } from './topology-builder.js';
+export type { StormTopology, BoltDeclarer, SpoutDeclarer, WindowedBoltFactory } from './topology-builder.js';
 export type { TopologyModule, TopologyModuleContext } from './topology-module.js';
 export { Grouping } from './grouping.js';
 export type { CustomStreamGrouping, CustomGroupingSource } from './custom-grouping.js';
@@ -26,7 +26,7 @@ export { Fields } from './fields.js';
 export type { OutputFieldsDeclarer } from './output-declarer.js';
 export type { Serializer, SerializationRegistration, ClassOf } from './serialization.js';
 export { DEFAULT_STREAM } from '../common/topology-def.js';
-export type { TopologyDef, ComponentDef, GroupingDef, StreamDef, GlobalStreamId } from '../common/topology-def.js';
+export type { TopologyDef, ComponentDef, GroupingDef, StreamDef, GlobalStreamId, WindowDef, WindowSizeDef } from '../common/topology-def.js';
 
 // Components and what the runtime hands them.
 export { Spout, Bolt, BasicBolt } from './components.js';
@@ -48,9 +48,17 @@ export type { StormContextGetters } from './internal/storm-context.js';
 export type { TopologyContext, ComponentLogger, ComponentPlacement, Signal, ComponentLoad, ComponentMetricSections, TupleCompleteListener } from './context.js';
 export type { Counter, Meter, UserHistogram, Gauge } from './user-metrics.js';
 
+// Windows (Storm's BaseWindowedBolt; docs/windowing.md).
+export { WindowedBolt } from './windowed-bolt.js';
+export type { TimestampExtractor } from './windowed-bolt.js';
+export { Count, Duration } from './window-units.js';
+export type { TupleWindow, LateTuple } from './tuple-window.js';
+
 // GPU bolts.
 export { GpuBolt } from './gpu-bolt.js';
 export type { GpuEmit } from './gpu-bolt.js';
+export { GpuWindowedBolt } from './gpu-windowed-bolt.js';
+export type { GpuWindowEmit, WindowBatch } from './gpu-windowed-bolt.js';
 export type { KernelSpec, KernelConstants } from './internal/gpu-kernel-runner.js';
 export type { BatchInputs, BatchResult, ItemShape } from './internal/gpu-batch.js';
 export type { GpuBackendHandle, GpuBackendName } from './gpu-backend-handle.js';

@@ -15,6 +15,11 @@ import type { ClassOf, SerializationRegistration, Serializer } from './serializa
 import { dirname, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { groupingFactory, groupingName, isGrouping, subscriptionKey, type CustomGroupingSource, type CustomStreamGrouping } from './custom-grouping.js';
+import { WindowedBolt } from './windowed-bolt.js';
+import { WindowedBoltExecutor } from './internal/windowed-bolt-executor.js';
+
+/** A factory of windowed bolts: the builder wraps each in the runtime's windowing bolt, as Storm's setBolt does. */
+export type WindowedBoltFactory = () => WindowedBolt;
 
 const ID = /^[A-Za-z0-9_.-]+$/;
 
@@ -244,8 +249,8 @@ export class TopologyBuilder {
     return new SpoutDeclarer(this.add(id, 'spout', factory, parallelism), this.sink);
   }
 
-  setBolt(id: string, factory: BoltFactory, parallelism = 1): BoltDeclarer {
-    return new BoltDeclarer(this.add(id, 'bolt', factory, parallelism), this.sink);
+  setBolt(id: string, factory: BoltFactory | WindowedBoltFactory, parallelism = 1): BoltDeclarer {
+    return new BoltDeclarer(this.add(id, 'bolt', typeof factory === 'function' ? windowing(factory) : factory, parallelism), this.sink);
   }
 
   private add(id: string, kind: 'spout' | 'bolt', factory: SpoutFactory | BoltFactory, parallelism: number): ComponentDef {
@@ -271,10 +276,13 @@ export class TopologyBuilder {
   createTopology(config: Record<string, unknown> = {}): StormTopology {
     if (this.sink.problems.length > 0) throw new TopologyValidationError(`invalid topology: ${this.sink.problems.join('; ')}`);
     for (const c of this.components) {
-      const declared = declaredShape(c.id, this.factories.get(c.id)!);
+      const instance = instantiate(c.id, this.factories.get(c.id)!);
+      const declared = declaredShape(c.id, instance);
       c.streams = declared.streams;
       // Storm merges a component's own configuration under what its declarer adds.
       c.config = { ...declared.config, ...c.config };
+      // The window goes into the definition: nimbus checks it against the message timeout and spout pending bound.
+      if (instance instanceof WindowedBoltExecutor) c.window = instance.windowDef(c.id);
     }
     // A grouping declared through grouping(…, { type: 'custom' }) has no object behind it.
     for (const c of this.components) {
@@ -321,8 +329,15 @@ function callerFile(): string | null {
   }
 }
 
-/** What an instance of the component says about itself: its streams and its own configuration (getComponentConfiguration). */
-function declaredShape(id: string, factory: SpoutFactory | BoltFactory): { streams: StreamDef[]; config: Record<string, unknown> } {
+/** A bolt factory whose windowed bolts come wrapped (any other instance as it is). */
+function windowing(factory: BoltFactory | WindowedBoltFactory): BoltFactory {
+  return () => {
+    const b = factory();
+    return b instanceof WindowedBolt ? new WindowedBoltExecutor(b) : b;
+  };
+}
+
+function instantiate(id: string, factory: SpoutFactory | BoltFactory): ReturnType<SpoutFactory | BoltFactory> {
   let instance: ReturnType<SpoutFactory | BoltFactory>;
   try {
     instance = factory();
@@ -332,6 +347,11 @@ function declaredShape(id: string, factory: SpoutFactory | BoltFactory): { strea
   if (!instance || typeof (instance as { declareOutputFields?: unknown }).declareOutputFields !== 'function') {
     throw new TopologyValidationError(`component "${id}": the factory did not return a Spout or Bolt`, id);
   }
+  return instance;
+}
+
+/** What an instance of the component says about itself: its streams and its own configuration (getComponentConfiguration). */
+function declaredShape(id: string, instance: ReturnType<SpoutFactory | BoltFactory>): { streams: StreamDef[]; config: Record<string, unknown> } {
   const declarer = new OutputFieldsDeclarer(id);
   instance.declareOutputFields(declarer);
   const own = typeof instance.getComponentConfiguration === 'function' ? instance.getComponentConfiguration() : null;

@@ -2,8 +2,10 @@
  * Checks a topology definition as a whole, so that a bad topology fails when
  * it is built rather than when tuples start to flow.
  */
-import type { TopologyDef } from '../common/topology-def.js';
-import { TopologyValidationError } from '../common/errors.js';
+import type { ComponentDef, TopologyDef, WindowDef } from '../common/topology-def.js';
+import { TopologyValidationError, WindowValidationError } from '../common/errors.js';
+import { checkKey, type Config } from '../common/config/config.js';
+import { formatMs } from '../common/window-text.js';
 
 export function validateTopology(def: TopologyDef): void {
   const byId = new Map(def.components.map((c) => [c.id, c]));
@@ -52,4 +54,102 @@ export function validateTopology(def: TopologyDef): void {
       seen.add(k);
     }
   }
+}
+
+/**
+ * Windowed bolts against the config they will run with (the topology's, with
+ * the `-c` overrides merged): a window must let its tuples be acked before
+ * they time out, and a count window must fit in what the spouts may have in
+ * flight, or its tuples time out and replay for ever. Checked by `hstorm
+ * local`, `submit` and `schedule` (worker/load-topology.ts) and by nimbus at
+ * submit, with the same message.
+ *
+ * The spouts that matter are those upstream of the bolt; each may override
+ * the timeout or the bound in its own component config, so the tightest
+ * governs.
+ */
+export function validateWindowBounds(def: TopologyDef, config: Config): void {
+  const byId = new Map(def.components.map((c) => [c.id, c]));
+  for (const c of def.components) {
+    if (!c.window) continue;
+    const spouts = upstreamSpouts(c, byId);
+    const w = c.window;
+    const held = heldMs(w);
+    if (held !== null) {
+      const [timeoutSecs, spout] = tightest(spouts, config, 'topology.message.timeout.secs');
+      if (timeoutSecs !== null && held.ms > timeoutSecs * 1000) {
+        const needed = Math.ceil(held.ms / 1000) + 1;
+        throw new WindowValidationError(
+          `bolt "${c.id}": its window holds a tuple up to ${formatMs(held.ms)} (${held.terms}), longer than topology.message.timeout.secs = ${timeoutSecs}${spout ? ` (spout "${spout}")` : ''}: ` +
+            `its tuples would time out and replay before their last window closes. Raise topology.message.timeout.secs to at least ${needed} (e.g. -c topology.message.timeout.secs=${needed * 2}) or shorten the window`,
+          c.id,
+          { key: 'topology.message.timeout.secs', value: timeoutSecs, needed },
+        );
+      }
+    }
+    if (w.length.unit === 'count' && effectiveAckers(config) !== 0) {
+      const [pending, spout] = tightest(spouts, config, 'topology.max.spout.pending');
+      if (pending !== null && w.length.value > pending) {
+        throw new WindowValidationError(
+          `bolt "${c.id}": its count window holds ${w.length.value} tuples, more than topology.max.spout.pending = ${pending}${spout ? ` (spout "${spout}")` : ''} lets be in flight: ` +
+            `the window would never fill, and its tuples would time out and replay. Raise topology.max.spout.pending to at least ${w.length.value} (e.g. -c topology.max.spout.pending=${w.length.value * 2}) or shrink the window`,
+          c.id,
+          { key: 'topology.max.spout.pending', value: pending, needed: w.length.value },
+        );
+      }
+    }
+  }
+}
+
+/** How long a window may hold a tuple, in ms, and of what: null when it is not bounded by time (a count length and slide). */
+function heldMs(w: WindowDef): { ms: number; terms: string } | null {
+  const terms: [string, number][] = [];
+  if (w.length.unit === 'ms') terms.push(['length', w.length.value]);
+  if (w.slide.unit === 'ms') terms.push(['slide', w.slide.value]);
+  if (terms.length === 0) return null;
+  // Event time: a window closes once the watermark — lag behind the newest tuple, computed every interval — passes it.
+  if (w.eventTime) terms.push(['lag', w.lagMs], ['watermark interval', w.watermarkIntervalMs]);
+  const shown = terms.filter(([, ms]) => ms > 0);
+  return { ms: terms.reduce((s, [, ms]) => s + ms, 0), terms: shown.map(([n, ms]) => `${n} ${formatMs(ms)}`).join(' + ') };
+}
+
+function upstreamSpouts(c: ComponentDef, byId: ReadonlyMap<string, ComponentDef>): ComponentDef[] {
+  const seen = new Set<string>();
+  const spouts: ComponentDef[] = [];
+  const stack = c.inputs.map((i) => i.component);
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const up = byId.get(id);
+    if (!up) continue;
+    if (up.kind === 'spout') spouts.push(up);
+    else stack.push(...up.inputs.map((i) => i.component));
+  }
+  return spouts;
+}
+
+type BoundKey = 'topology.message.timeout.secs' | 'topology.max.spout.pending';
+
+/** A spout's value of a key: its component config over the topology's. */
+function effective(spout: ComponentDef, config: Config, key: BoundKey): number | null {
+  return Object.hasOwn(spout.config, key) ? checkKey(key, spout.config[key], `component "${spout.id}" config`) : config[key];
+}
+
+function effectiveAckers(config: Config): number | null {
+  return config['topology.acker.executors'];
+}
+
+/**
+ * The smallest value over the spouts, and the spout whose own config sets it (null when the topology's value
+ * governs). Without a spout upstream, the topology's.
+ */
+function tightest(spouts: readonly ComponentDef[], config: Config, key: BoundKey): [number | null, string | null] {
+  if (spouts.length === 0) return [config[key], null];
+  let best: [number | null, string | null] = [null, null];
+  for (const s of spouts) {
+    const v = effective(s, config, key);
+    if (v !== null && (best[0] === null || v < best[0] || (v === best[0] && best[1] === null))) best = [v, Object.hasOwn(s.config, key) ? s.id : null];
+  }
+  return best;
 }

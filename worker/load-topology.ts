@@ -12,6 +12,7 @@ import { withParallelism, type TopologyDef } from '../common/topology-def.js';
 import { HstormError, TopologyLoadError } from '../common/errors.js';
 import { buildConfig, CONFIG_KEYS, secsToMs, type Config, type RawConfig } from '../common/config/index.js';
 import { compileTsModule, isTypeScript, TS_EXTENSIONS } from '../common/ts-module.js';
+import { validateWindowBounds } from '../topology-sdk/validate-topology.js';
 
 export interface LoadedTopology {
   topology: StormTopology;
@@ -152,6 +153,8 @@ export async function loadConfiguredTopology(modulePath: string, overrides: RawC
   const topologyConfig = { ...probe.def.config, ...overrides };
   const config = buildConfig([...base, topologyConfig], opts);
   const loaded = await loadTopology(modulePath, config);
+  // Windows against the final timeout and pending bound: what nimbus checks, refused here first with the same message.
+  validateWindowBounds(loaded.def, config);
   return { ...loaded, topologyConfig, config };
 }
 
@@ -159,7 +162,7 @@ export async function loadConfiguredTopology(modulePath: string, overrides: RawC
 export function checkSameShape(expected: TopologyDef, built: TopologyDef, modulePath: string, parallelism: Readonly<Record<string, number>> = {}): void {
   // A rebalance may have changed some components' parallelism since the module's own.
   const actual = withParallelism(built, parallelism);
-  const shape = (d: TopologyDef) => JSON.stringify([d.components.map((c) => [c.id, c.kind, c.parallelism, c.streams, c.inputs]), d.serializations ?? []]);
+  const shape = (d: TopologyDef) => JSON.stringify([d.components.map((c) => [c.id, c.kind, c.parallelism, c.streams, c.inputs, c.window ?? null]), d.serializations ?? []]);
   if (shape(expected) !== shape(actual)) {
     throw new TopologyLoadError(`topology module ${modulePath} built a different topology than the one submitted (is it deterministic for the same config?)`, modulePath);
   }

@@ -1,4 +1,4 @@
-/** `hstorm local <module>`: run a topology on this machine (the embedded default). */
+/** `hstorm local <module|flux.yaml>`: run a topology on this machine (the embedded default). */
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { CliUsageError } from '../../common/errors.js';
@@ -9,9 +9,14 @@ import { runLocal } from '../local-run.js';
 import { formatSummary, progressLine, type RunSummary } from '../run-summary.js';
 import { createLogger } from '../../common/logger.js';
 import { WorkerLogConsole } from '../worker-log-console.js';
+import { openTopologySource } from '../topology-source.js';
+import { loadConfiguredTopology } from '../../worker/index.js';
+import { dryRun, formatDryRun } from '../dry-run-format.js';
+import { addFluxOptions, fluxOptions, printFluxWarnings, type FluxFlags } from './flux-options.js';
 import { formatTypeCheck } from '../type-check.js';
 
-interface LocalFlags {
+interface LocalFlags extends FluxFlags {
+  dryRun?: boolean;
   duration: string;
   typeCheck: boolean;
   keepLogs?: string;
@@ -23,8 +28,8 @@ interface LocalFlags {
 }
 
 export function registerLocal(program: Command): void {
-  addConfigOptions(program.command('local <module>'))
-    .description('run a topology locally: embedded nimbus and supervisor, real worker processes over ZeroMQ')
+  addFluxOptions(addConfigOptions(program.command('local <module>')))
+    .description('run a topology (a module, or a Flux .yaml file) locally: embedded nimbus and supervisor, real worker processes over ZeroMQ')
     .option('-d, --duration <seconds>', 'how long to run before draining and stopping', '30')
     .option('-n, --name <name>', 'topology name (default: from the module path)')
     .addOption(
@@ -33,6 +38,7 @@ export function registerLocal(program: Command): void {
         .default('silent'),
     )
     .option('--json', 'print the final summary as one JSON object on stdout')
+    .option('--dry-run', 'build and validate the topology and print it (components, streams, groupings, config); run nothing')
     .option('--keep-logs <dir>', "copy the worker logs into <dir> when the run ends (the run's own temp directory is always removed)")
     .option('--no-type-check', "don't type-check a TypeScript module (by default its type errors are printed as warnings, the run goes on)")
     .action(async (module: string, flags: LocalFlags) => {
@@ -45,6 +51,14 @@ export function registerLocal(program: Command): void {
       const workerLogs = new WorkerLogConsole({ write: (text) => process.stderr.write(tty ? `\r\x1b[2K${text}` : text) });
       // -c takes both kinds of keys here: cluster keys (e.g. nimbus.scheduler) configure the embedded daemons.
       const { cluster, topology } = splitOverrides(flags.conf);
+      const source = await openTopologySource(module, fluxOptions(flags));
+      printFluxWarnings(source);
+      if (flags.dryRun) {
+        const { def, topologyConfig } = await loadConfiguredTopology(source.modulePath, topology);
+        const r = dryRun(flags.name ?? source.defaultName, module, def, topologyConfig, source.flux?.plan ?? null);
+        process.stdout.write(flags.json ? `${JSON.stringify(r)}\n` : `${formatDryRun(r)}\n`);
+        return;
+      }
       const configFile = flags.config ?? 'hstorm.yaml';
       const fileConfig = validateEntries(readConfigFile(configFile, flags.config !== undefined), { allowUserKeys: false, where: configFile });
       let summary: RunSummary | null = null;
@@ -60,6 +74,7 @@ export function registerLocal(program: Command): void {
       try {
         summary = await runLocal({
           module,
+          source,
           name: flags.name,
           durationSec: duration,
           overrides: topology,

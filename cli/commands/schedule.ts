@@ -1,5 +1,5 @@
 /**
- * `hstorm schedule <module> --cluster cluster.json`: a dry run of the
+ * `hstorm schedule <module|flux.yaml> --cluster cluster.json`: a dry run of the
  * scheduler. Loads the topology as `submit` would, places it on the cluster
  * the JSON file describes (supervisors, what is in use, running topologies)
  * with the configured strategy, fairness and GPU fallback, and prints every
@@ -11,11 +11,12 @@ import { readFileSync } from 'node:fs';
 import { parseOverrides, readConfigFile } from '../../common/config/index.js';
 import { CliUsageError } from '../../common/errors.js';
 import { dryRun, type DryRunResult } from '../../nimbus/dry-run.js';
-import { packageRoot } from '../../common/package-root.js';
-import { loadConfiguredTopology, resolveModulePath } from '../../worker/index.js';
+import { loadConfiguredTopology } from '../../worker/index.js';
+import { openTopologySource } from '../topology-source.js';
 import { addConfigOptions, type ConfigFlags } from './config-options.js';
+import { addFluxOptions, fluxOptions, printFluxWarnings, type FluxFlags } from './flux-options.js';
 
-interface ScheduleFlags extends ConfigFlags {
+interface ScheduleFlags extends ConfigFlags, FluxFlags {
   cluster: string;
   topology?: string;
   name: string;
@@ -56,7 +57,7 @@ export function formatDryRun(name: string, strategy: string, r: DryRunResult): s
 }
 
 export function registerSchedule(program: Command): void {
-  addConfigOptions(
+  addFluxOptions(addConfigOptions(
     program
       .command('schedule [module]')
       .description('dry run: place a topology on a cluster described in a JSON file and show each decision with its reason')
@@ -70,7 +71,7 @@ export function registerSchedule(program: Command): void {
       .option('--gpu-fallback', 'run GPU executors in CPU workers (CPU backend) when no GPU slot is free (default: nimbus.scheduler.gpu.fallback.cpu)')
       .option('--no-gpu-fallback', 'leave GPU executors without a GPU slot unassigned, whatever the config says')
       .option('--json', 'print the placement as JSON'),
-  ).action(async (positional: string | undefined, flags: ScheduleFlags) => {
+  )).action(async (positional: string | undefined, flags: ScheduleFlags) => {
     const module = flags.topology ?? positional;
     if (!module) throw new CliUsageError('missing topology module: give --topology <module> (or the module as the argument)');
     const strategies = ['even', 'hetero', 'hdrf'] as const;
@@ -83,8 +84,9 @@ export function registerSchedule(program: Command): void {
     // The config file's keys (cluster and topology defaults), then the module's config, then -c.
     const file = readConfigFile(flags.config ?? 'hstorm.yaml', flags.config !== undefined);
     const overrides = parseOverrides(flags.conf);
-    const modulePath = resolveModulePath(module, packageRoot());
-    const { def, config } = await loadConfiguredTopology(modulePath, overrides, [file]);
+    const source = await openTopologySource(module, fluxOptions(flags));
+    printFluxWarnings(source);
+    const { def, config } = await loadConfiguredTopology(source.modulePath, overrides, [file]);
     const strategy = given ?? config['nimbus.scheduler'];
     const result = dryRun({
       cluster,

@@ -1,28 +1,39 @@
 /**
- * `hstorm submit <module> [--name N] [-c k=v]`: loads and validates the module
- * here (a broken topology fails before anything is sent), bundles it into one
- * ESM file, and uploads it with its sha256 and the serialized topology.
+ * `hstorm submit <module|flux.yaml> [--name N] [-c k=v]`: loads and validates
+ * the topology here (a broken topology fails before anything is sent),
+ * bundles it into one ESM file, and uploads it with its sha256 and the
+ * serialized topology. A Flux file is compiled to a module first; its
+ * `--filter` / `--env-filter` variables are filled here, once, so every
+ * worker builds what was validated. `--dry-run` stops after the validation
+ * and prints the topology; `--inactive` submits it deactivated.
  */
 import type { Command } from 'commander';
-import { defaultTopologyName, loadConfiguredTopology, resolveModulePath } from '../../worker/index.js';
-import { packageRoot } from '../../common/package-root.js';
+import { loadConfiguredTopology } from '../../worker/index.js';
 import { NimbusClient } from '../nimbus-client.js';
-import { bundleTopology } from '../topology-bundle.js';
+import { openTopologySource } from '../topology-source.js';
+import { dryRun, formatDryRun } from '../dry-run-format.js';
 import { clientConfig } from './client-config.js';
 import { addConfigOptions, type ConfigFlags } from './config-options.js';
+import { addFluxOptions, fluxOptions, printFluxWarnings, type FluxFlags } from './flux-options.js';
 
-interface SubmitFlags extends ConfigFlags {
+interface SubmitFlags extends ConfigFlags, FluxFlags {
   name?: string;
   json?: boolean;
+  dryRun?: boolean;
+  inactive?: boolean;
 }
 
 export function registerSubmit(program: Command): void {
-  addConfigOptions(
-    program
-      .command('submit <module>')
-      .description('submit a topology module to the cluster (-c sets topology config; cluster keys like nimbus.host configure the client)')
-      .option('-n, --name <name>', 'topology name (letters, digits, _ and -; default: the module file or directory name)')
-      .option('--json', 'print the result as JSON'),
+  addFluxOptions(
+    addConfigOptions(
+      program
+        .command('submit <module>')
+        .description('submit a topology (a module, or a Flux .yaml file) to the cluster (-c sets topology config; cluster keys like nimbus.host configure the client)')
+        .option('-n, --name <name>', "topology name (letters, digits, _ and -; default: a Flux file's name, else the file or directory name)")
+        .option('--inactive', 'submit it deactivated: workers start, spouts wait for `hstorm activate`')
+        .option('--dry-run', 'build and validate the topology and print it; submit nothing')
+        .option('--json', 'print the result as JSON'),
+    ),
   ).action(async (module: string, flags: SubmitFlags) => {
     try {
       await submit(module, flags);
@@ -44,16 +55,24 @@ function endDespiteModuleTimers(): void {
 
 async function submit(module: string, flags: SubmitFlags): Promise<void> {
   const { config, topology } = clientConfig(flags);
-  const modulePath = resolveModulePath(module, packageRoot());
-  const { def } = await loadConfiguredTopology(modulePath, topology);
-  const bundle = await bundleTopology(modulePath);
+  const source = await openTopologySource(module, fluxOptions(flags));
+  printFluxWarnings(source);
+  const { def, topologyConfig } = await loadConfiguredTopology(source.modulePath, topology);
+  const name = flags.name ?? source.defaultName;
+  if (flags.dryRun) {
+    const r = dryRun(name, module, def, topologyConfig, source.flux?.plan ?? null);
+    process.stdout.write(flags.json ? `${JSON.stringify(r)}\n` : `${formatDryRun(r)}\n`);
+    return;
+  }
+  const bundle = await source.bundle();
   const client = NimbusClient.fromConfig(config);
   const result = await client.submit({
-    name: flags.name ?? defaultTopologyName(modulePath),
+    name,
     def,
     config: topology,
     bundle: bundle.gz.toString('base64'),
     sha256: bundle.sha256,
+    inactive: flags.inactive ?? false,
   });
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -61,7 +80,7 @@ async function submit(module: string, flags: SubmitFlags): Promise<void> {
   }
   const workers = result.assignment?.workers ?? [];
   process.stdout.write(
-    `submitted topology ${result.name} as ${result.id} (bundle ${bundle.gz.length} bytes, sha256 ${bundle.sha256.slice(0, 12)}…)\n` +
+    `submitted topology ${result.name} as ${result.id}${flags.inactive ? ', inactive (start it with `hstorm activate ' + result.name + '`)' : ''} (bundle ${bundle.gz.length} bytes, sha256 ${bundle.sha256.slice(0, 12)}…)\n` +
       workers.map((w) => `  worker ${w.supervisorId} ${w.host}:${w.port}${w.gpu ? ` gpu ${w.gpu.gpuId}` : ''}: ${w.executors.length} executors\n`).join('') +
       (result.assignment?.unassigned.length ? `  ${result.assignment.unassigned.length} executors unassigned (see \`hstorm describe ${result.name}\`)\n` : ''),
   );

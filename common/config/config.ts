@@ -8,6 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { CONFIG_KEYS, RESERVED_PREFIXES, type ConfigKey, type ConfigValue } from './schema.js';
 import { UNSUPPORTED_STORM_KEYS, stormKeyHint } from './storm-keys.js';
+import { closestName } from '../did-you-mean.js';
 import type { z } from 'zod';
 
 /** A validated config: every known key present with its type; user keys (topology only) as given. */
@@ -74,30 +75,6 @@ interface NumberLike {
   maxValue?: number | null;
 }
 
-function closest(key: string): string | undefined {
-  let best: string | undefined;
-  let bestD = Infinity;
-  for (const k of Object.keys(CONFIG_KEYS)) {
-    const d = editDistance(key, k);
-    if (d < bestD) [best, bestD] = [k, d];
-  }
-  return bestD <= 3 ? best : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j]!;
-      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[b.length]!;
-}
-
 /** Where a `-c key=value` came from, in messages (not a file: a user looking in hstorm.yaml would not find it). */
 export const COMMAND_LINE = 'the -c options';
 
@@ -118,7 +95,7 @@ export function checkKey(key: string, value: unknown, where?: string): unknown {
   if (storm && Object.hasOwn(UNSUPPORTED_STORM_KEYS, key)) throw new ConfigError(`config key "${key}"${src} is not supported: ${storm}`, key, value);
   if (storm) throw new ConfigError(`unknown config key "${key}"${src}: ${storm}`, key, value);
   if (!isKnownKey(key)) {
-    const hint = closest(key);
+    const hint = closestName(key, Object.keys(CONFIG_KEYS));
     throw new ConfigError(`unknown config key "${key}"${src}${hint ? `; did you mean "${hint}"?` : ''}`, key, value);
   }
   const spec = CONFIG_KEYS[key];

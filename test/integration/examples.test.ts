@@ -4,6 +4,10 @@
  * the backend each GPU bolt actually ran on — a CPU backend here is labelled
  * a fallback, never a GPU run. Also the matmul generator's command line.
  *
+ * Every example also has a Flux YAML form (docs/flux.md): each test runs the
+ * module and then the YAML with the same config, checks both alike, and
+ * compares what they produced.
+ *
  * The local cluster gets one GPU declared in config: on a machine with no
  * GPU a `.gpu()` component needs a GPU slot to be placed, and a declared GPU
  * gives it one whose kernels run on a CPU backend (reported as a fallback).
@@ -12,14 +16,37 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runLocal, PACKAGE_ROOT } from '../../cli/local-run.js';
+import { runLocal, PACKAGE_ROOT, type LocalRunOptions } from '../../cli/local-run.js';
 import { untilAcked } from '../helpers/until-acked.js';
 import type { RunSummary } from '../../cli/run-summary.js';
 import { verifiedIds } from '../helpers/matmul-output.js';
 import { HEADER_BYTES, MatrixFileReader, pairBytes, writeMatrixFile } from '../../examples/matmul/matrix-file.js';
+import { SENTENCES } from '../../examples/word-count/index.js';
+import { spikeIds } from '../../examples/sliding-covariance/readings.js';
+
+type Form = 'module' | 'yaml';
+const FORMS: readonly Form[] = ['module', 'yaml'];
+
+/**
+ * Runs an example as its module and as its Flux file, one after the other,
+ * with the same options; `out` names each run's output file. Returns the
+ * summaries and output files by form.
+ */
+async function bothForms(
+  paths: Record<Form, string>,
+  out: (form: Form) => string,
+  opts: (output: string, form: Form) => Omit<LocalRunOptions, 'module'>,
+): Promise<Record<Form, { s: RunSummary; output: string }>> {
+  const runs = {} as Record<Form, { s: RunSummary; output: string }>;
+  for (const form of FORMS) {
+    const output = out(form);
+    runs[form] = { s: await runLocal({ module: join(PACKAGE_ROOT, paths[form]), ...opts(output, form) }), output };
+  }
+  return runs;
+}
 
 const GPU_BACKENDS = ['webgpu', 'headlessgl'];
 
@@ -70,83 +97,177 @@ describe('examples (local mode smoke test)', function () {
     assert.match(bad.stderr, /--dim must be an integer in \[32, 1024\]/);
   });
 
-  it('matmul: reader (file) → GPU dealer → printer verifies every product', async () => {
+  it('matmul (module and Flux YAML): reader (file) → GPU dealer → printer verifies every product, both forms alike', async () => {
     const input = join(dir, 'm32.bin');
-    const output = join(dir, 'products.csv');
     writeMatrixFile({ n: 32, count: 8, out: input });
-    const s = await runLocal({
-      module: join(PACKAGE_ROOT, 'examples/matmul'),
-      ...untilAcked(40),
-      overrides: { 'matmul.file': input, 'matmul.output': output, 'matmul.messages': 40 },
-      clusterConfig: VIRTUAL_GPU,
-    });
-    assert.equal(s.acked, 40);
-    assert.equal(s.failed, 0);
-    assert.equal(verifiedIds(output).size, 40);
-    assertBackend(s, 'dealer', true);
+    const runs = await bothForms(
+      { module: 'examples/matmul', yaml: 'examples/matmul/topology.yaml' },
+      (form) => join(dir, `products-${form}.csv`),
+      (output) => ({
+        ...untilAcked(40),
+        // The module reads matmul.dim from the file; a Flux file takes it as config.
+        overrides: { 'matmul.file': input, 'matmul.dim': 32, 'matmul.output': output, 'matmul.messages': 40 },
+        clusterConfig: VIRTUAL_GPU,
+      }),
+    );
+    for (const { s, output } of Object.values(runs)) {
+      assert.equal(s.acked, 40);
+      assert.equal(s.failed, 0);
+      assert.equal(verifiedIds(output).size, 40);
+      assertBackend(s, 'dealer', true);
+    }
+    assert.deepEqual(verifiedIds(runs.yaml.output), verifiedIds(runs.module.output));
   });
 
-  it('matmul/cpu.ts: the CPU-only baseline with in-memory matrices', async () => {
-    const output = join(dir, 'cpu.csv');
-    const s = await runLocal({
-      module: join(PACKAGE_ROOT, 'examples/matmul/cpu.ts'),
-      ...untilAcked(50),
-      overrides: { 'matmul.dim': 32, 'matmul.output': output, 'matmul.messages': 50 },
-    });
-    assert.equal(s.acked, 50);
-    assert.equal(s.failed, 0);
-    assert.equal(verifiedIds(output).size, 50);
-    assert.equal(s.components.dealer?.gpu, undefined, 'the plain-JS dealer has no GPU backend');
+  it('matmul/cpu.ts and cpu.yaml: the CPU-only baseline with in-memory matrices, both forms alike', async () => {
+    const runs = await bothForms(
+      { module: 'examples/matmul/cpu.ts', yaml: 'examples/matmul/cpu.yaml' },
+      (form) => join(dir, `cpu-${form}.csv`),
+      (output) => ({ ...untilAcked(50), overrides: { 'matmul.dim': 32, 'matmul.output': output, 'matmul.messages': 50 } }),
+    );
+    for (const { s, output } of Object.values(runs)) {
+      assert.equal(s.acked, 50);
+      assert.equal(s.failed, 0);
+      assert.equal(verifiedIds(output).size, 50);
+      assert.equal(s.components.dealer?.gpu, undefined, 'the plain-JS dealer has no GPU backend');
+    }
+    // Generated from the same seed: the same products, line for line.
+    assert.deepEqual(readFileSync(runs.yaml.output, 'utf8').split('\n').sort(), readFileSync(runs.module.output, 'utf8').split('\n').sort());
   });
 
-  it('sequential: four GPU adders in a chain, the checker verifies A + 4B cell by cell', async () => {
-    const output = join(dir, 'sequential.jsonl');
-    const s = await runLocal({
-      module: join(PACKAGE_ROOT, 'examples/sequential'),
-      ...untilAcked(30),
-      overrides: { 'sequential.dim': 32, 'sequential.parallelism': 1, 'topology.workers': 2, 'topology.gpu.workers': 1, 'sequential.messages': 30, 'sequential.output': output },
-      clusterConfig: VIRTUAL_GPU,
-    });
-    assert.equal(s.acked, 30);
-    assert.equal(s.failed, 0);
-    const lines = readFileSync(output, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { verified: number; wrong: number; steps: number });
-    assert.deepEqual(lines, [{ verified: 30, wrong: 0, steps: 4 }]);
-    for (const c of ['add1', 'add2', 'add3', 'add4']) assertBackend(s, c, true);
+  it('sequential (module and Flux YAML with --filter): four GPU adders in a chain, the checker verifies A + 4B cell by cell, both forms alike', async () => {
+    // The YAML's adder parallelism is a variable: a properties file gives the module's -c sequential.parallelism=1.
+    const filter = join(dir, 'sequential.properties');
+    writeFileSync(filter, 'sequential.parallelism=1\n');
+    const runs = await bothForms(
+      { module: 'examples/sequential', yaml: 'examples/sequential/topology.yaml' },
+      (form) => join(dir, `sequential-${form}.jsonl`),
+      (output, form) => ({
+        ...untilAcked(30),
+        ...(form === 'yaml' && { flux: { filter } }),
+        overrides: { 'sequential.dim': 32, 'sequential.parallelism': 1, 'topology.workers': 2, 'topology.gpu.workers': 1, 'sequential.messages': 30, 'sequential.output': output },
+        clusterConfig: VIRTUAL_GPU,
+      }),
+    );
+    for (const { s, output } of Object.values(runs)) {
+      assert.equal(s.acked, 30);
+      assert.equal(s.failed, 0);
+      const lines = readFileSync(output, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { verified: number; wrong: number; steps: number });
+      assert.deepEqual(lines, [{ verified: 30, wrong: 0, steps: 4 }]);
+      for (const c of ['add1', 'add2', 'add3', 'add4']) assertBackend(s, c, true);
+      assert.equal(s.components.add1!.executors, 1);
+    }
   });
 
   for (const forced of [null, 'python'] as const) {
-    it(`cupy-matmul: the Python multilang dealer (${forced ? 'pure Python forced' : 'CuPy, else NumPy, else pure Python'}) verifies every product and says which backend ran`, async () => {
-      const output = join(dir, `cupy-${forced ?? 'auto'}.csv`);
-      const s = await runLocal({
-        module: join(PACKAGE_ROOT, 'examples/cupy-matmul'),
-        durationSec: 8,
-        overrides: { 'matmul.dim': 32, 'matmul.output': output, 'matmul.messages': 20, ...(forced && { 'matmul.multilang.backend': forced }) },
-      });
-      assert.equal(s.acked, 20);
-      assert.equal(s.failed, 0);
-      assert.equal(verifiedIds(output).size, 20);
+    // The YAML form once, with the dealer's own choice: forcing a backend is the script's business, the same in both forms.
+    const forms: readonly Form[] = forced ? ['module'] : FORMS;
+    it(`cupy-matmul${forced ? '' : ' (module and Flux YAML)'}: the Python multilang dealer (${forced ? 'pure Python forced' : 'CuPy, else NumPy, else pure Python'}) verifies every product and says which backend ran`, async () => {
       const backend = forced ?? expectedPythonBackend();
-      assert.deepEqual(s.components.dealer?.counters, { [`multilang.backend.${backend}`]: 20 }, `the dealer counts its products under the backend that ran (${backend})`);
+      const verified: Set<string>[] = [];
+      for (const form of forms) {
+        const output = join(dir, `cupy-${forced ?? 'auto'}-${form}.csv`);
+        const s = await runLocal({
+          module: join(PACKAGE_ROOT, form === 'module' ? 'examples/cupy-matmul' : 'examples/cupy-matmul/topology.yaml'),
+          ...untilAcked(20, 60),
+          overrides: { 'matmul.dim': 32, 'matmul.output': output, 'matmul.messages': 20, ...(forced && { 'matmul.multilang.backend': forced }) },
+        });
+        assert.equal(s.acked, 20, form);
+        assert.equal(s.failed, 0, form);
+        verified.push(verifiedIds(output));
+        assert.equal(verified.at(-1)!.size, 20, form);
+        assert.deepEqual(s.components.dealer?.counters, { [`multilang.backend.${backend}`]: 20 }, `${form}: the dealer counts its products under the backend that ran (${backend})`);
+      }
+      if (verified.length === 2) assert.deepEqual(verified[1], verified[0]);
     });
   }
 
-  it('hybrid-matmul: the split feeds both dealers, the printer verifies every product', async () => {
-    const output = join(dir, 'hybrid.csv');
+  it('sliding-covariance: one kernel launch per window on the GPU side (a fallback here) and on a CPU worker, every window verified against float64, every spike flagged', async () => {
+    const output = join(dir, 'covariance.jsonl');
+    const readings = 2000;
+    const windows = readings / 16;
+    const verified = () => readFileSync(output, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { key: number; n: number; anomaly: boolean; verified: boolean; wrong: string[] });
     const s = await runLocal({
-      module: join(PACKAGE_ROOT, 'examples/hybrid-matmul'),
-      ...untilAcked(80),
-      overrides: { 'matmul.dim': 32, 'matmul.output': output, 'matmul.messages': 80, 'hstorm.split.window.ms': 500 },
+      module: join(PACKAGE_ROOT, 'examples/sliding-covariance'),
+      durationSec: 120,
+      drainSec: 1,
+      // The last 48 readings stay in the sliding window (no later window comes): wait for the windows, not the acks.
+      until: () => {
+        try {
+          return verified().length >= windows;
+        } catch {
+          return false;
+        }
+      },
+      overrides: { 'covariance.readings': readings, 'covariance.output': output },
       clusterConfig: VIRTUAL_GPU,
     });
-    assert.equal(s.acked, 80);
+    const lines = verified();
+    assert.equal(lines.length, windows);
+    assert.deepEqual(lines.filter((l) => !l.verified), [], 'every kernel window equals the float64 reference');
+    assert.ok(lines.slice(3).every((l) => l.n === 64), 'full windows of 64 once 64 readings came');
+    const spikes = spikeIds(readings);
+    assert.deepEqual(lines.filter((l) => l.anomaly).map((l) => l.key), spikes.map((id) => Math.ceil((id + 1) / 16) * 16 - 1), 'each spike flagged in the window where it is new, nothing else');
+    for (const c of ['covariance-gpu', 'covariance-cpu']) {
+      assert.equal(s.components[c]!.gpu!.launches, windows, `${c}: one launch per window`);
+      assert.equal(s.components[c]!.window![0]!.windows, windows);
+    }
+    assertBackend(s, 'covariance-gpu', true);
+    assert.deepEqual(assertBackend(s, 'covariance-cpu', false), ['webasm'], 'the CPU worker runs the same kernel on its CPU backend');
+    assert.equal(s.components['covariance-cpu']!.gpu!.fallback, false);
     assert.equal(s.failed, 0);
-    assert.equal(verifiedIds(output).size, 80);
-    assert.ok(s.components['cpu-dealer']!.executed > 0 && s.components['gpu-dealer']!.executed > 0, 'both sides of the split got tuples');
-    assert.equal(s.components['cpu-dealer']!.executed + s.components['gpu-dealer']!.executed, s.components.printer!.executed);
-    // The CPU dealer asked for a CPU backend and got one: not a fallback.
-    assert.deepEqual(assertBackend(s, 'cpu-dealer', false), ['webasm']);
-    assert.equal(s.components['cpu-dealer']!.gpu!.fallback, false);
-    assertBackend(s, 'gpu-dealer', true);
-    assert.ok(s.components.reader?.split?.length, 'the reader reports its split');
+  });
+
+  it('hybrid-matmul (module and Flux YAML): the split feeds both dealers, the printer verifies every product, both forms alike', async () => {
+    const runs = await bothForms(
+      { module: 'examples/hybrid-matmul', yaml: 'examples/hybrid-matmul/topology.yaml' },
+      (form) => join(dir, `hybrid-${form}.csv`),
+      (output) => ({
+        ...untilAcked(80),
+        overrides: { 'matmul.dim': 32, 'matmul.output': output, 'matmul.messages': 80, 'hstorm.split.window.ms': 500 },
+        clusterConfig: VIRTUAL_GPU,
+      }),
+    );
+    for (const { s, output } of Object.values(runs)) {
+      assert.equal(s.acked, 80);
+      assert.equal(s.failed, 0);
+      assert.equal(verifiedIds(output).size, 80);
+      assert.ok(s.components['cpu-dealer']!.executed > 0 && s.components['gpu-dealer']!.executed > 0, 'both sides of the split got tuples');
+      assert.equal(s.components['cpu-dealer']!.executed + s.components['gpu-dealer']!.executed, s.components.printer!.executed);
+      // The CPU dealer asked for a CPU backend and got one: not a fallback.
+      assert.deepEqual(assertBackend(s, 'cpu-dealer', false), ['webasm']);
+      assert.equal(s.components['cpu-dealer']!.gpu!.fallback, false);
+      assertBackend(s, 'gpu-dealer', true);
+      assert.ok(s.components.reader?.split?.length, 'the reader reports its split');
+    }
+    assert.deepEqual(verifiedIds(runs.yaml.output), verifiedIds(runs.module.output));
+  });
+
+  it('word-count (module and Flux YAML): every word counted exactly once, both forms alike', async () => {
+    const perSpout = 60;
+    const runs = await bothForms(
+      { module: 'examples/word-count', yaml: 'examples/word-count/topology.yaml' },
+      (form) => join(dir, `counts-${form}.jsonl`),
+      (output) => ({ ...untilAcked(perSpout), overrides: { 'wordcount.sentences': perSpout, 'wordcount.output': output } }),
+    );
+    const expected = new Map<string, number>();
+    for (let id = 0; id < perSpout; id++) for (const w of SENTENCES[id % SENTENCES.length]!.split(' ')) expected.set(w, (expected.get(w) ?? 0) + 1);
+    const counted: Record<string, number>[] = [];
+    for (const { s, output } of Object.values(runs)) {
+      assert.equal(s.acked, perSpout);
+      assert.equal(s.failed, 0);
+      assert.equal(s.workers, 2);
+      const counts: Record<string, number> = {};
+      for (const line of readFileSync(output, 'utf8').split('\n').filter(Boolean)) {
+        for (const [w, n] of Object.entries((JSON.parse(line) as { counts: Record<string, number> }).counts)) {
+          assert.equal(counts[w], undefined, `word "${w}" counted by two tasks`);
+          counts[w] = n;
+        }
+      }
+      counted.push(counts);
+    }
+    const sorted = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
+    assert.deepEqual(sorted(counted[0]!), Object.fromEntries([...expected].sort(([a], [b]) => a.localeCompare(b))));
+    assert.deepEqual(sorted(counted[1]!), sorted(counted[0]!));
   });
 });

@@ -3,7 +3,10 @@
  * word-count fixture (Python spout and split bolt, Storm's storm.py) is
  * bundled as `hstorm submit` does, uploaded to nimbus over HTTP, downloaded by
  * a supervisor over a private ZooKeeper, and run by real worker processes
- * whose only copy of the scripts is the one unpacked from the bundle.
+ * whose only copy of the scripts is the one unpacked from the bundle. Then
+ * Storm's Flux example multilang.yaml, submitted by the real `hstorm submit`
+ * with --inactive: its scripts (resources/ beside the YAML) and the Flux
+ * runtime travel in the bundle too, and it runs once activated.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -23,6 +26,7 @@ import { loadConfiguredTopology, resolveModulePath } from '../../worker/index.js
 import { freePort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
+import { runHstorm } from '../helpers/hstorm-cli.js';
 
 const log = silentLogger();
 const NAME = 'multilang';
@@ -43,23 +47,15 @@ describe('multilang in cluster mode (scripts shipped in the bundle)', function (
   let nimbus: Nimbus | null = null;
   let app: Awaited<ReturnType<typeof startHttpApi>>['app'] | null = null;
 
-  before(async () => {
+  let httpPort = 0;
+  let nodeDir = '';
+
+  before(async function () {
+    this.timeout(60_000);
     zk = await startTestZooKeeper();
     dir = await mkdtemp(join(tmpdir(), 'hstorm-multilang-cluster-'));
-  });
-  after(async function () {
-    this.timeout(60_000);
-    await supervisor?.stop().catch(() => undefined);
-    await app?.close().catch(() => undefined);
-    await nimbus?.stop().catch(() => undefined);
-    for (const s of states) await s.close().catch(() => undefined);
-    await zk?.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  it('runs the Python spout and bolt from the unpacked bundle and counts exactly', async () => {
     const root = `/t-${randomUUID().slice(0, 8)}`;
-    const httpPort = await freePort();
+    httpPort = await freePort();
     const base: RawConfig = {
       'hstorm.zookeeper.servers': [zk.connectString],
       'hstorm.zookeeper.root': root,
@@ -75,11 +71,22 @@ describe('multilang in cluster mode (scripts shipped in the bundle)', function (
     nimbus = new Nimbus({ state: await connect(), config: buildConfig([{ ...base, 'hstorm.local.dir': join(dir, 'nimbus') }], { allowUserKeys: false }), log, advertise: { host: '127.0.0.1', port: httpPort } });
     ({ app } = await startHttpApi({ nimbus, log, host: '127.0.0.1', port: httpPort }));
     await nimbus.start();
-    const nodeDir = join(dir, 'node-a');
+    nodeDir = join(dir, 'node-a');
     const config = buildConfig([{ ...base, 'hstorm.local.dir': nodeDir, 'supervisor.id': 'node-a', 'supervisor.slots.ports': [await freePort(), await freePort()] }], { allowUserKeys: false });
     supervisor = new Supervisor({ state: await connect(), config, log, workerStopGraceMs: 10_000 });
     await supervisor.start();
+  });
+  after(async function () {
+    this.timeout(60_000);
+    await supervisor?.stop().catch(() => undefined);
+    await app?.close().catch(() => undefined);
+    await nimbus?.stop().catch(() => undefined);
+    for (const s of states) await s.close().catch(() => undefined);
+    await zk?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
 
+  it('runs the Python spout and bolt from the unpacked bundle and counts exactly', async () => {
     const n = 60;
     const out = join(dir, 'counts.jsonl');
     const topologyConfig: RawConfig = { 'ml.lang': 'python', 'ml.sentences': n, 'ml.output': out, 'ml.fault.dir': dir };
@@ -115,5 +122,24 @@ describe('multilang in cluster mode (scripts shipped in the bundle)', function (
     const sorted = (m: Map<string, number>) => Object.fromEntries([...m].sort(([a], [b]) => a.localeCompare(b)));
     assert.deepEqual(sorted(counts), sorted(expected));
     assert.equal(failed, 0);
+  });
+
+  it("runs Storm's multilang.yaml submitted by `hstorm submit --inactive`: the scripts and the Flux runtime travel in the bundle, spouts start once activated", async () => {
+    const yaml = join(PACKAGE_ROOT, 'third_party/apache-storm-flux/multilang.yaml');
+    const submitted = await runHstorm(['submit', yaml, '--inactive', '--json', '-c', 'nimbus.host=127.0.0.1', '-c', `nimbus.http.port=${httpPort}`]);
+    assert.equal(submitted.code, 0, submitted.stderr);
+    const { id, name } = JSON.parse(submitted.stdout) as { id: string; name: string };
+    assert.equal(name, 'shell-topology', "the Flux file's name");
+    const client = new NimbusClient('127.0.0.1', httpPort);
+    assert.equal((await client.describe(name)).status, 'inactive');
+    // The workers start from the bundle while the topology is inactive; the scripts are unpacked beside it.
+    await waitFor('Storm\'s scripts unpacked from the bundle', () => existsSync(join(nodeDir, 'stormdist', id, 'resources', 'randomsentence.js')), 60_000);
+    await client.activate(name);
+    await waitFor('10 sentences acked', async () => ((await client.describe(name)).components['sentence-spout']?.acked ?? 0) >= 10, 90_000, 500);
+    const detail = await client.describe(name);
+    assert.equal(detail.components['sentence-spout']?.failed ?? -1, 0);
+    assert.ok((detail.components.count?.executed ?? 0) > 0 && (detail.components.log?.executed ?? 0) > 0, 'the built-in TestWordCounter and LogInfoBolt ran');
+    await client.kill(name, 0);
+    await waitFor('workers stopped', () => supervisor!.workers().length === 0, 60_000);
   });
 });

@@ -230,6 +230,18 @@ describe('nimbus HTTP API over ZooKeeper', function () {
         400,
         'HSTORM_ERR_TOPOLOGY_INVALID',
       ],
+      [
+        // Nimbus checks a window against the merged config itself: a client need not have run the SDK's checks.
+        'window longer than the message timeout',
+        () => {
+          const def = structuredClone(DEF);
+          const window = { length: { unit: 'ms', value: 40_000 }, slide: { unit: 'ms', value: 5000 }, timestampField: null, eventTime: false, lagMs: 0, watermarkIntervalMs: 1000, idleTimeoutMs: 5000, lateStream: null };
+          def.components[1] = { ...def.components[1]!, window } as (typeof def.components)[number];
+          return submit('x', { def });
+        },
+        400,
+        'HSTORM_ERR_TOPOLOGY_WINDOW',
+      ],
       ['invalid config value', () => submit('x', { config: { 'topology.workers': -3 } }), 400, 'HSTORM_ERR_CONFIG_INVALID'],
       ['misspelt config key', () => submit('x', { config: { 'topology.wokers': 2 } }), 400, 'HSTORM_ERR_CONFIG_INVALID'],
       ['cluster key in topology config', () => submit('x', { config: { 'nimbus.scheduler': 'even' } }), 400, 'HSTORM_ERR_CONFIG_INVALID'],

@@ -244,8 +244,13 @@ function assertSeries(points: readonly SplitPoint[], activeUntil: number): void 
     assert.ok(last.delta !== null && last.latCpuMs !== null && last.latGpuMs !== null, `task ${t}: δ and latencies present`);
   }
   // Latencies in the series: the "CPU" side about 4× slower (the median, since one window holds few tuples).
-  const ratios = points.flatMap((p) => (p.latCpuMs !== null && p.latGpuMs ? [p.latCpuMs / p.latGpuMs] : [])).sort((a, b) => a - b);
-  assert.ok(ratios.length >= points.length / 2, `${ratios.length} of ${points.length} points carry latencies`);
+  const withLatencies = points.filter((p) => p.latCpuMs !== null && p.latGpuMs);
+  assert.ok(withLatencies.length >= points.length / 2, `${withLatencies.length} of ${points.length} points carry latencies`);
+  // Measured once γ is in the band, where the fixture keeps both sides equally busy: before, at γ ≈ 0.5, the "CPU"
+  // side gets more than its share, and on a busy machine (late timers) its queue adds to its latency (a CI run beside
+  // three builds measured 5.46 over the whole series with γ converged).
+  const ratios = withLatencies.filter((p) => Math.abs(p.gamma - 0.8) <= 0.05).map((p) => p.latCpuMs! / p.latGpuMs!).sort((a, b) => a - b);
+  assert.ok(ratios.length > 0, `no point with latencies once γ was in the band: ${trace}`);
   const median = ratios[Math.floor(ratios.length / 2)]!;
-  assert.ok(median > 3 && median < 5, `median lat_cpu / lat_gpu ${median.toFixed(2)}`);
+  assert.ok(median > 3 && median < 5, `median lat_cpu / lat_gpu once converged ${median.toFixed(2)}`);
 }

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import parsePrometheusTextFormat, { type PromFamily } from 'parse-prometheus-text-format';
 import type { Page } from 'playwright-core';
 import type { DeclaredGpu } from '../../common/config/schema.js';
+import type { ComponentWindowStats } from '../../nimbus/views.js';
 import { launchChromium, type TestBrowser } from '../helpers/browser.js';
 import { PACKAGE_ROOT, ProcessCluster, processAlive, waitFor } from '../helpers/cluster-processes.js';
 
@@ -121,7 +122,7 @@ describe('operator views: Storm UI REST API, /metrics and the web UI (real proce
     assert.equal(row.name, 'ui');
     assert.equal(row.status, 'ACTIVE');
     assert.equal(row.workersTotal, 2);
-    assert.equal(row.executorsTotal, 6, '4 components + 2 ackers');
+    assert.equal(row.executorsTotal, 7, '5 components + 2 ackers');
     assert.match(String(row.uptime), /^\d+(m )?\d*s$|^\d+m \d+s$/);
 
     const conf = await get('/api/v1/cluster/configuration');
@@ -139,7 +140,15 @@ describe('operator views: Storm UI REST API, /metrics and the web UI (real proce
     assert.ok(ten!.acked > 10 && ten!.acked <= all!.acked, `acked 10m ${ten!.acked}, all ${all!.acked}`);
     assert.ok(Number(ten!.completeLatency) > 0);
     assert.deepEqual(t.spouts.map((s) => s.spoutId), ['source']);
-    assert.deepEqual(t.bolts.map((b) => b.boltId).sort(), ['cpu', 'gpu', 'sink']);
+    assert.deepEqual(t.bolts.map((b) => b.boltId).sort(), ['cpu', 'gpu', 'sink', 'window']);
+    const win = t.bolts.find((b) => b.boltId === 'window')!.hstorm.window;
+    assert.ok(win, 'the windowed bolt reports its windows');
+    assert.equal(win.spec, 'tumbling 500 ms');
+    assert.ok(win.windows > 0 && win.maxWindowTuples > 0 && win.meanWindowTuples !== null, JSON.stringify(win));
+    assert.deepEqual([win.eventTime, win.lateDropped, win.lateRouted, win.watermarkLagMs], [false, 0, 0, null]);
+    assert.equal(t.bolts.find((b) => b.boltId === 'sink')!.hstorm.window, null, 'a plain bolt has none');
+    const described = await cluster.cli(['describe', 'ui']);
+    assert.match(described.stdout, /windowed bolts .*\n.*BOLT\s+WINDOW\s+WINDOWS.*\n\s*window\s+tumbling 500 ms\s+\d+/);
     const source = t.spouts[0]!;
     assert.ok(source.emitted > 0 && source.acked > 0);
     assert.equal(typeof source.completeLatency, 'string');
@@ -267,6 +276,7 @@ describe('operator views: Storm UI REST API, /metrics and the web UI (real proce
     await chartPoints(page, 4);
     assert.ok((await page.locator('[data-testid=error-row]').count()) > 0, 'the fixture\'s error is listed');
     assert.match(await page.locator('[data-testid=user-metrics]').allInnerTexts().then((t) => t.join('\n')), /ids: \d+/);
+    assert.match(await page.locator('[data-testid=windowed-bolt-row]').innerText(), /^window\s+tumbling 500 ms\s+[\d,]+\s+0\s+[\d.,]+ \/ [\d,]+\s+\d+\s+–\s+–\s+–$/);
     // Live refresh, not a reload: the chart gains points while the page stays.
     const before = Number(await page.locator('[data-testid=split-chart]').getAttribute('data-points'));
     await waitFor('more γ points on the page', async () => Number(await page.locator('[data-testid=split-chart]').getAttribute('data-points')) > before, 60_000, 300);
@@ -310,6 +320,7 @@ interface Supervisor {
 
 interface ComponentExtras {
   split: { gamma?: unknown } | null;
+  window: ComponentWindowStats | null;
   gpuComponent: boolean;
   userMetrics: {
     counters: Record<string, number>;

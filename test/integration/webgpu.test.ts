@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunSummary } from '../../cli/run-summary.js';
@@ -112,6 +112,18 @@ describe('WebGPU kernels (Dawn; a software adapter where there is no GPU)', func
     assert.ok(s.components['cpu-dealer']!.executed > 0 && s.components['gpu-dealer']!.executed > 0, 'both sides of the split got tuples');
     assertOnWebGpu(gpuOf(s, 'gpu-dealer'));
     assert.deepEqual(gpuOf(s, 'cpu-dealer').backends, ['webasm']);
+  });
+
+  it('sliding-covariance with the GPU windowed bolt on WebGPU: one launch per window, every window verified, the CPU one on webasm', () => {
+    const output = join(dir, 'covariance.jsonl');
+    const s = runLocal(node, 'examples/sliding-covariance', 8, { 'covariance.gpu.backend': 'webgpu', 'covariance.readings': 1600, 'covariance.output': output });
+    const lines = readFileSync(output, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { verified: boolean });
+    assert.equal(lines.length, 100);
+    assert.ok(lines.every((l) => l.verified), 'every window equals the float64 reference');
+    const g = gpuOf(s, 'covariance-gpu');
+    assertOnWebGpu(g);
+    assert.equal(g.launches, 100, 'one launch per window');
+    assert.deepEqual(gpuOf(s, 'covariance-cpu').backends, ['webasm']);
   });
 
   it('a lost device: the kernel is rebuilt on a fresh device, and after repeated losses moves to the CPU, labelled; nothing lost', () => {

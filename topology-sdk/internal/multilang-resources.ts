@@ -6,6 +6,10 @@
  * - Local mode loads the module where it is; a module compiled to `dist/`
  *   (tsc copies no .py or .js resources) finds them in its source twin
  *   (`dist/examples/x/` → `examples/x/resources/`).
+ * - A module compiled for a local run into a temporary directory (a
+ *   TypeScript module, a Flux file's generated module) registers the
+ *   `resources/` directory of its source (common/resources-home.ts): the
+ *   scripts stay where they are.
  * - Cluster mode runs an esbuild bundle; `hstorm submit` packs the
  *   `resources/` files into the bundle (cli/topology-bundle.ts registers them
  *   under BUNDLED_RESOURCES), and the first shell component of a worker
@@ -14,6 +18,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { RESOURCES_DIR, RESOURCES_HOME } from '../../common/resources-home.js';
 
 /** globalThis key of the Map (bundle URL → files) a cluster bundle registers. */
 export const BUNDLED_RESOURCES = Symbol.for('hstorm.bundledResources');
@@ -24,7 +29,7 @@ export interface BundledFile {
   b64: string;
 }
 
-export const RESOURCES_DIR = 'resources';
+export { RESOURCES_DIR };
 
 /** The resources directory of a topology module whose directory is `codeDir` (TopologyContext.codeDir). */
 export function resourcesDirFor(codeDir: string): string {
@@ -34,6 +39,8 @@ export function resourcesDirFor(codeDir: string): string {
     materialize(own, bundled);
     return own;
   }
+  const home = registered<string>(RESOURCES_HOME, codeDir);
+  if (home) return home;
   if (isDir(own)) return own;
   const twin = sourceTwin(codeDir);
   if (twin && isDir(join(twin, RESOURCES_DIR))) return join(twin, RESOURCES_DIR);
@@ -52,13 +59,18 @@ function isDir(p: string): boolean {
   return existsSync(p) && statSync(p).isDirectory();
 }
 
-function bundledFilesFor(codeDir: string): Record<string, BundledFile> | null {
-  const registry = (globalThis as Record<symbol, unknown>)[BUNDLED_RESOURCES] as Map<string, Record<string, BundledFile>> | undefined;
+/** What a module in `codeDir` registered under `key` (a Map from its import.meta.url). */
+function registered<T>(key: symbol, codeDir: string): T | null {
+  const registry = (globalThis as Record<symbol, unknown>)[key] as Map<string, T> | undefined;
   if (!registry) return null;
-  for (const [url, files] of registry) {
-    if (resolve(dirname(fileURLToPath(url))) === resolve(codeDir)) return files;
+  for (const [url, value] of registry) {
+    if (resolve(dirname(fileURLToPath(url))) === resolve(codeDir)) return value;
   }
   return null;
+}
+
+function bundledFilesFor(codeDir: string): Record<string, BundledFile> | null {
+  return registered<Record<string, BundledFile>>(BUNDLED_RESOURCES, codeDir);
 }
 
 /** Writes the packed files under `dir`, leaving files that already hold the same bytes alone (several tasks share a worker). */

@@ -4,7 +4,8 @@
  * windows come from nimbus's windowed statistics (stats/topology-stats.ts);
  * errors, user metrics and GPU details from the current heartbeats. hstorm's
  * own figures — the GPU and the scheduler's reason of each worker, the GPU
- * backend and adapter of GPU components, γ/δ over time — are under `hstorm`.
+ * backend and adapter of GPU components, γ/δ over time, a windowed bolt's
+ * windows — are under `hstorm`.
  */
 import { withDefaults } from '../../common/config/index.js';
 import { ACKER_COMPONENT, type ComponentDef } from '../../common/topology-def.js';
@@ -75,6 +76,8 @@ function hstormComponent(t: TopologyInput, p: ComponentParts) {
     gpu: foldGpu(p.beats.map((b) => b.metrics)),
     userMetrics: foldUserMetrics(p.beats.map((b) => ({ task: b.task, user: b.metrics.user }))),
     split: current?.split ?? null,
+    /** Windowed bolts: the window, windows evaluated, tuples per window, late tuples, watermark lag (issue 23). */
+    window: current?.window ?? null,
     /** Tuples failed at once towards a component with no running task, per stream and target (issue 30). */
     unplacedTargets: current?.unplacedTargets ?? [],
     /** Busy share of the last heartbeat period (what `hstorm describe` shows), max over the tasks. */

@@ -181,6 +181,52 @@ function BoltRow({ topology, b }: { topology: string; b: Bolt }) {
   );
 }
 
+/** Windowed bolts (issue 23): the window, windows evaluated, tuples per window, late tuples and the watermark's lag. */
+function WindowedBolts({ topology, bolts }: { topology: string; bolts: Bolt[] }) {
+  const windowed = bolts.filter((b) => b.hstorm.window);
+  if (windowed.length === 0) return null;
+  return (
+    <>
+      <h2>Windowed bolts</h2>
+      <table data-testid="windowed-bolts">
+        <thead>
+          <tr>
+            <th>bolt</th>
+            <th>window</th>
+            <th>windows evaluated</th>
+            <th>failed</th>
+            <th>tuples per window (mean / max)</th>
+            <th>held</th>
+            <th>late dropped</th>
+            <th>late routed</th>
+            <th>watermark lag (ms)</th>
+          </tr>
+        </thead>
+        <tbody>
+          {windowed.map((b) => {
+            const w = b.hstorm.window!;
+            return (
+              <tr key={b.boltId} data-testid="windowed-bolt-row">
+                <td>{componentLink(topology, b.boltId)}</td>
+                <td>{w.spec}</td>
+                <td class="num">{num(w.windows)}</td>
+                <td class="num">{num(w.failedWindows)}</td>
+                <td class="num">
+                  {num(w.meanWindowTuples, 1)} / {num(w.maxWindowTuples)}
+                </td>
+                <td class="num">{num(w.held)}</td>
+                <td class="num">{w.eventTime ? num(w.lateDropped) : '–'}</td>
+                <td class="num">{w.eventTime ? num(w.lateRouted) : '–'}</td>
+                <td class="num">{w.eventTime ? num(w.watermarkLagMs) : '–'}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
 export function TopologyPage({ id, refreshMs }: { id: string; refreshMs: number }) {
   const [window_, setWindow] = useState<Window>(':all-time');
   const poll = usePoll(() => loadTopology(id, window_), refreshMs, [id, window_]);
@@ -304,6 +350,7 @@ export function TopologyPage({ id, refreshMs }: { id: string; refreshMs: number 
           ))}
         </tbody>
       </table>
+      <WindowedBolts topology={t.id} bolts={t.bolts} />
 
       <h2>Workers</h2>
       <table>

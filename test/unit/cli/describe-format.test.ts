@@ -24,6 +24,7 @@ function stats(kind: ComponentStats['kind'], extra: Partial<ComponentStats> = {}
     fallbackReasons: [],
     gpuKernels: null,
     split: null,
+    window: null,
     lastError: null,
     ...extra,
   };
@@ -120,6 +121,16 @@ describe('describe output', () => {
     assert.match(text, /reader: GPU side: no running task since 2026-11-25T12:03:04\.000Z \(no running task of gpu-dealer: no GPU slot\); it gets no tuples/);
     assert.doesNotMatch(text, /CPU side: no running task/);
     assert.match(text, /tuples failed at once \(their target has no running task\):\n {2}reader: 12 tuples to gpu-dealer on stream gpu: not placed \(no GPU slot\)/);
+  });
+
+  it('shows each windowed bolt: its window, windows evaluated, tuples per window, held, late tuples and watermark lag', () => {
+    const window = { spec: 'sliding 30 s every 5 s, event time (ts), lag 2 s', eventTime: true, windows: 41, failedWindows: 1, meanWindowTuples: 123.456, maxWindowTuples: 200, held: 57, lateDropped: 3, lateRouted: 0, watermarkLagMs: 2140 };
+    const counted = { ...window, spec: 'tumbling 5 tuples', eventTime: false, watermarkLagMs: null, lateDropped: 0 };
+    const text = formatDetail(detail({ avg: stats('bolt', { window }), top: stats('bolt', { window: counted }), sink: stats('bolt') }));
+    assert.match(text, /windowed bolts \(summed over tasks/);
+    assert.match(text, /avg\s+sliding 30 s every 5 s, event time \(ts\), lag 2 s\s+41\s+1\s+123\.5\s+200\s+57\s+3\s+0\s+2140\.0/);
+    assert.match(text, /top\s+tumbling 5 tuples\s+41\s+1\s+123\.5\s+200\s+57\s+-\s+-\s+-/);
+    assert.doesNotMatch(text, /sink\s+-/);
   });
 
   it('says how many of the GPU workers asked for are placed, beside the worker count', () => {

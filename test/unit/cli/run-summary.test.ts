@@ -94,4 +94,15 @@ describe('cli/run-summary', () => {
     assert.match(line, /γ=0\.800/);
     assert.doesNotMatch(line, /1900/);
   });
+
+  it('says when a side of the split had no running task, and why', () => {
+    const sides = {
+      cpu: { components: ['cpu-dealer'], running: 2, downSince: null, reason: null },
+      gpu: { components: ['gpu-dealer'], running: 0, downSince: 1, reason: 'no running task of gpu-dealer: no GPU slot' },
+    };
+    const split = { gamma: 0, delta: null, latCpuMs: null, latGpuMs: null, policy: 'latency' as const, theta: 0.9, sentCpu: 10, sentGpu: 0, controller: true, windows: 4, applied: [], sides };
+    const s = summarize('t', [beat(6700, [exec('reader', 1, { emitted: 10, acked: 10, split })])], 2, new Set(['reader']));
+    assert.match(formatSummary(s), /\n {4}GPU side: no running task \(no running task of gpu-dealer: no GPU slot\); its share went to the other side/);
+    assert.doesNotMatch(formatSummary(s), /CPU side: no running task/);
+  });
 });

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MessageFramer, ShellProtocolError, frame, parsePidMsg, parseShellMsg, stormContextJson, toJson } from '../../../topology-sdk/internal/multilang-protocol.js';
 import { BUNDLED_RESOURCES, resourcesDirFor, sourceTwin } from '../../../topology-sdk/internal/multilang-resources.js';
 import type { TopologyDef } from '../../../common/topology-def.js';
+import { compileTsModule } from '../../../common/ts-module.js';
 
 describe('multilang protocol (Storm JSON serializer)', () => {
   it('frames a message as JSON and a line "end", and reads multi-line messages back', () => {
@@ -106,6 +107,16 @@ describe('multilang resources directory', () => {
     writeFileSync(join(res, 'lib/x.py'), 'changed');
     resourcesDirFor(code);
     assert.equal(readFileSync(join(res, 'lib/x.py'), 'utf8'), '', 'a changed file is rewritten from the bundle');
+  });
+
+  it('finds the resources of the source of a TypeScript module compiled for a local run into a temporary directory', async () => {
+    const src = join(dir, 'mytopo');
+    mkdirSync(join(src, 'resources'), { recursive: true });
+    writeFileSync(join(src, 'index.ts'), 'export default (): number => 1;\n');
+    const compiled = await compileTsModule(join(src, 'index.ts'));
+    assert.notEqual(dirname(compiled), src);
+    await import(pathToFileURL(compiled).href);
+    assert.equal(resourcesDirFor(dirname(compiled)), join(src, 'resources'));
   });
 
   it('refuses a bundled path that leaves the directory', () => {

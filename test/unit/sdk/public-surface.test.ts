@@ -24,10 +24,13 @@ const PUBLIC_VALUES = [
   'ConfigError',
   'Constants',
   'ContextLookupError',
+  'Count',
   'DEFAULT_STREAM',
+  'Duration',
   'EmitError',
   'Fields',
   'GpuBolt',
+  'GpuWindowedBolt',
   'Grouping',
   'HstormError',
   'MetricRegistrationError',
@@ -39,6 +42,7 @@ const PUBLIC_VALUES = [
   'TopologyBuilder',
   'TopologyValidationError',
   'TupleUtils',
+  'WindowedBolt',
 ];
 
 /**

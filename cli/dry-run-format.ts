@@ -1,0 +1,67 @@
+/**
+ * `--dry-run` (Storm Flux's flag): the topology as it would be submitted —
+ * spouts and bolts with their class, parallelism, streams, GPU request and
+ * own config; the subscriptions with their groupings in Flux's names; the
+ * topology config — built and validated, nothing started or sent.
+ */
+import type { RawConfig } from '../common/config/index.js';
+import type { ComponentDef, GroupingDef, TopologyDef } from '../common/topology-def.js';
+import type { FluxPlan } from '../flux/index.js';
+
+/** hstorm's grouping → the name a Flux file gives it. */
+const FLUX_GROUPING: Record<GroupingDef['type'], string> = {
+  shuffle: 'SHUFFLE',
+  fields: 'FIELDS',
+  all: 'ALL',
+  global: 'GLOBAL',
+  direct: 'DIRECT',
+  localOrShuffle: 'LOCAL_OR_SHUFFLE',
+  twoChoice: 'TWO_CHOICE',
+  loadAwareShuffle: 'LOAD_AWARE_SHUFFLE',
+  none: 'NONE',
+  partialKey: 'PARTIAL_KEY',
+  custom: 'CUSTOM',
+};
+
+export interface DryRun {
+  name: string;
+  /** The module or Flux file given. */
+  source: string;
+  def: TopologyDef;
+  /** The topology config as submitted: the file's or module's, with -c on top. */
+  config: RawConfig;
+  /** Component id → its className in the Flux file (none for a module). */
+  classNames: Record<string, string>;
+}
+
+export function dryRun(name: string, source: string, def: TopologyDef, config: RawConfig, plan: FluxPlan | null): DryRun {
+  const classNames: Record<string, string> = {};
+  for (const v of [...(plan?.spouts ?? []), ...(plan?.bolts ?? [])]) classNames[v.id] = v.className.spec;
+  return { name, source, def, config, classNames };
+}
+
+function groupingText(g: GroupingDef): string {
+  return g.type === 'fields' ? `FIELDS [${g.fields.join(', ')}]` : FLUX_GROUPING[g.type];
+}
+
+function componentLine(c: ComponentDef, className: string | undefined): string {
+  const parts = [`  ${c.id}`, className ?? '', `parallelism ${c.parallelism}`];
+  if (c.gpu) parts.push(`GPU${c.gpu.memoryMB ? ` ${c.gpu.memoryMB} MB` : ''}`);
+  parts.push(`emits ${c.streams.map((s) => `${s.id} [${s.fields.join(', ')}]${s.direct ? ' direct' : ''}`).join(', ') || 'nothing'}`);
+  if (Object.keys(c.config).length) parts.push(`config ${JSON.stringify(c.config)}`);
+  return parts.filter(Boolean).join('  ');
+}
+
+export function formatDryRun(r: DryRun): string {
+  const lines = [`topology ${r.name} from ${r.source} (dry run: built and validated, nothing started or submitted)`];
+  for (const kind of ['spout', 'bolt'] as const) {
+    const list = r.def.components.filter((c) => c.kind === kind);
+    if (!list.length) continue;
+    lines.push(`${kind}s:`, ...list.map((c) => componentLine(c, r.classNames[c.id])));
+  }
+  const streams = r.def.components.flatMap((c) => c.inputs.map((i) => `  ${i.component}${i.stream === 'default' ? '' : `:${i.stream}`} → ${c.id}  ${groupingText(i.grouping)}`));
+  if (streams.length) lines.push('streams:', ...streams);
+  const config = Object.entries(r.config);
+  lines.push(`config:${config.length ? '' : ' (none set)'}`, ...config.map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`));
+  return lines.join('\n');
+}

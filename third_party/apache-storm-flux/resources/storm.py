@@ -1,0 +1,1 @@
+../../apache-storm-multilang/storm.py

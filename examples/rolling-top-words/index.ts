@@ -12,6 +12,7 @@
  *   rtw.rank.emit.secs    how often the rankers emit their rankings (2)
  *   rtw.top.n             rankings' size (5)
  *   rtw.spout.interval.ms the word spout's pause between words (100, as TestWordSpout)
+ *   rtw.spout.words       words each spout task emits before it stops (unlimited, as TestWordSpout; a test sets it)
  *   rtw.output            a file the final ranker appends the top N to at each emit (JSON lines)
  */
 import { Spout, TopologyBuilder, Fields, type Conf, type OutputFieldsDeclarer, type SpoutOutputCollector, type TopologyContext, type TopologyModuleContext } from 'hstorm';
@@ -21,21 +22,26 @@ import { RankableObjectWithFields, Rankings } from './tools/rankings.js';
 
 export const WORDS = ['nathan', 'mike', 'jackson', 'golda', 'bertels'];
 
+const num = (v: unknown, fallback: number): number => (typeof v === 'number' ? v : fallback);
+
 /** storm-starter's TestWordSpout: a random word of WORDS every 100 ms (without blocking the worker as Utils.sleep would). */
 export class TestWordSpout extends Spout {
   private collector!: SpoutOutputCollector;
   private intervalMs = 100;
   private nextAt = 0;
+  private left = Infinity;
 
   override open(conf: Conf, _ctx: TopologyContext, collector: SpoutOutputCollector): void {
     this.collector = collector;
-    this.intervalMs = Number(conf['rtw.spout.interval.ms'] ?? 100);
+    this.intervalMs = num(conf['rtw.spout.interval.ms'], 100);
+    this.left = num(conf['rtw.spout.words'], Infinity);
   }
 
   nextTuple(): void {
     const now = Date.now();
-    if (now < this.nextAt) return;
+    if (now < this.nextAt || this.left <= 0) return;
     this.nextAt = now + this.intervalMs;
+    this.left--;
     this.collector.emit([WORDS[Math.floor(Math.random() * WORDS.length)]!]);
   }
 
@@ -43,8 +49,6 @@ export class TestWordSpout extends Spout {
     d.declare(new Fields('word'));
   }
 }
-
-const num = (v: unknown, fallback: number): number => (typeof v === 'number' ? v : fallback);
 
 export default ({ config }: TopologyModuleContext) => {
   const windowSecs = num(config['rtw.window.secs'], 9);

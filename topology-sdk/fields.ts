@@ -19,7 +19,8 @@ export class Fields implements Iterable<string> {
     this.index = index;
   }
 
-  get size(): number {
+  /** How many fields (Storm's `size()`, a method as on Storm's Fields and on a Tuple). */
+  size(): number {
     return this.names.length;
   }
 

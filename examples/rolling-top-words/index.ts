@@ -15,7 +15,7 @@
  *   rtw.spout.words       words each spout task emits before it stops (unlimited, as TestWordSpout; a test sets it)
  *   rtw.output            a file the final ranker appends the top N to at each emit (JSON lines)
  */
-import { Spout, TopologyBuilder, Fields, type Conf, type OutputFieldsDeclarer, type SpoutOutputCollector, type TopologyContext, type TopologyModuleContext } from 'hstorm';
+import { Spout, TopologyBuilder, Fields, Values, type Conf, type OutputFieldsDeclarer, type SpoutOutputCollector, type TopologyContext, type TopologyModuleContext } from 'hstorm';
 import { RollingCountBolt } from './bolts/rolling-count-bolt.js';
 import { IntermediateRankingsBolt, TotalRankingsBolt } from './bolts/ranker-bolts.js';
 import { RankableObjectWithFields, Rankings } from './tools/rankings.js';
@@ -42,7 +42,7 @@ export class TestWordSpout extends Spout {
     if (now < this.nextAt || this.left <= 0) return;
     this.nextAt = now + this.intervalMs;
     this.left--;
-    this.collector.emit([WORDS[Math.floor(Math.random() * WORDS.length)]!]);
+    this.collector.emit(new Values(WORDS[Math.floor(Math.random() * WORDS.length)]));
   }
 
   declareOutputFields(d: OutputFieldsDeclarer): void {

@@ -5,7 +5,7 @@
  * intermediate rankings into the overall top N.
  */
 import { appendFileSync } from 'node:fs';
-import { BasicBolt, TupleUtils, type BasicOutputCollector, type Conf, type OutputFieldsDeclarer, type TopologyContext, type Tuple } from 'hstorm';
+import { BasicBolt, Fields, TupleUtils, Values, type BasicOutputCollector, type Conf, type OutputFieldsDeclarer, type TopologyContext, type Tuple } from 'hstorm';
 import { RankableObjectWithFields, Rankings } from '../tools/rankings.js';
 
 export abstract class AbstractRankerBolt extends BasicBolt {
@@ -22,14 +22,14 @@ export abstract class AbstractRankerBolt extends BasicBolt {
   }
 
   execute(tuple: Tuple, collector: BasicOutputCollector): void {
-    if (TupleUtils.isTick(tuple)) collector.emit([this.rankings.copy()]);
+    if (TupleUtils.isTick(tuple)) collector.emit(new Values(this.rankings.copy()));
     else this.updateRankingsWithTuple(tuple);
   }
 
   protected abstract updateRankingsWithTuple(tuple: Tuple): void;
 
   override declareOutputFields(d: OutputFieldsDeclarer): void {
-    d.declare(['rankings']);
+    d.declare(new Fields('rankings'));
   }
 
   override getComponentConfiguration(): Record<string, unknown> {

@@ -2,7 +2,7 @@
  * storm-starter's RollingCountBolt: counts words over a sliding window and, on every tick tuple (it asks for them in
  * getComponentConfiguration, every `emitFrequencySecs`), emits [word, count in the window, actual window length].
  */
-import { Bolt, TupleUtils, type Conf, type OutputCollector, type OutputFieldsDeclarer, type TopologyContext, type Tuple } from 'hstorm';
+import { Bolt, Fields, TupleUtils, Values, type Conf, type OutputCollector, type OutputFieldsDeclarer, type TopologyContext, type Tuple } from 'hstorm';
 import { SlidingWindowCounter } from '../tools/sliding-window-counter.js';
 import { NthLastModifiedTimeTracker } from '../tools/nth-last-modified-time-tracker.js';
 
@@ -46,11 +46,11 @@ export class RollingCountBolt extends Bolt {
     if (actualWindowLengthSecs !== this.windowLengthSecs) {
       this.ctx.log.debug({ actualWindowLengthSecs, windowLengthSecs: this.windowLengthSecs }, 'window not full yet (normal while it fills up)');
     }
-    for (const [obj, count] of counts) this.collector.emit([obj, count, actualWindowLengthSecs]);
+    for (const [obj, count] of counts) this.collector.emit(new Values(obj, count, actualWindowLengthSecs));
   }
 
   override declareOutputFields(d: OutputFieldsDeclarer): void {
-    d.declare(['obj', 'count', 'actualWindowLengthInSeconds']);
+    d.declare(new Fields('obj', 'count', 'actualWindowLengthInSeconds'));
   }
 
   override getComponentConfiguration(): Record<string, unknown> {

@@ -163,6 +163,15 @@ export function checkCrossKeys(c: RawConfig): void {
       gpuWorkers,
     );
   }
+  const slots = c['supervisor.slots.ports'] as readonly number[] | undefined;
+  const logviewer = c['supervisor.logviewer.port'] as number | null | undefined;
+  if (slots && typeof logviewer === 'number' && logviewer !== 0 && slots.includes(logviewer)) {
+    throw new ConfigError(
+      `invalid value for config key "supervisor.logviewer.port": ${logviewer}; allowed: a port that is not one of supervisor.slots.ports (${slots.join(', ')}), 0 (any free port) or null (no log server)`,
+      'supervisor.logviewer.port',
+      logviewer,
+    );
+  }
   const lower = c['topology.localityaware.lower.bound'] as number | undefined;
   const higher = c['topology.localityaware.higher.bound'] as number | undefined;
   if (lower !== undefined && higher !== undefined && lower >= higher) {

@@ -19,7 +19,16 @@ export function formatPosition(at: FluxPosition): string {
 }
 
 /** Storm classes hstorm recognises by name and runs as built-ins of its own (storm-classes.ts). */
-export type BuiltinClassName = 'FluxShellSpout' | 'FluxShellBolt' | 'LogInfoBolt' | 'TestWordCounter' | 'TestWordSpout';
+export type BuiltinClassName =
+  | 'FluxShellSpout'
+  | 'FluxShellBolt'
+  | 'LogInfoBolt'
+  | 'TestWordCounter'
+  | 'TestWordSpout'
+  | 'WindowCount'
+  | 'WindowDuration'
+  | 'TestWindowBolt'
+  | 'TestPrintBolt';
 
 /** What a `className` names: an export of a module (by its index in the generated module's import list), or a built-in. */
 export type ClassRef =

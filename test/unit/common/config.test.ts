@@ -202,6 +202,16 @@ describe('common/config', () => {
     });
   });
 
+  describe('supervisor.logviewer.port', () => {
+    it('may not be one of supervisor.slots.ports (0 and null still allowed)', () => {
+      const slots = { 'supervisor.slots.ports': [6700, 6701] };
+      assert.equal(buildConfig([slots, { 'supervisor.logviewer.port': 8000 }], cluster)['supervisor.logviewer.port'], 8000);
+      assert.equal(buildConfig([slots, { 'supervisor.logviewer.port': 0 }], cluster)['supervisor.logviewer.port'], 0);
+      assert.equal(buildConfig([slots, { 'supervisor.logviewer.port': null }], cluster)['supervisor.logviewer.port'], null);
+      assert.throws(() => buildConfig([slots, { 'supervisor.logviewer.port': 6701 }], cluster), configError('supervisor.logviewer.port', '6701', 'supervisor.slots.ports (6700, 6701)'));
+    });
+  });
+
   describe('load-aware grouping keys', () => {
     it('take Storm\'s locality bounds and reject a lower bound not below the higher one, naming both', () => {
       const c = buildConfig([], topology);

@@ -50,7 +50,12 @@ const CASES: Case[] = [
     at: '7:16',
     says: [/bolts\[0\]\.className: "org\.apache\.storm\.starter\.bolt\.WordCountBolt" is a Java class hstorm does not know/, /"\.\/components\.js#SplitBolt"/, /org\.apache\.storm\.flux\.wrappers\.bolts\.LogInfoBolt/],
   },
-  { file: 'windowed.yaml', code: 'HSTORM_ERR_FLUX_NOT_YET', at: '4:16', says: [/components\[0\]\.className: .*BaseWindowedBolt\$Count.* not yet in hstorm/] },
+  {
+    file: 'window-unit.yaml',
+    code: 'HSTORM_ERR_FLUX_CLASS',
+    at: '4:16',
+    says: [/components\[0\]\.className: .*BaseWindowedBolt\$Duration\(5, FORTNIGHTS\): the time unit must be one of MILLISECONDS, SECONDS, MINUTES, HOURS, DAYS/],
+  },
   {
     file: 'unknown-ref.yaml',
     code: 'HSTORM_ERR_FLUX_REFERENCE',

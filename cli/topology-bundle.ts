@@ -113,6 +113,10 @@ export async function bundleTopology(entry: string | GeneratedEntry): Promise<To
       platform: 'node',
       target: 'node20',
       write: false,
+      // Classes and functions keep their names: esbuild turns a class that refers to itself into `var X = class _X`,
+      // and a registered class travels under its name, which the CLI (the module as written) and the workers (this
+      // bundle) must agree on — as must error messages naming the user's classes.
+      keepNames: true,
       logLevel: 'silent',
       external: ['hstorm', 'hstorm/*'],
       // Stack traces in the workers name the user's files and lines (workers enable source maps).

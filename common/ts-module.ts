@@ -100,6 +100,10 @@ export async function compileModule(entry: ModuleEntry, opts: CompileOptions): P
       sourcemap: 'inline',
       // Node resolves a map's sources against sourceRoot: the source's own directory, wherever the compiled file lies.
       sourceRoot: `${pathToFileURL(dirOfSource).href}/`,
+      // Classes and functions keep their names: esbuild turns a class that refers to itself into `var X = class _X`,
+      // and a registered class travels under its name, which the CLI (the module as written) and the workers (this
+      // bundle) must agree on — as must error messages naming the user's classes.
+      keepNames: true,
       logLevel: 'silent',
       plugins: [sdkPinned()],
       banner: {

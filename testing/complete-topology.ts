@@ -17,7 +17,7 @@
  * assert.deepEqual(result.readTuples('split'), [['the'], ['cow'], …]);
  */
 import { writeFile, mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { LocalCluster } from '../cli/local-cluster.js';
 import { crashLoopOf } from '../cli/crash-loop.js';
@@ -28,6 +28,8 @@ import { packageRoot } from '../common/package-root.js';
 import type { WorkerHeartbeat } from '../common/storm-base.js';
 import { makeTempDir, removeTempDir } from '../common/temp-dirs.js';
 import { compileTsModule, isTypeScript } from '../common/ts-module.js';
+import { resourcesHomeBanner } from '../common/resources-home.js';
+import { resourcesDirFor } from '../topology-sdk/internal/multilang-resources.js';
 import type { StormTopology } from '../topology-sdk/topology-builder.js';
 import { defaultTopologyName, encodeRecord, inspectValues, loadConfiguredTopology, loadTopology, resolveModulePath, toWireForm, ValueTypes } from '../worker/index.js';
 import { CAPTURE_DIR_KEY, readCaptured, type CapturedTuple } from './capture.js';
@@ -89,10 +91,13 @@ export async function completeTopology(module: string | URL | StormTopology, opt
     const captureDir = join(dir, 'capture');
     await mkdir(captureDir);
     // A module that wraps the one under test: the test process and every worker build the same wrapped topology from it.
+    // It lies in a temporary directory, so it says where the scripts of the module under test are (its resources/, or
+    // its source twin's for a module compiled to dist/): its ShellBolts find them as when the module runs itself.
     const wrapper = join(dir, 'topology-under-test.mjs');
     await writeFile(
       wrapper,
-      `import * as under from ${JSON.stringify(pathToFileURL(target).href)};\n` +
+      `${resourcesHomeBanner(resourcesDirFor(dirname(source)))}\n` +
+        `import * as under from ${JSON.stringify(pathToFileURL(target).href)};\n` +
         `import { wrapForTesting } from ${JSON.stringify(pathToFileURL(join(packageRoot(), 'dist', 'testing', 'wrap-topology.js')).href)};\n` +
         'export default (ctx) => wrapForTesting(under.default, ctx);\n',
     );

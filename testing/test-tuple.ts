@@ -27,7 +27,7 @@ export interface TestTupleOptions {
 
 export function testTuple(values: readonly unknown[], opts: TestTupleOptions = {}): Tuple {
   const fields = opts.fields instanceof Fields ? opts.fields : new Fields(opts.fields ? [...opts.fields] : values.map((_v, i) => `field${i + 1}`));
-  if (fields.size !== values.length) throw new RangeError(`testTuple: ${values.length} value(s) for ${fields.size} field(s) (${fields.toList().join(', ')})`);
+  if (fields.size() !== values.length) throw new RangeError(`testTuple: ${values.length} value(s) for ${fields.size()} field(s) (${fields.toList().join(', ')})`);
   return new RuntimeTuple([...values], fields, opts.component ?? 'component', opts.stream ?? DEFAULT_STREAM, opts.task ?? 1, null);
 }
 

@@ -9,8 +9,9 @@ import type { ConfigRecord } from '../common/config/config.js';
 import type { OutputFieldsDeclarer } from './output-declarer.js';
 import type { TopologyContext } from './context.js';
 import type { Tuple } from './tuple.js';
+import type { Values } from './values.js';
 
-export type Values = unknown[];
+export type { Values };
 export type MaybePromise<T> = T | Promise<T>;
 
 /**

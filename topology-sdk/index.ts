@@ -30,8 +30,8 @@ export type { TopologyDef, ComponentDef, GroupingDef, StreamDef, GlobalStreamId,
 
 // Components and what the runtime hands them.
 export { Spout, Bolt, BasicBolt } from './components.js';
+export { Values } from './values.js';
 export type {
-  Values,
   EmitOptions,
   SpoutOutputCollector,
   OutputCollector,

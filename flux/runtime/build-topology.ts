@@ -1,14 +1,15 @@
 /**
  * A Flux plan → a StormTopology, through the SDK's TopologyBuilder as a
- * module written by hand would: each spout and bolt a factory that makes a
+ * module written by hand would: the classes of `topology.kryo.register`
+ * registered (registerSerialization), each spout and bolt a factory that makes a
  * fresh object graph per task, its declarer given the per-component config,
  * GPU request and loads, and each stream a grouping call on the receiving
  * bolt's declarer.
  */
-import { TopologyBuilder, TopologyValidationError, type BoltDeclarer, type CustomStreamGrouping, type SpoutDeclarer, type StormTopology } from '../../topology-sdk/index.js';
+import { TopologyBuilder, TopologyValidationError, type BoltDeclarer, type ClassOf, type CustomStreamGrouping, type Serializer, type SpoutDeclarer, type StormTopology } from '../../topology-sdk/index.js';
 import { FluxClassError } from './errors.js';
-import { Instantiator, type ModuleNamespace } from './instantiate.js';
-import { formatPosition, type FluxPlan, type StreamPlan, type VertexPlan } from './plan.js';
+import { Instantiator, resolveClass, type ModuleNamespace } from './instantiate.js';
+import { formatPosition, type FluxPlan, type SerializationPlan, type StreamPlan, type VertexPlan } from './plan.js';
 
 /** What the builder's factories must return, seen as the Flux runtime uses it. */
 interface Component {
@@ -96,6 +97,23 @@ function subscribe(d: BoltDeclarer, s: StreamPlan, plan: FluxPlan, modules: read
   }
 }
 
+/** One entry of `topology.kryo.register`: the class, and its serializer made with no arguments (or given as an object). */
+function register(b: TopologyBuilder, s: SerializationPlan, modules: readonly ModuleNamespace[]): void {
+  const Class = resolveClass(s.className, modules, s.at, s.key);
+  if (typeof Class !== 'function' || typeof (Class as { prototype?: unknown }).prototype !== 'object') {
+    throw new FluxClassError(`${s.className.spec} is not a class (it is ${typeof Class}): topology.kryo.register lists the classes whose instances travel between workers`, s.at, s.key, s.className.spec);
+  }
+  let serializer: Partial<Serializer> | null = null;
+  if (s.serializer) {
+    const Ser = resolveClass(s.serializer, modules, s.at, s.key);
+    serializer = (typeof Ser === 'function' ? new (Ser as new () => unknown)() : Ser) as Partial<Serializer> | null;
+    if (typeof serializer?.write !== 'function' || typeof serializer.read !== 'function') {
+      throw new FluxClassError(`${s.serializer.spec} is not a serializer of ${s.className.spec}: it needs write(value) and read(data)`, s.at, s.key, s.serializer.spec);
+    }
+  }
+  b.registerSerialization(Class as ClassOf<unknown>, serializer as Serializer | null);
+}
+
 /**
  * Builds the topology of a compiled Flux file. `modules` are the namespaces of
  * the modules its classNames name, in the plan's order. The topology config
@@ -104,6 +122,7 @@ function subscribe(d: BoltDeclarer, s: StreamPlan, plan: FluxPlan, modules: read
  */
 export function buildFluxTopology(plan: FluxPlan, modules: readonly ModuleNamespace[]): StormTopology {
   const b = new TopologyBuilder();
+  for (const s of plan.serializations) register(b, s, modules);
   const at = new Map<string, VertexPlan>();
   for (const v of plan.spouts) {
     const { factory, first } = vertexFactory(plan, modules, v, 'spout');

@@ -39,7 +39,9 @@ describe('no temporary directory left behind', function () {
     const clean = await run([HSTORM, 'local', join(PACKAGE_ROOT, 'examples/word-count'), '--duration', '1', '-c', 'wordcount.sentences=5', '-c', `wordcount.output=${join(home, 'wc.jsonl')}`], tmp);
     assert.equal(clean.code, 0, clean.out);
     empty('a clean run', clean.out);
-    const throwing = await run([HSTORM, 'local', join(PACKAGE_ROOT, 'test/fixtures/always-throwing-bolt-topology'), '--duration', '1', '-c', 'throwing.messages=20'], tmp);
+    // Long enough for the bolt to throw at all on a loaded machine (its workers may take seconds to start); hstorm
+    // local has no condition to stop on, and a run where nothing failed would not print the hint asserted below.
+    const throwing = await run([HSTORM, 'local', join(PACKAGE_ROOT, 'test/fixtures/always-throwing-bolt-topology'), '--duration', '15', '-c', 'throwing.messages=20'], tmp);
     assert.equal(throwing.code, 0, throwing.out);
     assert.match(throwing.out, /--keep-logs DIR/);
     empty('a run whose bolt threw', throwing.out);

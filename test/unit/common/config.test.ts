@@ -13,6 +13,7 @@ import {
   topologyKeys,
   validateEntries,
 } from '../../../common/config/index.js';
+import { UNSUPPORTED_STORM_PREFIXES } from '../../../common/config/storm-keys.js';
 import { ConfigError } from '../../../common/errors.js';
 
 /** Asserts a ConfigError whose key is `key` and whose message contains every one of `parts`. */
@@ -201,6 +202,16 @@ describe('common/config', () => {
     });
   });
 
+  describe('supervisor.logviewer.port', () => {
+    it('may not be one of supervisor.slots.ports (0 and null still allowed)', () => {
+      const slots = { 'supervisor.slots.ports': [6700, 6701] };
+      assert.equal(buildConfig([slots, { 'supervisor.logviewer.port': 8000 }], cluster)['supervisor.logviewer.port'], 8000);
+      assert.equal(buildConfig([slots, { 'supervisor.logviewer.port': 0 }], cluster)['supervisor.logviewer.port'], 0);
+      assert.equal(buildConfig([slots, { 'supervisor.logviewer.port': null }], cluster)['supervisor.logviewer.port'], null);
+      assert.throws(() => buildConfig([slots, { 'supervisor.logviewer.port': 6701 }], cluster), configError('supervisor.logviewer.port', '6701', 'supervisor.slots.ports (6700, 6701)'));
+    });
+  });
+
   describe('load-aware grouping keys', () => {
     it('take Storm\'s locality bounds and reject a lower bound not below the higher one, naming both', () => {
       const c = buildConfig([], topology);
@@ -272,5 +283,18 @@ describe('common/config Storm key names', () => {
     assert.throws(() => validateEntries({ 'topology.eventlogger.executors': 1 }, where), notSupported('topology.eventlogger.executors', /event logger is not implemented/));
     assert.throws(() => validateEntries({ 'topology.kryo.register': ['Point'] }, where), notSupported('topology.kryo.register', /registerSerialization\(Class\)/));
     assert.throws(() => validateEntries({ 'topology.tasks': 4 }, where), notSupported('topology.tasks', /setNumTasks/));
+    // Whole features by their key families, Storm's daemon keys among them (they would pass as the author's own keys).
+    assert.throws(() => validateEntries({ 'topology.state.provider': 'x.RedisKeyValueStateProvider' }, where), notSupported('topology.state.provider', /stateful bolts .* are not implemented/));
+    assert.throws(() => validateEntries({ 'topology.trident.batch.emit.interval.millis': 500 }, where), notSupported('topology.trident.batch.emit.interval.millis', /Trident is not implemented/));
+    assert.throws(() => validateEntries({ 'drpc.servers': ['h'] }, where), notSupported('drpc.servers', /DRPC is not implemented/));
+    assert.throws(() => validateEntries({ 'pacemaker.servers': ['h'] }, where), notSupported('pacemaker.servers', /Pacemaker/));
+    assert.throws(() => validateEntries({ 'topology.ras.constraints': [] }, where), notSupported('topology.ras.constraints', /setCPULoad/));
+    assert.throws(() => validateEntries({ 'topology.blobstore.map': {} }, where), notSupported('topology.blobstore.map', /resources\//));
+    assert.throws(() => validateEntries({ 'topology.classpath': 'a.jar' }, where), notSupported('topology.classpath', /bundle/));
+  });
+
+  it("no hstorm key lies under a family of Storm keys refused as not supported", () => {
+    const clash = Object.keys(CONFIG_KEYS).filter((k) => Object.keys(UNSUPPORTED_STORM_PREFIXES).some((p) => k.startsWith(p)));
+    assert.deepEqual(clash, []);
   });
 });

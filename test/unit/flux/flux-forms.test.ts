@@ -61,6 +61,25 @@ describe('flux: the forms of a component', () => {
     assert.equal(topology.customGrouping('sink', 'words', 'default')?.constructor.name, 'FirstTaskGrouping', 'the grouping object is handed to the builder');
   });
 
+  it("registers topology.kryo.register's classes (registerSerialization), with the serializer the entry names, and keeps the key out of config", async () => {
+    const { topology, compiled } = await load();
+    assert.deepEqual(topology.def.serializations, ['Salutations', 'Greeting']);
+    assert.equal(topology.def.config['topology.kryo.register'], undefined);
+    const [salutations, greeting] = topology.serializations;
+    assert.equal(salutations!.serializer, null, 'a className alone: the instance travels as its fields');
+    assert.equal(greeting!.serializer!.constructor.name, 'GreetingSerializer');
+    const round = greeting!.serializer!.read(greeting!.serializer!.write(new (greeting!.Class as new (t: string) => { text: string })('hi'))) as { text: string };
+    assert.ok(round instanceof (greeting!.Class as new (...a: never[]) => unknown));
+    assert.equal(round.text, 'hi');
+    assert.deepEqual(
+      compiled.plan.serializations.map((r) => [r.className.spec, r.serializer?.spec ?? null, r.key]),
+      [
+        ['./components.js#Salutations', null, 'config.topology.kryo.register[0]'],
+        ['./components.js#Greeting', './components.js#GreetingSerializer', 'config.topology.kryo.register[1]'],
+      ],
+    );
+  });
+
   it('makes each object as the file says: refs, reflist, factory, setter, field, config methods, variables', async () => {
     const { topology } = await load();
     const spout = topology.factories.get('words')!() as unknown as FormsSpout;

@@ -42,6 +42,7 @@ const PUBLIC_VALUES = [
   'TopologyBuilder',
   'TopologyValidationError',
   'TupleUtils',
+  'Values',
   'WindowedBolt',
 ];
 

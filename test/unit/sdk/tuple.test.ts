@@ -95,7 +95,7 @@ describe('topology-sdk/tuple', () => {
 describe('topology-sdk/fields', () => {
   it('maps names to positions and freezes the list', () => {
     const f = new Fields(['a', 'b', 'c']);
-    assert.equal(f.size, 3);
+    assert.equal(f.size(), 3);
     assert.equal(f.indexOf('c'), 2);
     assert.equal(f.indexOf('z'), -1);
     assert.equal(f.has('a'), true);

@@ -1,0 +1,116 @@
+/**
+ * PostgresBolt: writes tuples as rows, a batch per transaction, and acks a
+ * batch's tuples only after its COMMIT (a failed batch fails them all, to be
+ * replayed). The default is idempotent: `mode: 'upsert'` writes
+ * `INSERT … ON CONFLICT (conflictColumns) DO UPDATE SET <the other columns>`,
+ * so a replayed tuple rewrites its row instead of adding one — which is what
+ * makes at-least-once delivery come out exactly once in the table.
+ * `mode: 'insert'` is a plain INSERT: every replay (a worker killed, a batch
+ * whose commit went unanswered) adds the row again.
+ *
+ * Within one upsert batch, tuples with the same key collapse to the last one
+ * (PostgreSQL refuses to update a row twice in one statement); all of them are
+ * acked with the batch. Storm's JdbcInsertBolt writes per tuple with a plain
+ * insert (or the query you give it); this bolt batches and upserts by default.
+ */
+import type pg from 'pg';
+import { z } from 'zod';
+import type { Conf, TopologyContext, Tuple } from '../../topology-sdk/index.js';
+import { BatchingBolt } from '../common/batching-bolt.js';
+import type { ConnectorClock } from '../common/connector-clock.js';
+import { parseOptions } from '../common/connector-options.js';
+import { batchOptionsSchema } from '../common/tuple-batcher.js';
+import { inTransaction, postgresAddress, postgresConfig, postgresConnectionSchema, postgresPool } from './postgres-connection.js';
+import { insertText, rowsPerStatement, type ConflictAction } from './sql-text.js';
+
+const CONNECTOR = 'PostgresBolt';
+
+const optionsSchema = z
+  .strictObject({
+    connection: postgresConnectionSchema.prefault({}),
+    /** The table (`schema.table` allowed). */
+    table: z.string().min(1),
+    /** Columns written: a list (each filled from the tuple field of the same name) or { column: field }. */
+    columns: z.union([z.array(z.string().min(1)).min(1), z.record(z.string().min(1), z.string().min(1))]),
+    mode: z.enum(['upsert', 'insert']).default('upsert'),
+    /** upsert: the columns of the primary key or unique constraint that identifies a row. */
+    conflictColumns: z.array(z.string().min(1)).min(1).optional(),
+    /** upsert: on a conflict, overwrite the other columns (`update`) or keep the row there (`nothing`). */
+    onConflict: z.enum(['update', 'nothing']).default('update'),
+    batch: batchOptionsSchema.prefault({}),
+  })
+  .check((ctx) => {
+    const o = ctx.value;
+    const columns = Array.isArray(o.columns) ? o.columns : Object.keys(o.columns);
+    if (o.mode === 'upsert' && o.conflictColumns === undefined) {
+      ctx.issues.push({ code: 'custom', path: ['conflictColumns'], input: undefined, message: "mode 'upsert' needs the key's columns (or mode: 'insert', whose replays duplicate rows)" });
+    }
+    for (const k of o.conflictColumns ?? []) {
+      if (!columns.includes(k)) ctx.issues.push({ code: 'custom', path: ['conflictColumns'], input: o.conflictColumns, message: `"${k}" is not one of the columns written (${columns.join(', ')})` });
+    }
+  });
+export type PostgresBoltOptions = z.input<typeof optionsSchema>;
+type Options = z.output<typeof optionsSchema>;
+
+export class PostgresBolt extends BatchingBolt {
+  private readonly o: Options;
+  private readonly columns: string[];
+  private readonly fields: string[];
+  private readonly conflict: ConflictAction;
+  /** Positions of the key columns, for collapsing a batch's tuples by key. */
+  private readonly keyIndexes: number[];
+  private pool: pg.Pool | null = null;
+
+  constructor(options: PostgresBoltOptions, clock?: ConnectorClock) {
+    const o = parseOptions(CONNECTOR, optionsSchema, options);
+    super(CONNECTOR, o.batch, clock);
+    this.o = o;
+    this.columns = Array.isArray(o.columns) ? [...o.columns] : Object.keys(o.columns);
+    this.fields = Array.isArray(o.columns) ? [...o.columns] : Object.values(o.columns);
+    const keys = o.conflictColumns ?? [];
+    this.conflict =
+      o.mode === 'insert'
+        ? { kind: 'none' }
+        : o.onConflict === 'nothing'
+          ? { kind: 'nothing', keys }
+          : { kind: 'update', keys, set: this.columns.filter((c) => !keys.includes(c)) };
+    this.keyIndexes = keys.map((k) => this.columns.indexOf(k));
+  }
+
+  protected open(_conf: Conf, context: TopologyContext): void {
+    this.requireFields('columns', this.fields);
+    const config = postgresConfig(CONNECTOR, this.o.connection);
+    this.pool = postgresPool(config, context.log, postgresAddress(config));
+  }
+
+  protected async writeBatch(tuples: readonly Tuple[]): Promise<void> {
+    const rows = this.rowsOf(tuples);
+    const perStatement = rowsPerStatement(this.columns.length);
+    await inTransaction(this.pool!, async (client) => {
+      for (let i = 0; i < rows.length; i += perStatement) {
+        const chunk = rows.slice(i, i + perStatement);
+        await client.query(insertText(this.o.table, this.columns, chunk.length, this.conflict), chunk.flat());
+      }
+    });
+  }
+
+  private rowsOf(tuples: readonly Tuple[]): unknown[][] {
+    const rows = tuples.map((t) => this.fields.map((f) => t.getValueByField(f) ?? null));
+    if (this.conflict.kind !== 'update') return rows;
+    const byKey = new Map<string, unknown[]>();
+    for (const row of rows) byKey.set(keyOf(this.keyIndexes.map((i) => row[i])), row);
+    return [...byKey.values()];
+  }
+
+  protected async shutdown(): Promise<void> {
+    await this.pool?.end();
+  }
+}
+
+/**
+ * A map key for a row's key values, as text: PostgreSQL compares the values once cast to the column's type, so 1 and
+ * "1" are one key to it (and an int8 column comes back from pg as a string).
+ */
+export function keyOf(values: readonly unknown[]): string {
+  return values.map((v) => String(v)).join('\u0000');
+}

@@ -42,6 +42,8 @@ export class BrokerLink {
   private delayMs: number;
   private cancelTimer: (() => void) | null = null;
   private downSince: number | null = null;
+  /** The dropping of the broken connection, which a reconnect attempt waits for. */
+  private disconnecting: Promise<void> = Promise.resolve();
   private readonly clock: ConnectorClock;
   /** Outages so far, for the spout's metrics. */
   outages = 0;
@@ -99,7 +101,8 @@ export class BrokerLink {
     const error = new ConnectorUnavailableError(this.o.connector, this.o.address, reason);
     this.o.log.warn({ address: this.o.address, reason }, error.message);
     this.o.reportError(error);
-    void this.o.disconnect().then(() => this.schedule());
+    this.disconnecting = this.o.disconnect();
+    this.schedule();
   }
 
   private schedule(): void {
@@ -117,13 +120,14 @@ export class BrokerLink {
     const wasDown = this.linkState === 'down';
     this.linkState = 'connecting';
     try {
+      await this.disconnecting;
       await this.o.connect();
     } catch (err) {
       if (this.closed()) return;
       if (wasDown) {
         // Still the same outage: already logged and reported; try again later.
         this.linkState = 'down';
-        await this.o.disconnect();
+        this.disconnecting = this.o.disconnect();
         this.schedule();
       } else {
         this.beginOutage(err);

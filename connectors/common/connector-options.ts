@@ -5,7 +5,7 @@
  * ConnectorConfigError naming the option, the value and what is allowed, with
  * "did you mean" for a misspelt option.
  */
-import { z } from 'zod';
+import { type z } from 'zod';
 import { closestName } from '../../common/did-you-mean.js';
 import { ConnectorConfigError } from './connector-errors.js';
 
@@ -50,8 +50,13 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 
 /** The keys an object schema at `path` allows (for "did you mean" and the list of allowed options). */
 function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
-  let s: z.ZodType | undefined = schema;
-  for (const p of path) s = s instanceof z.ZodObject ? (s.shape as Record<string, z.ZodType>)[String(p)] : undefined;
-  while (s instanceof z.ZodOptional || s instanceof z.ZodDefault || s instanceof z.ZodNullable) s = s.unwrap() as z.ZodType;
-  return s instanceof z.ZodObject ? Object.keys(s.shape as object) : [];
+  const defOf = (t: z.ZodType | undefined) => (t as unknown as { def?: { type?: string; innerType?: z.ZodType; shape?: Record<string, z.ZodType> } } | undefined)?.def ?? {};
+  const unwrap = (t: z.ZodType | undefined): z.ZodType | undefined => {
+    // Wrappers that only add a default or allow a missing value: the object inside says which keys there are.
+    while (t && ['optional', 'default', 'prefault', 'nullable'].includes(defOf(t).type ?? '')) t = defOf(t).innerType;
+    return t;
+  };
+  let s = unwrap(schema);
+  for (const p of path) s = unwrap(defOf(s).shape?.[String(p)]);
+  return Object.keys(defOf(s).shape ?? {});
 }

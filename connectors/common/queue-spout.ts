@@ -106,10 +106,12 @@ export abstract class QueueSpout<M> extends Spout {
 
   override nextTuple(): void {
     if (!this.link.up) return;
-    const e = this.acking.next();
+    let e = this.acking.next();
     if (!e) {
+      // Nothing held to emit: ask for more (a pulling spout fetches in the background; one that can take at once has now).
       this.wantMore();
-      return;
+      e = this.acking.next();
+      if (!e) return;
     }
     if (!e.exhausted) {
       this.collector.emit(this.valuesOf(e.key, e.msg), { messageId: e.key });

@@ -23,6 +23,8 @@ import { parseOptions } from '../common/connector-options.js';
 import { QueueSpout, queueSpoutOptionsShape } from '../common/queue-spout.js';
 
 const CONNECTOR = 'RabbitMqSpout';
+/** How long a disconnect waits for the broker to confirm the close. */
+const CLOSE_WAIT_MS = 2_000;
 
 const optionsSchema = z.strictObject({
   ...queueSpoutOptionsShape,
@@ -142,7 +144,8 @@ export class RabbitMqSpout extends QueueSpout<Held> {
       conn.removeAllListeners('close');
       conn.removeAllListeners('error');
       conn.on('error', () => undefined);
-      await conn.close().catch(() => undefined);
+      // close() of a connection whose socket is already gone may never settle: wait a little, not for ever.
+      await Promise.race([conn.close().catch(() => undefined), new Promise((r) => setTimeout(r, CLOSE_WAIT_MS).unref())]);
     }
   }
 

@@ -10,6 +10,7 @@ import { ConnectorConfigError } from '../../../connectors/common/connector-error
 import { PostgresBolt, PostgresLookupBolt } from '../../../connectors/postgres/index.js';
 import { RabbitMqSpout } from '../../../connectors/rabbitmq/index.js';
 import { RedisBolt, RedisLookupBolt, RedisStreamSpout } from '../../../connectors/redis/index.js';
+import { fakeContext } from '../../helpers/fake-context.js';
 
 function configError(make: () => unknown, option: string, pattern: RegExp): void {
   assert.throws(make, (err: unknown) => {
@@ -75,5 +76,18 @@ describe('connectors: options checked when the topology is built', () => {
       ['dead', ['stream', 'id', 'uid', 'reason']],
     ]);
     assert.deepEqual(streams('q'), [['default', ['routingKey', 'headers', 'body']]]);
+  });
+
+  it('a sink whose input lacks a field it writes fails to prepare, naming the option and the stream', async () => {
+    const b = new TopologyBuilder();
+    b.setSpout('src', () => new RedisStreamSpout({ stream: 's', entryFields: ['uid'] }));
+    b.setBolt('store', () => new PostgresBolt({ table: 't', columns: ['uid', 'count'], conflictColumns: ['uid'] })).shuffleGrouping('src');
+    const def = b.createTopology().def;
+    const bolt = new PostgresBolt({ table: 't', columns: ['uid', 'count'], conflictColumns: ['uid'] });
+    const collector = { emit: () => [], emitDirect: () => undefined, reportError: () => undefined, ack: () => undefined, fail: () => undefined };
+    await assert.rejects(
+      Promise.resolve().then(() => bolt.prepare({} as never, fakeContext({ component: 'store', def }), collector)),
+      (err: unknown) => err instanceof ConnectorConfigError && err.option === 'columns' && /"count" not declared by "src" on stream "default" \(it declares: stream, id, uid\)/.test(err.message),
+    );
   });
 });

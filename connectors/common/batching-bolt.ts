@@ -18,6 +18,8 @@ export abstract class BatchingBolt extends Bolt {
   protected context!: TopologyContext;
   private batcher!: TupleBatcher<Tuple>;
   private written!: Counter;
+  private batches!: Counter;
+  private writeMs!: Counter;
   private failedBatches!: Counter;
 
   protected constructor(
@@ -39,6 +41,9 @@ export abstract class BatchingBolt extends Bolt {
     this.collector = collector;
     this.context = context;
     this.written = context.registerCounter('connector.tuples.written');
+    // Mean batch size and write time follow from these: tuples.written ÷ batches, write.ms ÷ batches.
+    this.batches = context.registerCounter('connector.batches');
+    this.writeMs = context.registerCounter('connector.write.ms');
     this.failedBatches = context.registerCounter('connector.batches.failed');
     this.batcher = new TupleBatcher<Tuple>(this.batchOptions, (batch) => this.runBatch(batch), this.clock);
     context.registerGauge('connector.waiting', () => this.batcher.waiting);
@@ -55,6 +60,7 @@ export abstract class BatchingBolt extends Bolt {
   }
 
   private async runBatch(batch: Tuple[]): Promise<void> {
+    const started = this.clock.now();
     try {
       await this.writeBatch(batch);
     } catch (err) {
@@ -64,6 +70,8 @@ export abstract class BatchingBolt extends Bolt {
       return;
     }
     this.written.inc(batch.length);
+    this.batches.inc();
+    this.writeMs.inc(Math.round(this.clock.now() - started));
     for (const t of batch) this.collector.ack(t);
   }
 

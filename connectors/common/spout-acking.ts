@@ -50,6 +50,8 @@ export class SpoutAcking<M> {
   private fresh: Entry<M>[] = [];
   private freshHead = 0;
   private readonly due = new DueQueue<Entry<M>>();
+  /** Held messages never emitted yet (kept as a count: the spout asks on every ack). */
+  private freshCount = 0;
 
   constructor(
     private readonly maxHeld: number,
@@ -83,6 +85,7 @@ export class SpoutAcking<M> {
     const e: Entry<M> = { key, msg, fails: 0, state: 'fresh', exhausted: poison !== null, reason: poison };
     this.held.set(key, e);
     this.fresh.push(e);
+    this.freshCount++;
     return true;
   }
 
@@ -97,7 +100,10 @@ export class SpoutAcking<M> {
         this.fresh = this.fresh.slice(this.freshHead);
         this.freshHead = 0;
       }
-      if (this.held.get(e.key) === e && e.state === 'fresh') return this.emit(e);
+      if (this.held.get(e.key) === e && e.state === 'fresh') {
+        this.freshCount--;
+        return this.emit(e);
+      }
     }
     return undefined;
   }
@@ -150,6 +156,7 @@ export class SpoutAcking<M> {
     for (const [key, e] of this.held) {
       if (which(key, e.msg)) {
         this.held.delete(key);
+        if (e.state === 'fresh') this.freshCount--;
         n++;
       }
     }
@@ -159,6 +166,11 @@ export class SpoutAcking<M> {
       this.due.clear();
     }
     return n;
+  }
+
+  /** Held messages not emitted yet. */
+  get unemitted(): number {
+    return this.freshCount;
   }
 
   /** How many held messages are in each state, for the spout's metrics. */

@@ -21,7 +21,8 @@ import type { ConnectorClock } from '../common/connector-clock.js';
 import { parseOptions } from '../common/connector-options.js';
 import { batchOptionsSchema } from '../common/tuple-batcher.js';
 import { inTransaction, postgresAddress, postgresConfig, postgresConnectionSchema, postgresPool } from './postgres-connection.js';
-import { insertText, rowsPerStatement, type ConflictAction } from './sql-text.js';
+import { createHash } from 'node:crypto';
+import { COLUMN_TYPES_SQL, insertText, quoteTable, rowsPerStatement, unnestInsertText, type ConflictAction } from './sql-text.js';
 
 const CONNECTOR = 'PostgresBolt';
 
@@ -60,6 +61,8 @@ export class PostgresBolt extends BatchingBolt {
   /** Positions of the key columns, for collapsing a batch's tuples by key. */
   private readonly keyIndexes: number[];
   private pool: pg.Pool | null = null;
+  /** The prepared statement of the unnest path, once the columns' types are known; null: the VALUES path. */
+  private statement: { name: string; text: string } | null | undefined;
 
   constructor(options: PostgresBoltOptions, clock?: ConnectorClock) {
     const o = parseOptions(CONNECTOR, optionsSchema, options);
@@ -85,13 +88,37 @@ export class PostgresBolt extends BatchingBolt {
 
   protected async writeBatch(tuples: readonly Tuple[]): Promise<void> {
     const rows = this.rowsOf(tuples);
-    const perStatement = rowsPerStatement(this.columns.length);
-    await inTransaction(this.pool!, async (client) => {
-      for (let i = 0; i < rows.length; i += perStatement) {
-        const chunk = rows.slice(i, i + perStatement);
-        await client.query(insertText(this.o.table, this.columns, chunk.length, this.conflict), chunk.flat());
-      }
-    });
+    try {
+      await inTransaction(this.pool!, async (client) => {
+        const statement = this.statement === undefined ? await this.prepareStatement(client) : this.statement;
+        if (statement !== null) {
+          await client.query({ ...statement, values: this.columns.map((_, c) => rows.map((r) => r[c])) });
+          return;
+        }
+        const perStatement = rowsPerStatement(this.columns.length);
+        for (let i = 0; i < rows.length; i += perStatement) {
+          const chunk = rows.slice(i, i + perStatement);
+          await client.query(insertText(this.o.table, this.columns, chunk.length, this.conflict), chunk.flat());
+        }
+      });
+    } catch (err) {
+      // The table may have been altered: learn its columns again with the next batch.
+      this.statement = undefined;
+      throw err;
+    }
+  }
+
+  /** Reads the columns' types and picks the statement: unnest() unless a column is missing or array-typed. */
+  private async prepareStatement(client: pg.PoolClient): Promise<{ name: string; text: string } | null> {
+    const { rows } = await client.query<{ name: string; type: string }>(COLUMN_TYPES_SQL, [quoteTable(this.o.table)]);
+    const types = new Map(rows.map((r) => [r.name, r.type]));
+    const missing = this.columns.filter((c) => !types.has(c));
+    if (missing.length > 0) throw new Error(`table ${this.o.table} has no column(s) ${missing.join(', ')} (it has ${[...types.keys()].join(', ')})`);
+    const columnTypes = this.columns.map((c) => types.get(c)!);
+    if (columnTypes.some((t) => t.endsWith('[]'))) return (this.statement = null);
+    const text = unnestInsertText(this.o.table, this.columns, columnTypes, this.conflict);
+    // Named after its text: a connection prepares it once, and an altered table gets a new one.
+    return (this.statement = { name: `hstorm_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text });
   }
 
   private rowsOf(tuples: readonly Tuple[]): unknown[][] {

@@ -70,6 +70,8 @@ export class RedisStreamSpout extends QueueSpout<Entry> {
   private readonly acking_ = new Set<string>();
   private ackScheduled = false;
   private cancelClaim: (() => void) | null = null;
+  /** The fewest entries worth a read while the spout still has some to emit. */
+  private minRead = 1;
 
   constructor(options: RedisStreamSpoutOptions, clock?: ConnectorClock) {
     const o = parseOptions(CONNECTOR, optionsSchema, options);
@@ -90,7 +92,8 @@ export class RedisStreamSpout extends QueueSpout<Entry> {
     return redisAddress(this.url);
   }
 
-  protected prepare(_conf: Conf, context: TopologyContext): void {
+  protected prepare(conf: Conf, context: TopologyContext): void {
+    this.minRead = Math.max(1, Math.min(this.o.readCount, Math.floor((conf['topology.max.spout.pending'] ?? 1000) / 4)));
     this.url = redisUrl(CONNECTOR, this.o);
     this.group = this.o.group ?? `${context.topologyName}.${context.componentId}`;
     this.consumer = `${context.componentId}-${context.taskIndex}`;
@@ -152,7 +155,9 @@ export class RedisStreamSpout extends QueueSpout<Entry> {
   protected wantMore(): void {
     if (this.reading || !this.link.up || this.reader === null) return;
     const room = this.acking.room();
-    if (room === 0) return;
+    // Trees complete one by one: reading as soon as one slot is free would mean a round trip per entry. Wait for a
+    // quarter of max.spout.pending (or a full read) to be free, unless the spout has nothing left to emit.
+    if (room === 0 || (room < this.minRead && this.acking.unemitted > 0)) return;
     this.reading = true;
     void this.read(this.reader, Math.min(room, this.o.readCount)).finally(() => {
       this.reading = false;

@@ -3,7 +3,8 @@
  * completeTopology (hstorm/testing: real workers, the spout mocked): lookups
  * enrich in batches (a missing key gives null), RedisBolt and PostgresBolt
  * write what they acked, the upsert keeps one row per key with the last
- * values, the plain insert keeps every tuple.
+ * values, the plain insert keeps every tuple, a table with an array column
+ * is written too (without unnest, which would flatten the arrays).
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -31,6 +32,7 @@ describe('connector bolts against real Redis and PostgreSQL', function () {
     await sql(postgres.url, "INSERT INTO regions VALUES ('u1', 'north'), ('u3', 'south')");
     await sql(postgres.url, 'CREATE TABLE enriched (user_id text PRIMARY KEY, amount int, name text, region text)');
     await sql(postgres.url, 'CREATE TABLE audit (user_id text, amount int)');
+    await sql(postgres.url, 'CREATE TABLE tagged (user_id text PRIMARY KEY, tags text[])');
   });
 
   after(async function () {
@@ -79,5 +81,11 @@ describe('connector bolts against real Redis and PostgreSQL', function () {
     ]);
     const audit = await sql(postgres.url, 'SELECT user_id, amount FROM audit ORDER BY amount');
     assert.deepEqual(audit.map((r) => [r.user_id, r.amount]), [['u1', 10], ['u1', 15], ['u2', 20], ['u3', 30]], 'a plain insert keeps every tuple');
+    const tagged = await sql(postgres.url, 'SELECT user_id, tags FROM tagged ORDER BY user_id');
+    assert.deepEqual(tagged, [
+      { user_id: 'u1', tags: ['Ada', 'north'] },
+      { user_id: 'u2', tags: ['Grace', null] },
+      { user_id: 'u3', tags: [null, 'south'] },
+    ]);
   });
 });

@@ -25,6 +25,7 @@ describe('connectors: SpoutAcking', () => {
     assert.equal(a.next()?.key, '2');
     assert.equal(a.next(), undefined);
     assert.deepEqual(a.counts(), { fresh: 0, emitted: 2, waiting: 0 });
+    assert.equal(a.unemitted, 0);
   });
 
   it('lets a message go only when its tree completes, and only once', () => {
@@ -135,6 +136,7 @@ describe('connectors: SpoutAcking', () => {
         // Every message offered is acknowledged or still held: none lost.
         for (let id = 0; id < nextId; id++) assert.ok(acknowledged.has(id) || a.has(String(id)), `message ${id} lost`);
         assert.equal(acknowledged.size + a.size, nextId);
+        assert.equal(a.unemitted, a.counts().fresh, 'the running count of unemitted messages agrees with a recount');
       }),
       { numRuns: 200 },
     );

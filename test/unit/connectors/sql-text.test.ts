@@ -1,6 +1,6 @@
 /** The PostgreSQL connectors' SQL: identifiers quoted, values as parameters, statements within the parameter limit. */
 import assert from 'node:assert/strict';
-import { insertText, lookupText, quoteIdent, quoteTable, rowsPerStatement } from '../../../connectors/postgres/sql-text.js';
+import { insertText, lookupText, quoteIdent, quoteTable, rowsPerStatement, unnestInsertText } from '../../../connectors/postgres/sql-text.js';
 
 describe('connectors: PostgreSQL statements', () => {
   it('quotes identifiers, and each part of schema.table', () => {
@@ -17,6 +17,14 @@ describe('connectors: PostgreSQL statements', () => {
     assert.equal(insertText('t', ['id'], 1, { kind: 'update', keys: ['id'], set: [] }), 'INSERT INTO "t" ("id") VALUES ($1) ON CONFLICT ("id") DO NOTHING');
     assert.equal(insertText('t', ['id', 'n'], 1, { kind: 'nothing', keys: ['id'] }), 'INSERT INTO "t" ("id","n") VALUES ($1,$2) ON CONFLICT ("id") DO NOTHING');
     assert.equal(insertText('t', ['id', 'n'], 1, { kind: 'none' }), 'INSERT INTO "t" ("id","n") VALUES ($1,$2)');
+  });
+
+  it('writes a batch as one array per column through unnest, the same text for every batch', () => {
+    assert.equal(
+      unnestInsertText('app.t', ['id', 'n'], ['text', 'character varying(20)'], { kind: 'update', keys: ['id'], set: ['n'] }),
+      'INSERT INTO "app"."t" ("id","n") SELECT * FROM unnest($1::text[], $2::character varying(20)[]) ON CONFLICT ("id") DO UPDATE SET "n" = EXCLUDED."n"',
+    );
+    assert.equal(unnestInsertText('t', ['id'], ['bigint'], { kind: 'none' }), 'INSERT INTO "t" ("id") SELECT * FROM unnest($1::bigint[])');
   });
 
   it('keeps rows × columns within 65 535 parameters', () => {

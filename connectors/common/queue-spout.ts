@@ -54,6 +54,7 @@ export abstract class QueueSpout<M> extends Spout {
   protected link!: BrokerLink;
   protected acking!: SpoutAcking<M>;
   private retried!: Counter;
+  private wantMoreScheduled = false;
   private dropped!: Counter;
 
   protected constructor(
@@ -132,7 +133,14 @@ export abstract class QueueSpout<M> extends Spout {
     const msg = this.acking.acked(key);
     if (msg === undefined) return; // let go after a reconnect: the broker delivers it again
     this.acknowledge(key, msg);
-    this.wantMore();
+    // Acks arrive in bursts (a sink commits a batch): ask for more once the burst is over, with all the room it freed.
+    if (!this.wantMoreScheduled) {
+      this.wantMoreScheduled = true;
+      setImmediate(() => {
+        this.wantMoreScheduled = false;
+        this.wantMore();
+      });
+    }
   }
 
   override fail(messageId: unknown): void {

@@ -37,6 +37,16 @@ export abstract class BatchingBolt extends Bolt {
   /** Closes the client. */
   protected abstract shutdown(): Promise<void>;
 
+  /** Batches written at once at most; 1 unless a subclass knows when two may overlap. */
+  protected maxWrites(): number {
+    return 1;
+  }
+
+  /** Whether `next` may be written while `writing` are (asked only when maxWrites() > 1). */
+  protected mayOverlap(_next: readonly Tuple[], _writing: readonly (readonly Tuple[])[]): boolean {
+    return false;
+  }
+
   override async prepare(conf: Conf, context: TopologyContext, collector: OutputCollector): Promise<void> {
     this.collector = collector;
     this.context = context;
@@ -45,7 +55,11 @@ export abstract class BatchingBolt extends Bolt {
     this.batches = context.registerCounter('connector.batches');
     this.writeMs = context.registerCounter('connector.write.ms');
     this.failedBatches = context.registerCounter('connector.batches.failed');
-    this.batcher = new TupleBatcher<Tuple>(this.batchOptions, (batch) => this.runBatch(batch), this.clock);
+    this.batcher = new TupleBatcher<Tuple>(
+      this.batchOptions,
+      { write: (batch) => this.runBatch(batch), maxWrites: this.maxWrites(), mayOverlap: (next, writing) => this.mayOverlap(next, writing) },
+      this.clock,
+    );
     context.registerGauge('connector.waiting', () => this.batcher.waiting);
     await this.open(conf, context);
   }

@@ -82,10 +82,20 @@ export abstract class QueueSpout<M> extends Spout {
   /** There may be room for more messages: a pulling spout fetches (`acking.room()` says how many). */
   protected abstract wantMore(): void;
 
+  /**
+   * Messages a spout may hold beyond topology.max.spout.pending, read ahead and ready to emit as soon as trees
+   * complete (the executor still keeps the emitted ones in flight to max.spout.pending). 0 by default: a broker
+   * that pushes up to a prefetch (RabbitMQ) needs none.
+   */
+  protected readAhead(): number {
+    return 0;
+  }
+
   override async open(conf: Conf, context: TopologyContext, collector: SpoutOutputCollector): Promise<void> {
     this.collector = collector;
     this.context = context;
-    this.acking = new SpoutAcking<M>(conf['topology.max.spout.pending'] ?? UNBOUNDED_PENDING_HOLD, this.queueOptions.retry, this.clock);
+    const pending = conf['topology.max.spout.pending'] ?? UNBOUNDED_PENDING_HOLD;
+    this.acking = new SpoutAcking<M>(pending + this.readAhead(), this.queueOptions.retry, this.clock);
     this.retried = context.registerCounter('connector.retried');
     this.dropped = context.registerCounter('connector.dropped');
     context.registerGauge('connector.held', () => this.acking.size);

@@ -10,7 +10,9 @@
  *
  * Within one upsert batch, tuples with the same key collapse to the last one
  * (PostgreSQL refuses to update a row twice in one statement); all of them are
- * acked with the batch. Storm's JdbcInsertBolt writes per tuple with a plain
+ * acked with the batch. Up to `connection.poolSize` batches are written at once,
+ * on separate connections, when they share no key (so a later write of a row
+ * never overtakes an earlier one). Storm's JdbcInsertBolt writes per tuple with a plain
  * insert (or the query you give it); this bolt batches and upserts by default.
  */
 import type pg from 'pg';
@@ -78,6 +80,26 @@ export class PostgresBolt extends BatchingBolt {
           ? { kind: 'nothing', keys }
           : { kind: 'update', keys, set: this.columns.filter((c) => !keys.includes(c)) };
     this.keyIndexes = keys.map((k) => this.columns.indexOf(k));
+  }
+
+  /** One batch per pooled connection. */
+  protected override maxWrites(): number {
+    return this.o.connection.poolSize;
+  }
+
+  /**
+   * Two batches are written at once only when no row is in both: an upsert of a row must never overtake an earlier
+   * one (the older values would win), and two transactions on disjoint keys never wait on each other's row locks.
+   * Plain inserts may always overlap.
+   */
+  protected override mayOverlap(next: readonly Tuple[], writing: readonly (readonly Tuple[])[]): boolean {
+    if (this.conflict.kind === 'none') return true;
+    const keys = new Set(writing.flatMap((b) => b.map((t) => this.keyOfTuple(t))));
+    return next.every((t) => !keys.has(this.keyOfTuple(t)));
+  }
+
+  private keyOfTuple(t: Tuple): string {
+    return keyOf(this.keyIndexes.map((i) => t.getValueByField(this.fields[i]!)));
   }
 
   protected open(_conf: Conf, context: TopologyContext): void {

@@ -92,6 +92,11 @@ export class RedisStreamSpout extends QueueSpout<Entry> {
     return redisAddress(this.url);
   }
 
+  /** One read's worth beyond max.spout.pending: the next entries are there when trees complete, not a round trip later. */
+  protected override readAhead(): number {
+    return this.o.readCount;
+  }
+
   protected prepare(conf: Conf, context: TopologyContext): void {
     this.minRead = Math.max(1, Math.min(this.o.readCount, Math.floor((conf['topology.max.spout.pending'] ?? 1000) / 4)));
     this.url = redisUrl(CONNECTOR, this.o);

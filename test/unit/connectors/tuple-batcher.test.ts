@@ -19,7 +19,7 @@ describe('connectors: TupleBatcher', () => {
   it('writes a batch when it is full, and the next gathers while one is written', async () => {
     const clock = new ManualClock();
     const w = controlledWrites();
-    const b = new TupleBatcher(batchOptionsSchema.parse({ size: 3, flushMs: 1000 }), w.write, clock);
+    const b = new TupleBatcher(batchOptionsSchema.parse({ size: 3, flushMs: 1000 }), { write: w.write }, clock);
     for (const i of [1, 2]) assert.equal(b.add(i), undefined);
     assert.equal(w.batches.length, 0);
     assert.equal(b.add(3), undefined, 'nothing is being written: no wait');
@@ -41,7 +41,7 @@ describe('connectors: TupleBatcher', () => {
   it('writes a batch flushMs after its first tuple, and one whose time came while another was written right after it', async () => {
     const clock = new ManualClock();
     const w = controlledWrites();
-    const b = new TupleBatcher(batchOptionsSchema.parse({ size: 100, flushMs: 20 }), w.write, clock);
+    const b = new TupleBatcher(batchOptionsSchema.parse({ size: 100, flushMs: 20 }), { write: w.write }, clock);
     void b.add(1);
     await clock.advance(19);
     assert.equal(w.batches.length, 0);
@@ -61,10 +61,40 @@ describe('connectors: TupleBatcher', () => {
 
   it('flush writes what is gathered and waits for every write', async () => {
     const done: number[][] = [];
-    const b = new TupleBatcher(batchOptionsSchema.parse({ size: 2, flushMs: 1000 }), async (batch: number[]) => void done.push(batch), new ManualClock());
+    const b = new TupleBatcher(batchOptionsSchema.parse({ size: 2, flushMs: 1000 }), { write: async (batch: number[]) => void done.push(batch) }, new ManualClock());
     for (const i of [1, 2, 3]) await b.add(i);
     await b.flush();
     assert.deepEqual(done, [[1, 2], [3]]);
     assert.equal(b.waiting, 0);
+  });
+
+  it('writes a second batch beside the first only when the writer lets the two overlap', async () => {
+    const w = controlledWrites();
+    // Batches overlap when they share no odd number (think: no key).
+    const b = new TupleBatcher(
+      batchOptionsSchema.parse({ size: 2, flushMs: 1000 }),
+      { write: w.write, maxWrites: 2, mayOverlap: (next: readonly number[], writing: readonly (readonly number[])[]) => !next.some((n) => n % 2 === 1 && writing.some((x) => x.includes(n))) },
+      new ManualClock(),
+    );
+    void b.add(1);
+    void b.add(2);
+    void b.add(3);
+    assert.equal(b.add(4), undefined, 'disjoint from the batch being written: starts beside it');
+    assert.deepEqual(w.batches, [[1, 2], [3, 4]]);
+    void b.add(5);
+    const wait = b.add(6);
+    assert.ok(wait instanceof Promise, 'two writes already: the third waits');
+    w.finish[0]!();
+    await wait;
+    assert.deepEqual(w.batches, [[1, 2], [3, 4], [5, 6]]);
+    void b.add(5);
+    const blocked = b.add(8);
+    assert.ok(blocked instanceof Promise, '5 is in a batch being written: this one may not overtake it');
+    w.finish[1]!();
+    await settle();
+    assert.equal(w.batches.length, 3, 'still waiting for the batch holding 5');
+    w.finish[2]!();
+    await blocked;
+    assert.deepEqual(w.batches.at(-1), [5, 8]);
   });
 });

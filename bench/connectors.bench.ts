@@ -136,6 +136,22 @@ async function viaHstorm(redisUrl: string, postgresUrl: string, stream: string, 
   return { rowsPerSec: rateFrom(samples, total), p50Ms: summary.completeLatencyMs.p50, p99Ms: summary.completeLatencyMs.p99, cpuUsPerRow };
 }
 
+/** One panel: the median over rounds of `field`, per parallelism and side. */
+function bars(field: string, title: string, yTitle: string): object {
+  return {
+    width: 260,
+    height: 220,
+    title,
+    mark: 'bar',
+    encoding: {
+      x: { field: 'parallelism', type: 'ordinal', title: 'consumers and writers', axis: { labelAngle: 0 } },
+      xOffset: { field: 'side' },
+      y: { field, aggregate: 'median', type: 'quantitative', title: yTitle },
+      color: { field: 'side', type: 'nominal', legend: { orient: 'top' } },
+    },
+  };
+}
+
 export async function run(args: BenchArgs): Promise<void> {
   const total = args.quick ? 30_000 : 100_000;
   const parallelisms = args.quick ? [1] : [1, 2];
@@ -199,30 +215,8 @@ export async function run(args: BenchArgs): Promise<void> {
     rows,
     plot: {
       hconcat: [
-        {
-          width: 260,
-          height: 220,
-          title: 'committed rows/s',
-          mark: 'bar',
-          encoding: {
-            x: { field: 'parallelism', type: 'ordinal', title: 'consumers and writers', axis: { labelAngle: 0 } },
-            xOffset: { field: 'side' },
-            y: { field: 'rowsPerSec', aggregate: 'median', type: 'quantitative', title: 'rows/s (median of rounds)' },
-            color: { field: 'side', type: 'nominal', legend: { orient: 'top' } },
-          },
-        },
-        {
-          width: 260,
-          height: 220,
-          title: 'CPU per row of the hstorm worker / the hand-written process',
-          mark: 'bar',
-          encoding: {
-            x: { field: 'parallelism', type: 'ordinal', title: 'consumers and writers', axis: { labelAngle: 0 } },
-            xOffset: { field: 'side' },
-            y: { field: 'cpuUsPerRow', aggregate: 'median', type: 'quantitative', title: 'µs per row (median of rounds)' },
-            color: { field: 'side', type: 'nominal' },
-          },
-        },
+        bars('rowsPerSec', 'committed rows/s', 'rows/s (median of rounds)'),
+        bars('cpuUsPerRow', 'CPU per row of the hstorm worker / the hand-written process', 'µs per row (median of rounds)'),
       ],
     } as ExperimentReport['plot'],
     backends: {},

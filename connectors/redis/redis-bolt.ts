@@ -14,12 +14,12 @@
  * not strings, numbers or bytes are written as JSON.
  */
 import { z } from 'zod';
-import type { Conf, Tuple } from '../../topology-sdk/index.js';
-import { BatchingBolt } from '../common/batching-bolt.js';
+import type { Tuple } from '../../topology-sdk/index.js';
 import type { ConnectorClock } from '../common/connector-clock.js';
 import { parseOptions } from '../common/connector-options.js';
 import { batchOptionsSchema } from '../common/tuple-batcher.js';
-import { redisConnectionShape, redisUrl, RedisOnDemand } from './redis-connection.js';
+import { RedisBatchingBolt } from './redis-batching-bolt.js';
+import { redisConnectionShape } from './redis-connection.js';
 
 const CONNECTOR = 'RedisBolt';
 
@@ -46,58 +46,49 @@ const optionsSchema = z
 export type RedisBoltOptions = z.input<typeof optionsSchema>;
 type Options = z.output<typeof optionsSchema>;
 
-export class RedisBolt extends BatchingBolt {
+export class RedisBolt extends RedisBatchingBolt {
   private readonly o: Options;
-  private redis: RedisOnDemand | null = null;
 
   constructor(options: RedisBoltOptions, clock?: ConnectorClock) {
     const o = parseOptions(CONNECTOR, optionsSchema, options);
-    super(CONNECTOR, o.batch, clock);
+    super(CONNECTOR, o, clock);
     this.o = o;
   }
 
-  protected open(_conf: Conf): void {
-    this.requireFields('keyField', [this.o.keyField]);
-    this.requireFields('valueField', [this.o.valueField]);
-    this.redis = new RedisOnDemand(redisUrl(CONNECTOR, this.o), this.o);
+  protected fieldsRead(): [string, string[]][] {
+    return [
+      ['keyField', [this.o.keyField]],
+      ['valueField', [this.o.valueField]],
+    ];
   }
 
   protected async writeBatch(tuples: readonly Tuple[]): Promise<void> {
-    const client = await this.redis!.get();
-    const tx = client.multi();
-    const extra = this.o.additionalKey ?? '';
-    for (const t of tuples) {
-      const key = this.o.keyPrefix + String(t.getValueByField(this.o.keyField));
-      const value = t.getValueByField(this.o.valueField);
-      switch (this.o.dataType) {
-        case 'string':
-          tx.set(key, redisValue(value));
-          break;
-        case 'hash':
-          tx.hSet(extra, key, redisValue(value));
-          break;
-        case 'set':
-          tx.sAdd(key, redisValue(value));
-          break;
-        case 'sorted-set':
-          tx.zAdd(extra, { score: Number(value), value: key });
-          break;
-        case 'list':
-          tx.rPush(key, redisValue(value));
-          break;
+    await this.withRedis((client) => {
+      const tx = client.multi();
+      const extra = this.o.additionalKey ?? '';
+      for (const t of tuples) {
+        const key = this.o.keyPrefix + String(t.getValueByField(this.o.keyField));
+        const value = t.getValueByField(this.o.valueField);
+        switch (this.o.dataType) {
+          case 'string':
+            tx.set(key, redisValue(value));
+            break;
+          case 'hash':
+            tx.hSet(extra, key, redisValue(value));
+            break;
+          case 'set':
+            tx.sAdd(key, redisValue(value));
+            break;
+          case 'sorted-set':
+            tx.zAdd(extra, { score: Number(value), value: key });
+            break;
+          case 'list':
+            tx.rPush(key, redisValue(value));
+            break;
+        }
       }
-    }
-    try {
-      await tx.exec();
-    } catch (err) {
-      this.redis!.drop();
-      throw err;
-    }
-  }
-
-  protected shutdown(): Promise<void> {
-    this.redis?.drop();
-    return Promise.resolve();
+      return tx.exec();
+    });
   }
 }
 

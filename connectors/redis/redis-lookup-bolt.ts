@@ -8,12 +8,12 @@
  * and acked either way; a failed lookup fails the batch's tuples.
  */
 import { z } from 'zod';
-import type { Conf, OutputFieldsDeclarer, Tuple } from '../../topology-sdk/index.js';
-import { BatchingBolt } from '../common/batching-bolt.js';
+import type { OutputFieldsDeclarer, Tuple } from '../../topology-sdk/index.js';
 import type { ConnectorClock } from '../common/connector-clock.js';
 import { parseOptions } from '../common/connector-options.js';
 import { batchOptionsSchema } from '../common/tuple-batcher.js';
-import { redisConnectionShape, redisUrl, RedisOnDemand } from './redis-connection.js';
+import { RedisBatchingBolt } from './redis-batching-bolt.js';
+import { redisConnectionShape } from './redis-connection.js';
 
 const CONNECTOR = 'RedisLookupBolt';
 
@@ -39,32 +39,25 @@ const optionsSchema = z
 export type RedisLookupBoltOptions = z.input<typeof optionsSchema>;
 type Options = z.output<typeof optionsSchema>;
 
-export class RedisLookupBolt extends BatchingBolt {
+export class RedisLookupBolt extends RedisBatchingBolt {
   private readonly o: Options;
-  private redis: RedisOnDemand | null = null;
 
   constructor(options: RedisLookupBoltOptions, clock?: ConnectorClock) {
     const o = parseOptions(CONNECTOR, optionsSchema, options);
-    super(CONNECTOR, o.batch, clock);
+    super(CONNECTOR, o, clock);
     this.o = o;
   }
 
-  protected open(_conf: Conf): void {
-    this.requireFields('keyField', [this.o.keyField]);
-    this.requireFields('outputFields', this.o.outputFields.filter((f) => f !== this.o.valueAs));
-    this.redis = new RedisOnDemand(redisUrl(CONNECTOR, this.o), this.o);
+  protected fieldsRead(): [string, string[]][] {
+    return [
+      ['keyField', [this.o.keyField]],
+      ['outputFields', this.o.outputFields.filter((f) => f !== this.o.valueAs)],
+    ];
   }
 
   protected async writeBatch(tuples: readonly Tuple[]): Promise<void> {
-    const client = await this.redis!.get();
     const keys = tuples.map((t) => this.o.keyPrefix + String(t.getValueByField(this.o.keyField)));
-    let values: (string | null)[];
-    try {
-      values = (this.o.dataType === 'string' ? await client.mGet(keys) : await client.hmGet(this.o.additionalKey!, keys)) as (string | null)[];
-    } catch (err) {
-      this.redis!.drop();
-      throw err;
-    }
+    const values = (await this.withRedis((client) => (this.o.dataType === 'string' ? client.mGet(keys) : client.hmGet(this.o.additionalKey!, keys)))) as (string | null)[];
     tuples.forEach((t, i) => {
       const value = values[i] ?? null;
       if (value === null && this.o.missing === 'skip') return;
@@ -77,10 +70,5 @@ export class RedisLookupBolt extends BatchingBolt {
 
   override declareOutputFields(declarer: OutputFieldsDeclarer): void {
     declarer.declare(this.o.outputFields);
-  }
-
-  protected shutdown(): Promise<void> {
-    this.redis?.drop();
-    return Promise.resolve();
   }
 }

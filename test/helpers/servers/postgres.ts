@@ -17,28 +17,17 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from '../ports.js';
-import { ServerProcess } from './server-process.js';
+import { restartableServer, ServerProcess, type TestServer } from './server-process.js';
 import { giveTo, serverUser } from './server-user.js';
 
-export interface TestPostgres {
-  host: string;
-  port: number;
+/** `url` is `postgresql://user@host:port/database`; takeDown is a fast shutdown (SIGINT: sessions ended, committed data kept). */
+export interface TestPostgres extends TestServer {
   user: string;
   /** The database every server starts with; tests create their own tables in it. */
   database: string;
-  /** `postgresql://user@host:port/database`, for `pg`'s connectionString. */
-  url: string;
   /** The directory holding the unix socket (`host` for a socket connection). */
   socketDir: string;
   dataDir: string;
-  /** The running postmaster (a test's `kill -9` is `process.signal('SIGKILL')`). */
-  readonly process: ServerProcess;
-  /** Fast shutdown (SIGINT: open sessions are ended, committed data kept). */
-  takeDown(): Promise<void>;
-  /** Starts the server again on the same port and data directory. */
-  bringUp(): Promise<void>;
-  /** Stops the server and removes its directories. */
-  stop(): Promise<void>;
 }
 
 const run = promisify(execFile);
@@ -110,27 +99,11 @@ export async function startTestPostgres(): Promise<TestPostgres> {
           }
         },
       });
-    let server = await start();
-    return {
-      host,
-      port,
-      user: 'hstorm',
-      database,
-      url: `postgresql://hstorm@${host}:${port}/${database}`,
-      socketDir,
-      dataDir,
-      get process() {
-        return server;
-      },
-      takeDown: () => server.stop(30_000, 'SIGINT'),
-      bringUp: async () => {
-        server = await start();
-      },
-      stop: async () => {
-        await server.stop(30_000, 'SIGINT');
-        await rm(dir, { recursive: true, force: true });
-      },
-    };
+    return await restartableServer(
+      { host, port, user: 'hstorm', database, url: `postgresql://hstorm@${host}:${port}/${database}`, socketDir, dataDir },
+      start,
+      { cleanup: () => rm(dir, { recursive: true, force: true }), graceMs: 30_000, stopSignal: 'SIGINT' },
+    );
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     throw err;

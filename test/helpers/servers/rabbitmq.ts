@@ -13,23 +13,12 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../ports.js';
-import { ServerProcess, tcpAnswer } from './server-process.js';
+import { restartableServer, ServerProcess, tcpAnswer, type TestServer } from './server-process.js';
 import { giveTo, serverUser } from './server-user.js';
 
-export interface TestRabbitMq {
-  host: string;
-  port: number;
-  /** `amqp://guest:guest@host:port`, for amqplib's connect. */
-  url: string;
+/** `url` is `amqp://guest:guest@host:port`; durable queues and persistent messages survive takeDown. */
+export interface TestRabbitMq extends TestServer {
   dir: string;
-  /** The running broker (its start script and Erlang VM, signalled as a group). */
-  readonly process: ServerProcess;
-  /** Stops the broker (durable queues and persistent messages are kept). */
-  takeDown(): Promise<void>;
-  /** Starts the broker again with the same node name, ports and database. */
-  bringUp(): Promise<void>;
-  /** Stops the broker and its epmd and removes the directory. */
-  stop(): Promise<void>;
 }
 
 /** RABBITMQ_SCRIPTS overrides where the broker's scripts are (Debian: /usr/lib/rabbitmq/bin). */
@@ -106,26 +95,14 @@ export async function startTestRabbitMq(): Promise<TestRabbitMq> {
         startTimeoutMs: 120_000,
         ready: async () => (await tcpAnswer(host, port, AMQP_HEADER)).charCodeAt(0) === 1,
       });
-    let server = await start();
     const epmdServer = epmd;
-    return {
-      host,
-      port,
-      url: `amqp://guest:guest@${host}:${port}`,
-      dir,
-      get process() {
-        return server;
-      },
-      takeDown: () => server.stop(30_000),
-      bringUp: async () => {
-        server = await start();
-      },
-      stop: async () => {
-        await server.stop(30_000);
+    return await restartableServer({ host, port, url: `amqp://guest:guest@${host}:${port}`, dir }, start, {
+      graceMs: 30_000,
+      cleanup: async () => {
         await epmdServer.stop();
         await rm(dir, { recursive: true, force: true });
       },
-    };
+    });
   } catch (err) {
     await epmd?.stop();
     await rm(dir, { recursive: true, force: true });

@@ -143,3 +143,45 @@ export function tcpAnswer(host: string, port: number, request: string | Buffer, 
     });
   });
 }
+
+/** What every test server offers: where it listens, its process, and outages on demand. */
+export interface TestServer {
+  host: string;
+  port: number;
+  /** The URL a client connects with. */
+  url: string;
+  /** The running server (a test's `kill -9` is `process.signal('SIGKILL')`); a new one after bringUp. */
+  readonly process: ServerProcess;
+  /** Stops the server and keeps its data (what survives depends on the server: see each one). */
+  takeDown(): Promise<void>;
+  /** Starts the server again on the same port with the same data. */
+  bringUp(): Promise<void>;
+  /** Stops the server and removes everything it wrote. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A TestServer around `start` (which starts the server process, again after each takeDown), with `fields` besides;
+ * `stop` ends the process, then runs `cleanup` (remove the directory, end helper processes).
+ */
+export async function restartableServer<F extends { host: string; port: number; url: string }>(
+  fields: F,
+  start: () => Promise<ServerProcess>,
+  options: { cleanup: () => Promise<void>; graceMs?: number; stopSignal?: NodeJS.Signals },
+): Promise<F & TestServer> {
+  let server = await start();
+  const halt = (): Promise<void> => server.stop(options.graceMs, options.stopSignal);
+  const handle = {
+    ...fields,
+    takeDown: halt,
+    bringUp: async () => {
+      server = await start();
+    },
+    stop: async () => {
+      await halt();
+      await options.cleanup();
+    },
+  };
+  // A getter, not a copy: after bringUp it is the new process.
+  return Object.defineProperty(handle, 'process', { get: () => server, enumerable: true }) as F & TestServer;
+}

@@ -14,7 +14,9 @@ cd "$(dirname "$0")/.."
 # connectors' Redis, PostgreSQL and RabbitMQ (test/helpers/servers/). What is missing is installed in one apt-get
 # run. Measured on the 2-core dev machine with the .debs cached (2026-11-25): redis-server 7 s, rabbitmq-server with
 # its Erlang 7 s, postgresql 10 s (timed as a reinstall); to download ~1, 33 and 18 MB. Starting one per test file:
-# Redis 0.15 s, PostgreSQL 0.9 s with its initdb, RabbitMQ 4-8 s. The packages' own services are not used.
+# Redis 0.15 s, PostgreSQL 0.9 s with its initdb, RabbitMQ 4-8 s. The packages' own services are not used. The tests
+# that use them (test-servers, connectors, connectors-exact-count, connector-bolts, example-redis-to-postgres) take
+# ~3 min together on the 2-core machine at load average 10.
 missing=()
 hints=()
 need() { # need PACKAGE HINT: the package is missing; HINT says how to point the tests at another installation

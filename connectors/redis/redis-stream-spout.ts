@@ -117,7 +117,7 @@ export class RedisStreamSpout extends QueueSpout<Entry> {
     this.pelCursor = '0';
     queueMicrotask(() => {
       this.wantMore();
-      this.flushAcks();
+      void this.flushAcks();
     });
     this.scheduleClaim();
   }
@@ -136,17 +136,17 @@ export class RedisStreamSpout extends QueueSpout<Entry> {
     if (!this.ackScheduled) {
       this.ackScheduled = true;
       // One XACK for all the trees that completed in this turn of the event loop.
-      setImmediate(() => this.flushAcks());
+      setImmediate(() => void this.flushAcks());
     }
   }
 
-  private flushAcks(): void {
+  private flushAcks(): Promise<void> {
     this.ackScheduled = false;
     const cmd = this.cmd;
-    if (!this.link.up || !cmd || this.toAck.length === 0) return;
+    if (!this.link.up || !cmd || this.toAck.length === 0) return Promise.resolve();
     const ids = this.toAck;
     this.toAck = [];
-    cmd.xAck(this.o.stream, this.group, ids).then(
+    return cmd.xAck(this.o.stream, this.group, ids).then(
       () => {
         for (const id of ids) this.acking_.delete(id);
       },
@@ -155,6 +155,12 @@ export class RedisStreamSpout extends QueueSpout<Entry> {
         this.link.lost(err);
       },
     );
+  }
+
+  /** The XACKs of trees that completed are sent before the connection goes (else their entries would be delivered again). */
+  override async close(): Promise<void> {
+    await this.flushAcks();
+    await super.close();
   }
 
   protected wantMore(): void {

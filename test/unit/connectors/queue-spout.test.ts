@@ -62,7 +62,8 @@ async function openSpout(options: object, maxPending = 10) {
   const emitted: Emitted[] = [];
   const errors: unknown[] = [];
   const collector: SpoutOutputCollector = {
-    emit: (values, options) => (emitted.push({ values, options }), [1]),
+    // The spout emits in the options form only.
+    emit: (values: unknown, options?: unknown): number[] => (emitted.push({ values: values as Values, options: options as EmitOptions | undefined }), [1]),
     emitDirect: () => undefined,
     reportError: (e) => void errors.push(e),
   };

@@ -78,10 +78,36 @@ describe('hstorm public surface', () => {
     assert.ok(!(Object.values(testing) as unknown[]).includes(RuntimeTuple), 'RuntimeTuple is exported from hstorm/testing');
   });
 
-  it("exposes only '.' and './testing' in package.json: deep imports of internals are refused", async () => {
+  it("exposes only '.', './testing' and the connectors' subpaths in package.json: deep imports of internals are refused", async () => {
     const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
-    assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', './testing']);
+    assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', './connectors', './connectors/postgres', './connectors/rabbitmq', './connectors/redis', './testing']);
     await assert.rejects(import('hstorm/dist/worker/executor/runtime-tuple.js' as string), (e: NodeJS.ErrnoException) => e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED');
+  });
+
+  it('each connector subpath exports its components, and hstorm/connectors what they are built on', async () => {
+    const names = async (entry: string) => Object.keys((await import(entry)) as object).sort();
+    assert.deepEqual(await names('hstorm/connectors/redis'), ['RedisBolt', 'RedisLookupBolt', 'RedisStreamSpout']);
+    assert.deepEqual(await names('hstorm/connectors/rabbitmq'), ['RabbitMqSpout']);
+    assert.deepEqual(await names('hstorm/connectors/postgres'), ['PostgresBolt', 'PostgresLookupBolt']);
+    assert.deepEqual(await names('hstorm/connectors'), [
+      'BatchingBolt',
+      'BrokerLink',
+      'ConnectorConfigError',
+      'ConnectorUnavailableError',
+      'ConnectorWriteError',
+      'MessageDroppedError',
+      'QueueSpout',
+      'SpoutAcking',
+      'TupleBatcher',
+      'batchOptionsSchema',
+      'mayRetry',
+      'parseOptions',
+      'queueSpoutOptionsShape',
+      'realConnectorClock',
+      'reconnectOptionsSchema',
+      'retryDelayMs',
+      'retryOptionsSchema',
+    ]);
   });
 
   it('a runtime tuple seen through the author type still reads its values (the type hides, it does not break)', () => {

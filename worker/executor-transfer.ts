@@ -7,9 +7,9 @@
  */
 import type { Logger } from '../common/logger.js';
 import { RateLimitedLog } from '../common/logger.js';
-import { RuntimeTuple } from './executor/runtime-tuple.js';
+import { RuntimeTuple, type AnchorIds } from './executor/runtime-tuple.js';
 import type { Executor } from './executor/executor.js';
-import { isSystemStream } from './acking/system-streams.js';
+import { ackArity, type AckKind } from './acking/ack-messages.js';
 import type { ZmqTransport } from './transport/zmq-transport.js';
 import type { RunLoop } from './run-loop.js';
 import type { TaskTable } from './task-table.js';
@@ -34,21 +34,49 @@ export class ExecutorTransfer {
     this.dropLog = new RateLimitedLog(log);
   }
 
-  /** Delivers one tuple; an ack-protocol tuple may merge into a tuple of the open batch (transport/batch-builder.ts). */
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null, wire: unknown[] | null = null): void {
+  /** Delivers one data tuple: into a local queue, or onto the link towards the worker that holds `dest`. */
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire: unknown[] | null = null): void {
     const local = this.executors.get(dest);
     if (local) {
-      local.enqueue(new RuntimeTuple(values, this.table.fieldsOf(srcComponent, stream), srcComponent, stream, srcTask, anchors), isSystemStream(stream));
+      local.enqueue(new RuntimeTuple(values, this.table.fieldsOf(srcComponent, stream), srcComponent, stream, srcTask, anchors));
       this.loop.wake();
       return;
     }
+    const peer = this.peerOf(dest, stream);
+    if (peer !== undefined) this.transport.sendTuple(peer, dest, srcTask, stream, wire ?? values, anchors);
+  }
+
+  /** Delivers one ack-protocol message; towards another worker it joins the open batch's run of its route and kind. */
+  sendAck(dest: number, srcTask: number, kind: AckKind, rootLo: number, rootHi: number, valLo: number, valHi: number): void {
+    if (this.executors.has(dest)) {
+      const words = ackArity(kind) === 4 ? Uint32Array.of(rootLo, rootHi, valLo, valHi) : Uint32Array.of(rootLo, rootHi);
+      this.sendAcks(dest, srcTask, kind, words);
+      return;
+    }
+    const peer = this.peerOf(dest, kind);
+    if (peer !== undefined) this.transport.sendAck(peer, dest, srcTask, kind, rootLo, rootHi, valLo, valHi);
+  }
+
+  /** Delivers a run of ack-protocol messages of one kind (ack-messages.ts). */
+  sendAcks(dest: number, srcTask: number, kind: AckKind, words: Uint32Array): void {
+    const local = this.executors.get(dest);
+    if (local) {
+      local.enqueueAcks({ kind, src: srcTask, words });
+      this.loop.wake();
+      return;
+    }
+    const peer = this.peerOf(dest, kind);
+    if (peer !== undefined) this.transport.sendAcks(peer, dest, srcTask, kind, words);
+  }
+
+  /** The worker that holds `dest`; undefined (and the message dropped, counted) when none does: its spout replays. */
+  private peerOf(dest: number, what: string | AckKind): string | undefined {
     const peer = this.table.workerOf(dest);
     if (peer === undefined) {
       this.dropped++;
-      this.dropLog.warn({ dest, stream }, 'no worker is assigned the destination task; dropping the tuple (its spout will replay it)');
-      return;
+      this.dropLog.warn({ dest, [typeof what === 'string' ? 'stream' : 'ackKind']: what }, 'no worker is assigned the destination task; dropping the tuple (its spout will replay it)');
     }
-    this.transport.send(peer, [dest, srcTask, stream, wire ?? values, anchors], isSystemStream(stream));
+    return peer;
   }
 
   /** True when any of these tasks' queues, or the link towards the worker holding one, is full. */

@@ -138,6 +138,7 @@ export class TaskWiring implements ExecutorHost {
         busyMs: () => ex.metrics.totalBusyMs(),
       });
     }
+    this.transfer.routesChanged();
   }
 
   /** Starts sending this worker's load reports to every peer (a no-op without load-aware groupings). */
@@ -155,6 +156,7 @@ export class TaskWiring implements ExecutorHost {
     const peers = this.table.applyAssignment(a);
     for (const [key, address] of peers) this.transport.setPeer(key, address);
     for (const k of this.transport.peerKeys()) if (!peers.has(k)) this.transport.dropPeer(k);
+    this.transfer.routesChanged();
     for (const ex of this.executorList) ex.placementChanged();
     for (const listener of this.placementListeners) {
       try {

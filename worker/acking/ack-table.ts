@@ -25,7 +25,6 @@ export type TreeDoneHalves = (rootLow: number, rootHigh: number, spoutTask: numb
 
 const EMPTY = 0;
 const USED = 1;
-const TOMBSTONE = 2;
 const INITIAL_CAPACITY = 1024;
 /** Odd (2^32 / golden ratio): multiplying by it permutes the values mod any power of two. */
 const HASH_MULTIPLIER = 0x9e3779b1;
@@ -45,7 +44,6 @@ export class AckTable {
   private touched = new Uint32Array(INITIAL_CAPACITY);
   private generation = 0;
   private live = 0;
-  private tombstones = 0;
 
   constructor(private readonly done: TreeDoneHalves) {}
 
@@ -80,8 +78,10 @@ export class AckTable {
   /** One message timeout passed: trees untouched since the previous rotation are dropped (a scan every timeout, not per tuple). */
   rotate(): void {
     this.generation++;
-    for (let i = 0; i < this.cap; i++) {
+    for (let i = 0; i < this.cap; ) {
+      // A removal may move a later entry of the probe run into slot i: look at it again.
       if (this.slot[i] === USED && this.generation - this.touched[i]! >= 2) this.remove(i);
+      else i++;
     }
   }
 
@@ -102,45 +102,55 @@ export class AckTable {
    * scattered slots.
    */
   private find(lo: number, hi: number): number {
-    let free = -1;
-    for (let i = Math.imul(hi, HASH_MULTIPLIER) & this.mask; ; i = (i + 1) & this.mask) {
-      const s = this.slot[i];
-      if (s === EMPTY) {
-        if (free < 0) free = i;
-        break;
-      }
-      if (s === TOMBSTONE) {
-        if (free < 0) free = i;
-      } else if (this.keyLo[i] === lo && this.keyHi[i] === hi) {
+    let i = Math.imul(hi, HASH_MULTIPLIER) & this.mask;
+    for (; this.slot[i] === USED; i = (i + 1) & this.mask) {
+      if (this.keyLo[i] === lo && this.keyHi[i] === hi) {
         this.touched[i] = this.generation;
         return i;
       }
     }
-    if (this.slot[free] === TOMBSTONE) this.tombstones--;
-    this.slot[free] = USED;
-    this.keyLo[free] = lo;
-    this.keyHi[free] = hi;
-    this.valLo[free] = 0;
-    this.valHi[free] = 0;
-    this.task[free] = -1;
-    this.failed[free] = 0;
-    this.touched[free] = this.generation;
+    this.slot[i] = USED;
+    this.keyLo[i] = lo;
+    this.keyHi[i] = hi;
+    this.valLo[i] = 0;
+    this.valHi[i] = 0;
+    this.task[i] = -1;
+    this.failed[i] = 0;
+    this.touched[i] = this.generation;
     this.live++;
-    if ((this.live + this.tombstones) * 2 > this.cap) return this.rehash(lo, hi);
-    return free;
+    if (this.live * 4 > this.cap) return this.grow(lo, hi);
+    return i;
   }
 
+  /**
+   * Empties slot i without a tombstone (backward-shift deletion): each later entry of the probe run whose home slot
+   * is not between the gap and itself would no longer be found past the gap, so it moves into the gap, which moves on.
+   * No tombstones, so no periodic rebuild (the rebuild was ≈ 2 % of the spout worker's busy time).
+   */
   private remove(i: number): void {
-    this.slot[i] = TOMBSTONE;
+    const mask = this.mask;
+    let gap = i;
+    for (let j = (i + 1) & mask; this.slot[j] === USED; j = (j + 1) & mask) {
+      const home = Math.imul(this.keyHi[j]!, HASH_MULTIPLIER) & mask;
+      // It stays when its home lies cyclically in (gap, j]: its probe from home reaches j without crossing the gap.
+      if (gap <= j ? gap < home && home <= j : gap < home || home <= j) continue;
+      this.keyLo[gap] = this.keyLo[j]!;
+      this.keyHi[gap] = this.keyHi[j]!;
+      this.valLo[gap] = this.valLo[j]!;
+      this.valHi[gap] = this.valHi[j]!;
+      this.task[gap] = this.task[j]!;
+      this.failed[gap] = this.failed[j]!;
+      this.touched[gap] = this.touched[j]!;
+      gap = j;
+    }
+    this.slot[gap] = EMPTY;
     this.live--;
-    this.tombstones++;
   }
 
-  /** Rebuilds the table (doubled while more than a quarter is live) without tombstones; returns the new slot of (lo, hi). */
-  private rehash(lo: number, hi: number): number {
+  /** Rebuilds the table at twice its size (kept at most a quarter full: short probe runs); returns the new slot of (lo, hi). */
+  private grow(lo: number, hi: number): number {
     const old = { cap: this.cap, keyLo: this.keyLo, keyHi: this.keyHi, valLo: this.valLo, valHi: this.valHi, task: this.task, failed: this.failed, slot: this.slot, touched: this.touched };
-    let cap = this.cap;
-    while (this.live * 4 > cap) cap *= 2;
+    const cap = this.cap * 2;
     this.cap = cap;
     this.mask = cap - 1;
     this.keyLo = new Uint32Array(cap);
@@ -151,7 +161,6 @@ export class AckTable {
     this.failed = new Uint8Array(cap);
     this.slot = new Uint8Array(cap);
     this.touched = new Uint32Array(cap);
-    this.tombstones = 0;
     let found = -1;
     for (let j = 0; j < old.cap; j++) {
       if (old.slot[j] !== USED) continue;

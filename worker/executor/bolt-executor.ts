@@ -22,8 +22,8 @@ export class BoltExecutor extends Executor {
   private readonly router: OutputRouter;
   private readonly basic: boolean;
   private prepared = false;
-  /** Acker task → the acker when it runs in this process, else null (looked up once per acker). */
-  private readonly localAckers = new Map<number, LocalAcker | null>();
+  /** By acker task: the acker when it runs in this process, else null (looked up once per acker; task ids are small). */
+  private readonly localAckers: (LocalAcker | null | undefined)[] = [];
   /** Tick tuples into this task's queue, when its config asks for them (topology.tick.tuple.freq.secs). */
   private readonly ticks: TickSource | null;
   /** A stream's fields, to name a refused value's field. */
@@ -206,10 +206,10 @@ export class BoltExecutor extends Executor {
 
   /** The acker when it runs in this process: the ack is a call, not a tuple (see acking/acker-executor.ts). */
   private localAcker(acker: number): LocalAcker | null {
-    let local = this.localAckers.get(acker);
+    let local = this.localAckers[acker];
     if (local === undefined) {
       local = this.host.localAcker(acker) ?? null;
-      this.localAckers.set(acker, local);
+      this.localAckers[acker] = local;
     }
     return local;
   }

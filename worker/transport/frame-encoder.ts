@@ -19,9 +19,12 @@ export function encodeFrame(senderPort: number, b: BatchBuilder): Buffer {
   for (const r of b.runs) ackWords += r.words.length;
   const g = b.runs.length;
   const at = sections(t, b.idWords >> 2, g, ackWords, nameBytes, values.length);
-  // Its own ArrayBuffer, at offset 0: the u32 columns below are written through views that need 4-byte alignment.
-  const frame = Buffer.allocUnsafeSlow(at.end);
-  const u32 = new Uint32Array(frame.buffer, 0, at.end >> 2);
+  // The u32 columns below are written through views, which need a 4-byte aligned start: Node's pool hands out
+  // 8-byte aligned slices (a small frame), a bigger one gets its own buffer at offset 0.
+  let frame = Buffer.allocUnsafe(at.end);
+  if ((frame.byteOffset & 3) !== 0) frame = Buffer.allocUnsafeSlow(at.end);
+  const u32 = new Uint32Array(frame.buffer, frame.byteOffset, at.end >> 2);
+  const base = frame.byteOffset;
   u32[0] = MAGIC | (WIRE_VERSION << 8); // little-endian: byte 0 the magic, byte 1 the version, bytes 2–3 zero
   u32[H_PORT] = senderPort;
   u32[H_TUPLES] = t;
@@ -33,8 +36,8 @@ export function encodeFrame(senderPort: number, b: BatchBuilder): Buffer {
   u32[H_VALUES_BYTES] = values.length;
   u32.set(b.dest.subarray(0, t), at.dest >> 2);
   u32.set(b.src.subarray(0, t), at.src >> 2);
-  new Int32Array(frame.buffer, at.anchors, t).set(b.anchors.subarray(0, t));
-  new Uint16Array(frame.buffer, at.stream, t).set(b.stream.subarray(0, t));
+  new Int32Array(frame.buffer, base + at.anchors, t).set(b.anchors.subarray(0, t));
+  new Uint16Array(frame.buffer, base + at.stream, t).set(b.stream.subarray(0, t));
   frame.fill(0, at.stream + 2 * t, at.ids); // padding
   u32.set(b.ids.subarray(0, b.idWords), at.ids >> 2);
   let w = at.ackWords >> 2;

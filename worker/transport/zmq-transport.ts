@@ -86,6 +86,9 @@ class Peer {
 export class ZmqTransport {
   private readonly pull: zmq.Pull;
   private readonly peers = new Map<string, Peer>();
+  /** The peer of the last send (see peer()); reset whenever a peer is set or dropped. */
+  private lastKey = '';
+  private lastPeer: Peer | null = null;
   private readonly garbageLog: RateLimitedLog;
   private closed = false;
   private releaseCurve: (() => void) | null = null;
@@ -124,6 +127,7 @@ export class ZmqTransport {
     if (existing && existing.address.host === address.host && existing.address.port === address.port) return;
     if (existing) this.dropPeer(key);
     this.peers.set(key, new Peer(key, address, this.opts.highWaterMark, this.opts.curve ?? null));
+    this.lastPeer = null;
   }
 
   dropPeer(key: string): void {
@@ -131,6 +135,7 @@ export class ZmqTransport {
     if (!p) return;
     if (p.flushTimer) clearTimeout(p.flushTimer);
     this.peers.delete(key);
+    this.lastPeer = null;
     p.socket.close();
   }
 
@@ -139,7 +144,8 @@ export class ZmqTransport {
   }
 
   pendingTuples(key: string): number {
-    return this.peers.get(key)?.pendingTuples ?? 0;
+    const p = key === this.lastKey && this.lastPeer !== null ? this.lastPeer : this.peers.get(key);
+    return p?.pendingTuples ?? 0;
   }
 
   /** Queues a data tuple for a peer (`values` in their wire form, `anchors` as halves). */
@@ -172,10 +178,14 @@ export class ZmqTransport {
   }
 
   private peer(key: string): Peer {
+    // Most sends in a row go to one peer, named by the same string: a reference compare instead of a Map look-up.
+    if (key === this.lastKey && this.lastPeer !== null) return this.lastPeer;
     const p = this.peers.get(key);
     // Senders name workers of the assignment; only this worker itself has no link, named in the moment a rebalance
     // gives it tasks it runs no executor for (its supervisor restarts it then). A plain Error: that emit throws.
     if (!p) throw new Error(`no route to worker ${key}`);
+    this.lastKey = key;
+    this.lastPeer = p;
     return p;
   }
 

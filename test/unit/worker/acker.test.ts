@@ -122,7 +122,7 @@ class FakeHost implements ExecutorHost {
 
   ackerFor(rootLo: number): number | null {
     const ackers = this.tasksOf(ACKER_COMPONENT);
-    return ackers.length === 0 ? null : ackers[rootLo % ackers.length]!;
+    return ackers.length === 0 ? null : ackers[idBucket(rootLo, ackers.length)]!;
   }
 
   isCongested(): boolean {
@@ -722,7 +722,7 @@ describe('worker/acking/ack-ids', () => {
         const lo = randomLowInBucket(bucket, n);
         assert.ok(Number.isInteger(lo) && lo >= 0 && lo <= 0xffffffff, `${lo} is a uint32`);
         assert.equal(idBucket(lo, n), bucket);
-        assert.equal(lo % n, bucket, 'idBucket is the low half mod n');
+        assert.equal((lo & 0x3fffffff) % n, bucket, 'idBucket is the low 30 bits of the low half, mod n');
         seen.add(lo);
       }
       // 2000 draws from 2^32 / n values per bucket: a repeat is rare (p < 0.001), a handful means no randomness.

@@ -19,19 +19,45 @@ import { ACK, ACKED, FAILED, INIT, isAckerKind, type AckKind, type AckMessages }
 import { ACKER_COMPONENT } from '../../common/topology-def.js';
 import { AckTable } from './ack-table.js';
 
-/** Replies gathered for one spout task in this process: roots as halves. */
+/** Roots gathered as halves in a growable uint32 array: two stores per root, one copy per flush. */
+class RootList {
+  words = new Uint32Array(512);
+  length = 0;
+
+  push(lo: number, hi: number): void {
+    if (this.length + 2 > this.words.length) {
+      const grown = new Uint32Array(this.words.length * 2);
+      grown.set(this.words);
+      this.words = grown;
+    }
+    this.words[this.length++] = lo;
+    this.words[this.length++] = hi;
+  }
+
+  /** The roots gathered (a copy: the list is reused), and the list emptied. */
+  take(): Uint32Array {
+    const out = this.words.slice(0, this.length);
+    this.length = 0;
+    return out;
+  }
+}
+
+/** Replies gathered for one spout task in this process. */
 interface LocalReplies {
-  acked: number[];
-  failed: number[];
+  readonly spoutTask: number;
+  readonly acked: RootList;
+  readonly failed: RootList;
 }
 
 export class AckerExecutor extends Executor implements LocalAcker {
   private readonly tracker = new AckTable((lo, hi, spoutTask, acked) => this.reply(lo, hi, spoutTask, acked));
   private rotateTimer: NodeJS.Timeout | null = null;
-  /** Spout task → whether it runs in this process (resolved on first reply). */
-  private readonly spoutIsLocal = new Map<number, boolean>();
-  /** Replies for spouts in this process, flushed at the end of each run: one tuple per spout per run instead of one per tree. */
-  private readonly localReplies = new Map<number, LocalReplies>();
+  /** By spout task (task ids are small): whether it runs in this process, resolved on its first reply. */
+  private readonly spoutIsLocal: (boolean | undefined)[] = [];
+  /** By spout task: replies for a spout in this process, flushed at the end of each run (one run of messages per spout per run, not one per tree). */
+  private readonly localReplies: (LocalReplies | undefined)[] = [];
+  /** The same, in the order the spouts first got a reply, for the flush. */
+  private readonly replyOrder: LocalReplies[] = [];
   private repliesWaiting = false;
 
   constructor(host: ExecutorHost, task: number, settings: ComponentSettings) {
@@ -119,18 +145,21 @@ export class AckerExecutor extends Executor implements LocalAcker {
     if (acked) this.metrics.acked++;
     else this.metrics.failed++;
     this.metrics.emitted++;
-    let local = this.spoutIsLocal.get(spoutTask);
+    let local = this.spoutIsLocal[spoutTask];
     if (local === undefined) {
       local = this.host.runsHere(spoutTask);
-      this.spoutIsLocal.set(spoutTask, local);
+      this.spoutIsLocal[spoutTask] = local;
     }
     if (!local) {
       // Another worker: the transport merges a batch's replies to one spout into one run of its ack section.
       this.host.sendAck(spoutTask, this.task, acked ? ACKED : FAILED, lo, hi, 0, 0);
       return;
     }
-    let r = this.localReplies.get(spoutTask);
-    if (r === undefined) this.localReplies.set(spoutTask, (r = { acked: [], failed: [] }));
+    let r = this.localReplies[spoutTask];
+    if (r === undefined) {
+      r = this.localReplies[spoutTask] = { spoutTask, acked: new RootList(), failed: new RootList() };
+      this.replyOrder.push(r);
+    }
     (acked ? r.acked : r.failed).push(lo, hi);
     if (!this.repliesWaiting) {
       // A tree may finish inside another executor's call (initLocal/ackLocal): ask for a run to flush it.
@@ -142,15 +171,9 @@ export class AckerExecutor extends Executor implements LocalAcker {
   private flushReplies(): void {
     if (!this.repliesWaiting) return;
     this.repliesWaiting = false;
-    for (const [spoutTask, r] of this.localReplies) {
-      if (r.acked.length > 0) {
-        this.host.sendAcks(spoutTask, this.task, ACKED, Uint32Array.from(r.acked));
-        r.acked.length = 0;
-      }
-      if (r.failed.length > 0) {
-        this.host.sendAcks(spoutTask, this.task, FAILED, Uint32Array.from(r.failed));
-        r.failed.length = 0;
-      }
+    for (const r of this.replyOrder) {
+      if (r.acked.length > 0) this.host.sendAcks(r.spoutTask, this.task, ACKED, r.acked.take());
+      if (r.failed.length > 0) this.host.sendAcks(r.spoutTask, this.task, FAILED, r.failed.take());
     }
   }
 }

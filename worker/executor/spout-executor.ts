@@ -132,6 +132,15 @@ export class SpoutExecutor extends Executor {
     return this.canEmit();
   }
 
+  // Made once, not per call: two closures per nextTuple were an allocation each on the hot path.
+  private readonly callNextTuple = (): unknown => this.spout.nextTuple();
+  private readonly afterNextTuple = (err: unknown): void => {
+    if (err) this.reportError(err, 'nextTuple threw');
+    if (this.emittedThisCall === 0) this.sleep(this.waitMs);
+    else if (this.unplacedThisCall === this.emittedThisCall) this.sleep((this.unplacedBackoffMs = Math.min(1000, Math.max(this.waitMs, 1, this.unplacedBackoffMs * 2))));
+    else this.unplacedBackoffMs = 0;
+  };
+
   private canEmit(): boolean {
     return this.active && this.pending.size < this.maxPending && this.idleUntil === 0 && !this.congested();
   }
@@ -148,15 +157,7 @@ export class SpoutExecutor extends Executor {
       while (!this.busy && this.canEmit()) {
         this.emittedThisCall = 0;
         this.unplacedThisCall = 0;
-        this.invoke(
-          () => this.spout.nextTuple(),
-          (err) => {
-            if (err) this.reportError(err, 'nextTuple threw');
-            if (this.emittedThisCall === 0) this.sleep(this.waitMs);
-            else if (this.unplacedThisCall === this.emittedThisCall) this.sleep((this.unplacedBackoffMs = Math.min(1000, Math.max(this.waitMs, 1, this.unplacedBackoffMs * 2))));
-            else this.unplacedBackoffMs = 0;
-          },
-        );
+        this.invoke(this.callNextTuple, this.afterNextTuple);
         if (this.busy) break;
         if ((++n & 31) === 0 && (this.clock = performance.now()) >= deadline) break;
       }

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import * as zmq from 'zeromq';
 import { TaskWiring } from '../../../worker/task-wiring.js';
 import { workerSettings } from '../../../worker/worker-settings.js';
-import { TopologyBuilder } from '../../../topology-sdk/topology-builder.js';
+import { TopologyBuilder, type StormTopology } from '../../../topology-sdk/topology-builder.js';
 import { BasicBolt, Spout } from '../../../topology-sdk/components.js';
 import type { OutputFieldsDeclarer } from '../../../topology-sdk/output-declarer.js';
 import type { Tuple } from '../../../topology-sdk/tuple.js';
@@ -22,8 +22,8 @@ import { encodeBatch, type WireTuple } from '../../../worker/transport/wire-code
 import { BatchBuilder } from '../../../worker/transport/batch-builder.js';
 import { encodeFrame } from '../../../worker/transport/frame-encoder.js';
 import { ACK, ACKED, INIT } from '../../../worker/acking/ack-messages.js';
-import { AckerExecutor } from '../../../worker/acking/acker-executor.js';
-import { SpoutExecutor } from '../../../worker/executor/spout-executor.js';
+import type { AckerExecutor } from '../../../worker/acking/acker-executor.js';
+import type { SpoutExecutor } from '../../../worker/executor/spout-executor.js';
 import { ACKER_COMPONENT } from '../../../common/topology-def.js';
 import { fakeContext } from '../../helpers/fake-context.js';
 import { freePort } from '../../helpers/ports.js';
@@ -45,6 +45,22 @@ class RecordingBolt extends BasicBolt {
   }
 }
 
+/** A worker's wiring of `topology` on `port`, with nothing started. */
+function wiringOf(topology: StormTopology, port: number): TaskWiring {
+  const config = { ...defaultConfig(), ...topology.def.config };
+  return new TaskWiring({
+    launch: { topologyId: 'recv-1', supervisorId: 'sup', host: '127.0.0.1', port, modulePath: '/none', state: 'ipc', clusterConfig: {}, gpu: null },
+    log: silentLogger(),
+    def: topology.def,
+    topology,
+    selfKey: 'sup:' + port,
+    settings: workerSettings(config, defaultConfig()),
+    config,
+    currentConfig: () => config,
+    contextFor: (component, task) => fakeContext({ component, taskId: task }),
+  });
+}
+
 describe('worker receive path (TaskWiring)', () => {
   it('gives each tuple of a mixed batch its own fields, and drops and counts unknown sources and undeclared streams', async () => {
     const b = new TopologyBuilder();
@@ -55,18 +71,7 @@ describe('worker receive path (TaskWiring)', () => {
     const src = tasks.find((t) => t.component === 'src')!.task;
     const sink = tasks.find((t) => t.component === 'sink')!.task;
     const port = await freePort();
-    const config = { ...defaultConfig(), ...topology.def.config };
-    const wiring = new TaskWiring({
-      launch: { topologyId: 'recv-1', supervisorId: 'sup', host: '127.0.0.1', port, modulePath: '/none', state: 'ipc', clusterConfig: {}, gpu: null },
-      log: silentLogger(),
-      def: topology.def,
-      topology,
-      selfKey: 'sup:' + port,
-      settings: workerSettings(config, defaultConfig()),
-      config,
-      currentConfig: () => config,
-      contextFor: (component, task) => fakeContext({ component, taskId: task }),
-    });
+    const wiring = wiringOf(topology, port);
     const push = new zmq.Push({ linger: 0 });
     try {
       await wiring.transport.bind();
@@ -106,18 +111,7 @@ describe('worker receive path (TaskWiring)', () => {
     const taskOf = (c: string) => tasks.find((t) => t.component === c)!.task;
     const [src, sink, acker] = [taskOf('src'), taskOf('sink'), taskOf(ACKER_COMPONENT)];
     const port = await freePort();
-    const config = { ...defaultConfig(), ...topology.def.config };
-    const wiring = new TaskWiring({
-      launch: { topologyId: 'recv-2', supervisorId: 'sup', host: '127.0.0.1', port, modulePath: '/none', state: 'ipc', clusterConfig: {}, gpu: null },
-      log: silentLogger(),
-      def: topology.def,
-      topology,
-      selfKey: 'sup:' + port,
-      settings: workerSettings(config, defaultConfig()),
-      config,
-      currentConfig: () => config,
-      contextFor: (component, task) => fakeContext({ component, taskId: task }),
-    });
+    const wiring = wiringOf(topology, port);
     const push = new zmq.Push({ linger: 0 });
     try {
       await wiring.transport.bind();

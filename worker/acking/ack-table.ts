@@ -96,7 +96,7 @@ export class AckTable {
 
   /**
    * The slot of `root`, created (XOR 0, no spout task) when absent. Linear probing on the high half times an odd
-   * constant: not the low half (a spout picks roots whose low half selects its own worker's acker, randomIdInBucket),
+   * constant: not the low half (a spout picks roots whose low half selects its own worker's acker, randomLowInBucket),
    * and not the high half as it is (a spout numbers its roots there, PendingMessages: several spouts' runs of
    * consecutive numbers would pile up into long probe chains); the product maps consecutive numbers to distinct,
    * scattered slots.

@@ -167,8 +167,8 @@ export class SpoutExecutor extends Executor {
   }
 
   /**
-   * The acker tasks running in this process. Which acker tracks a tree is fixed by its root id alone (ackerFor: the
-   * low half mod the number of ackers, as Storm hashes the root); a spout that has an acker beside it draws roots that
+   * The acker tasks running in this process. Which acker tracks a tree is fixed by its root id alone (ackerFor: its
+   * low half's low 30 bits mod the number of ackers, as Storm hashes the root); a spout that has an acker beside it draws roots that
    * land on it (randomLowInBucket), so the init and the acker's reply stay in this process — one hop across processes
    * per spout tuple's tree (the bolts' acks) instead of three when the acker sits elsewhere.
    */

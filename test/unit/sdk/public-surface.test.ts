@@ -54,7 +54,7 @@ function authorView(t: Tuple): void {
   // @ts-expect-error -- the ack-tree ids are the runtime's, not on the author's Tuple
   void t.anchors;
   // @ts-expect-error -- the ack value is the runtime's, not on the author's Tuple
-  t.ackVal = 1n;
+  t.ackLo = 1;
   // @ts-expect-error -- values are read-only
   t.values = [];
   // @ts-expect-error -- the values array is read-only too
@@ -111,13 +111,13 @@ describe('hstorm public surface', () => {
   });
 
   it('a runtime tuple seen through the author type still reads its values (the type hides, it does not break)', () => {
-    const rt = new RuntimeTuple(['w', 3], new hstorm.Fields(['word', 'n']), 'split', 'default', 7, [5n, 9n]);
+    const rt = new RuntimeTuple(['w', 3], new hstorm.Fields(['word', 'n']), 'split', 'default', 7, [5, 0, 9, 0]);
     const t: Tuple = rt;
     assert.equal(t.getStringByField('word'), 'w');
     assert.equal(t.getIntegerByField('n'), 3);
     // The MessageId is a copy: changing it through a cast leaves the runtime's ids alone.
     (t.getMessageId().anchorsToIds as Map<bigint, bigint>).set(5n, 0n);
-    assert.deepEqual(rt.anchors, [5n, 9n]);
+    assert.deepEqual(rt.anchors, [5, 0, 9, 0]);
     authorView(new RuntimeTuple(['x'], new hstorm.Fields(['x']), 'c', 'default', 1, null));
   });
 });

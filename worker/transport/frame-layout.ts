@@ -40,8 +40,9 @@ export const H_STREAMS = 6;
 export const H_NAME_BYTES = 7;
 export const H_VALUES_BYTES = 8;
 
+/** Rounds up to a multiple of 4 in plain arithmetic: a bitwise form would wrap past 2^31, and a corrupt header's counts go that far. */
 export function pad4(n: number): number {
-  return (n + 3) & ~3;
+  return n + ((4 - (n % 4)) % 4);
 }
 
 /** Byte offsets of the sections of a frame with these counts (the same arithmetic for writer and reader). */

@@ -199,6 +199,14 @@ describe('worker/transport frame (wire version 3)', () => {
     assert.throws(() => readFrame(patched((f) => (f[0] = 0x42))), (e: unknown) => isCodecError(e) && /first byte 0x42/.test((e as Error).message));
   });
 
+  it('refuses a header whose counts run past 2^31 bytes, even where they would wrap back to the frame\'s length', () => {
+    // fast-check found it: anchors 0x70000005 and a values length that made the padded offsets wrap in 32-bit arithmetic.
+    const f = Buffer.from(encodeFrame(6700, fullBatch()));
+    f[19] = 112;
+    f[24] = 3;
+    assert.throws(() => readFrame(f), (e: unknown) => isCodecError(e));
+  });
+
   it('reads a frame that does not start on a 4-byte boundary (the columns are views that need one)', () => {
     const frame = encodeFrame(6700, fullBatch());
     const shifted = Buffer.alloc(frame.length + 1).subarray(1);

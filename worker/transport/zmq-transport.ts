@@ -24,6 +24,7 @@ import type { Logger } from '../../common/logger.js';
 import { RateLimitedLog } from '../../common/logger.js';
 import type { CurveKeys } from '../../common/security/curve-keys.js';
 import { admitCurveKeys, curveClientOptions, curveServerOptions } from './curve.js';
+import { LINK_LIVENESS, type LinkLiveness } from './link-liveness.js';
 
 export interface PeerAddress {
   host: string;
@@ -42,6 +43,8 @@ export interface TransportOptions {
   highWaterMark: number;
   /** Largest frame accepted (ZeroMQ maxMessageSize on the receiving socket) and sent (bigger batches are split). */
   maxFrameBytes: number;
+  /** How links detect a dead peer and redial (link-liveness.ts); default LINK_LIVENESS. */
+  liveness?: Readonly<LinkLiveness>;
 }
 
 export interface TransportHandlers {
@@ -73,8 +76,9 @@ class Peer {
     readonly address: PeerAddress,
     hwm: number,
     curve: CurveKeys | null,
+    liveness: Readonly<LinkLiveness>,
   ) {
-    this.socket = new zmq.Push({ sendHighWaterMark: hwm, linger: 0, immediate: false, ...(curve && curveClientOptions(curve)) });
+    this.socket = new zmq.Push({ sendHighWaterMark: hwm, linger: 0, immediate: false, ...liveness, ...(curve && curveClientOptions(curve)) });
     this.socket.connect(`tcp://${address.host}:${address.port}`);
   }
 
@@ -110,6 +114,7 @@ export class ZmqTransport {
       receiveHighWaterMark: opts.highWaterMark,
       linger: 0,
       maxMessageSize: opts.maxFrameBytes,
+      ...(opts.liveness ?? LINK_LIVENESS),
       ...(opts.curve && curveServerOptions(opts.curve)),
     });
     this.garbageLog = new RateLimitedLog(log);
@@ -126,7 +131,7 @@ export class ZmqTransport {
     const existing = this.peers.get(key);
     if (existing && existing.address.host === address.host && existing.address.port === address.port) return;
     if (existing) this.dropPeer(key);
-    this.peers.set(key, new Peer(key, address, this.opts.highWaterMark, this.opts.curve ?? null));
+    this.peers.set(key, new Peer(key, address, this.opts.highWaterMark, this.opts.curve ?? null, this.opts.liveness ?? LINK_LIVENESS));
     this.lastPeer = null;
   }
 

@@ -20,13 +20,19 @@ import { LOAD_STREAM } from './routing/load/load-message.js';
 import type { WorkerLoad } from './routing/load/worker-load.js';
 import type { RunLoop } from './run-loop.js';
 import type { TaskTable } from './task-table.js';
+import type { EpochFence } from './fencing/epoch-fence.js';
 
 export class BatchReceiver {
   /** Frames that did not decode (counted here; the transport drops them). */
   droppedFrames = 0;
   /** Tuples dropped: malformed, for an unknown task, on an undeclared stream, or a system tuple the task refused. */
   droppedTuples = 0;
+  /** Frames of an older assignment from a worker that no longer holds a slot (fencing/epoch-fence.ts), dropped whole. */
+  staleFrames = 0;
+  /** Frames stamped with another topology (or not stamped), dropped whole. */
+  foreignFrames = 0;
   private readonly dropLog: RateLimitedLog;
+  private readonly fenceLog: RateLimitedLog;
 
   /** `executors`: this worker's, by task; `load`: the load board of load-aware groupings, null when the topology has none. */
   constructor(
@@ -35,8 +41,10 @@ export class BatchReceiver {
     private readonly loop: RunLoop,
     private readonly load: WorkerLoad | null,
     log: Logger,
+    private readonly fence: EpochFence,
   ) {
     this.dropLog = new RateLimitedLog(log);
+    this.fenceLog = new RateLimitedLog(log);
   }
 
   /** A frame that did not decode. */
@@ -46,6 +54,17 @@ export class BatchReceiver {
 
   /** Queues a frame's ack runs and tuples; returns a promise when the transport must stop reading until full queues drain. */
   onBatch(f: Frame): Promise<void> | void {
+    const verdict = this.fence.judge(f.stamp);
+    if (verdict !== 'admit') {
+      if (verdict === 'stale') this.staleFrames++;
+      else this.foreignFrames++;
+      const n = verdict === 'stale' ? this.staleFrames : this.foreignFrames;
+      this.fenceLog.warn(
+        { from: f.senderPort, epoch: f.stamp.epoch, tuples: f.tupleCount, acks: f.ackMessages, [verdict === 'stale' ? 'staleFrames' : 'foreignFrames']: n },
+        verdict === 'stale' ? 'dropped a frame from a worker on an older assignment that no longer holds a slot (fenced)' : 'dropped a frame of another topology, or not stamped',
+      );
+      return;
+    }
     if (f.ackDest.length > 0) this.acks(f);
     const touched: Executor[] = [];
     // A frame's tuples mostly share (source task, stream): resolve the pair once per run of equal pairs, never per

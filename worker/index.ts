@@ -23,6 +23,7 @@ export { loadTopology, loadConfiguredTopology, resolveModulePath, defaultTopolog
 export { TupleFieldError, TupleValueError, ContextHookError, SignalContentionError, WorkerNotAssignedError, GpuLaunchError, ComponentStartError } from './errors.js';
 export { RuntimeTuple, type AnchorIds } from './executor/runtime-tuple.js';
 export { ZmqTransport, type TransportOptions, type TransportHandlers, type PeerAddress } from './transport/zmq-transport.js';
+export { stampOf, tagOf, UNSTAMPED, type FrameStamp } from './transport/frame-stamp.js';
 export { encodeBatch, decodeBatch, encodeRecord, decodeRecord, isWireTuple, WIRE_VERSION, type WireTuple, type WireBatch } from './transport/wire-codec.js';
 export { readFrame, type Frame } from './transport/frame-reader.js';
 export { ValueTypes, ValueRefusal, inspectValues, NO_VALUE_TYPES } from './values/value-types.js';

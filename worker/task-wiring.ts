@@ -9,7 +9,7 @@
  */
 import type { Logger } from '../common/logger.js';
 import type { TopologyDef } from '../common/topology-def.js';
-import type { Assignment, WorkerAssignment } from '../common/assignment.js';
+import { workerKey, type Assignment, type WorkerAssignment } from '../common/assignment.js';
 import type { ConfigRecord } from '../common/config/index.js';
 import type { WorkerLaunch } from '../common/worker-env.js';
 import type { StormTopology } from '../topology-sdk/topology-builder.js';
@@ -24,6 +24,8 @@ import { SpoutExecutor } from './executor/spout-executor.js';
 import { AckerExecutor } from './acking/acker-executor.js';
 import type { LinkSecurity } from './transport/link-security.js';
 import { ZmqTransport } from './transport/zmq-transport.js';
+import { stampOf, tagOf } from './transport/frame-stamp.js';
+import { EpochFence, FENCE_GRACE_MS } from './fencing/epoch-fence.js';
 import { WorkerLoad } from './routing/load/worker-load.js';
 import type { RoutingLoad } from './routing/load/task-load.js';
 import { ComponentConfigs, type WorkerSettings } from './worker-settings.js';
@@ -69,6 +71,8 @@ export class TaskWiring implements ExecutorHost {
   private readonly loop: RunLoop;
   private readonly transfer: ExecutorTransfer;
   private readonly receiver: BatchReceiver;
+  /** Which frames are accepted, by their sender's stamp (fencing/epoch-fence.ts). */
+  private readonly fence: EpochFence;
   private readonly factory: ExecutorFactory;
   /** Called after every assignment this worker applies (TopologyContext.onPlacementChange). */
   private readonly placementListeners = new Set<() => void>();
@@ -87,7 +91,8 @@ export class TaskWiring implements ExecutorHost {
     // tuple's round trip (emit, init, ack, reply) waits for the timer while the worker has nothing else to do
     // (the numbers: docs/benchmarks.md, "Acking, third round").
     this.loop = new RunLoop(this.executorList, () => this.transport.flushAll());
-    this.receiver = new BatchReceiver(this.table, this.executors, this.loop, this.load, this.log);
+    this.fence = new EpochFence(tagOf(this.topologyId), FENCE_GRACE_MS);
+    this.receiver = new BatchReceiver(this.table, this.executors, this.loop, this.load, this.log, this.fence);
     this.transport = new ZmqTransport(
       {
         port: opts.launch.port,
@@ -96,6 +101,7 @@ export class TaskWiring implements ExecutorHost {
         flushIntervalMs: opts.settings.flushIntervalMs,
         highWaterMark: 64,
         maxFrameBytes: opts.settings.maxFrameBytes,
+        stamp: stampOf(this.topologyId, opts.selfKey, 0),
       },
       {
         onBatch: (b) => this.receiver.onBatch(b),
@@ -114,9 +120,14 @@ export class TaskWiring implements ExecutorHost {
     });
   }
 
-  /** Frames dropped whole (not msgpack, wrong shape). */
+  /** Frames dropped whole: undecodable, fenced (from a stranded worker), of another topology. */
   get droppedFrames(): number {
-    return this.receiver.droppedFrames;
+    return this.receiver.droppedFrames + this.receiver.staleFrames + this.receiver.foreignFrames;
+  }
+
+  /** Frames fenced: from a worker on an older assignment that no longer holds a slot (fencing/epoch-fence.ts). */
+  get staleFrames(): number {
+    return this.receiver.staleFrames;
   }
 
   /** Tuples dropped: malformed, for an unknown task or stream, no worker holds the destination, alone bigger than a frame. */
@@ -154,6 +165,8 @@ export class TaskWiring implements ExecutorHost {
    */
   applyAssignment(a: Assignment): void {
     const peers = this.table.applyAssignment(a);
+    this.fence.adopt(a.epoch, a.workers.map((w) => tagOf(workerKey(w))));
+    this.transport.setEpoch(a.epoch);
     for (const [key, address] of peers) this.transport.setPeer(key, address);
     for (const k of this.transport.peerKeys()) if (!peers.has(k)) this.transport.dropPeer(k);
     this.transfer.routesChanged();

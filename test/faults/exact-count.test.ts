@@ -30,7 +30,7 @@ import * as zmq from 'zeromq';
 import { connectZooKeeper, type ZooKeeperClusterState } from '../../common/cluster-state/zookeeper-store.js';
 import { silentLogger } from '../../common/logger.js';
 import { ACKER_COMPONENT } from '../../common/topology-def.js';
-import { encodeBatch, type WireTuple } from '../../worker/index.js';
+import { encodeBatch, stampOf, type WireTuple } from '../../worker/index.js';
 import { ZkPaths } from '../../common/zk-paths.js';
 import type { TopologyDetail } from '../../nimbus/views.js';
 import { readAcked, readSinkIds } from '../fixtures/acking-topology.js';
@@ -241,7 +241,10 @@ describe('exact-count fault suite (ZooKeeper, nimbus, 2 supervisors through the 
         const relays = tasksOf('relay');
         assert.ok(ackers.length > 0 && spouts.length > 0 && relays.length > 0, 'acker, spout and relay tasks found in describe');
         const tuple = (t: unknown[]) => t as unknown as WireTuple;
-        const full = encodeBatch(1, [[relays[0]!, 1, 'default', [1], null]]);
+        // Stamped as the topology's, so each tuple meets the receiver's own checks; one unstamped frame is fenced as foreign.
+        const stamp = stampOf(detail.id, 'forger:1', detail.epoch ?? 0);
+        const enc = (rows: WireTuple[]) => encodeBatch(1, rows, stamp);
+        const full = enc([[relays[0]!, 1, 'default', [1], null]]);
         const frames: Buffer[] = [
           Buffer.concat([Buffer.from([0xc1]), randomBytes(64)]), // 0xc1 is never valid msgpack
           full.subarray(0, full.length - 3), // a truncated batch
@@ -250,20 +253,21 @@ describe('exact-count fault suite (ZooKeeper, nimbus, 2 supervisors through the 
           Buffer.from(pack('hello')), // a string
           Buffer.from(pack([99, 1, []])), // an unknown wire version
           Buffer.from(pack([1, 'port', 'tuples'])), // a batch header of the wrong types
-          encodeBatch(1, [[99_999, 1, 'default', [1], null]]), // a tuple for a task nobody has
-          encodeBatch(1, [tuple(['not', 'a', 'tuple'])]), // a malformed tuple
-          encodeBatch(1, [tuple([relays[0]!, 1, 'default', [1], ['x', 'y']])]), // anchors that are not 64-bit ids
-          encodeBatch(1, [tuple([relays[0]!, 1, 'nope', [1], null])]), // a stream the relay does not subscribe to
+          enc([[99_999, 1, 'default', [1], null]]), // a tuple for a task nobody has
+          encodeBatch(1, [[relays[0]!, 1, 'default', [1], null]]), // not stamped: another topology's, fenced
+          enc([tuple(['not', 'a', 'tuple'])]), // a malformed tuple
+          enc([tuple([relays[0]!, 1, 'default', [1], ['x', 'y']])]), // anchors that are not 64-bit ids
+          enc([tuple([relays[0]!, 1, 'nope', [1], null])]), // a stream the relay does not subscribe to
           // Wrong-shaped system tuples: values of the wrong types and counts on every acking stream, to acker and spout tasks.
           ...ackers.flatMap((a) => [
-            encodeBatch(1, [tuple([a, spouts[0]!, '__ack_ack', ['x', 'y'], null])]),
-            encodeBatch(1, [tuple([a, spouts[0]!, '__ack_init', [null, 'z', {}], null])]),
-            encodeBatch(1, [tuple([a, spouts[0]!, '__ack_init', [], null])]),
-            encodeBatch(1, [tuple([a, spouts[0]!, '__ack_fail', [[1, 2]], null])]),
+            enc([tuple([a, spouts[0]!, '__ack_ack', ['x', 'y'], null])]),
+            enc([tuple([a, spouts[0]!, '__ack_init', [null, 'z', {}], null])]),
+            enc([tuple([a, spouts[0]!, '__ack_init', [], null])]),
+            enc([tuple([a, spouts[0]!, '__ack_fail', [[1, 2]], null])]),
           ]),
           ...spouts.flatMap((s) => [
-            encodeBatch(1, [tuple([s, ackers[0]!, '__ack_ack', ['x'], null])]),
-            encodeBatch(1, [tuple([s, ackers[0]!, '__ack_fail', [{}], null])]),
+            enc([tuple([s, ackers[0]!, '__ack_ack', ['x'], null])]),
+            enc([tuple([s, ackers[0]!, '__ack_fail', [{}], null])]),
           ]),
         ];
         for (const w of detail.workers) {

@@ -17,7 +17,7 @@ import { pack } from 'msgpackr';
 import * as zmq from 'zeromq';
 import { connectZooKeeper, type ZooKeeperClusterState } from '../../common/cluster-state/zookeeper-store.js';
 import { silentLogger } from '../../common/logger.js';
-import { encodeBatch, type WireTuple } from '../../worker/index.js';
+import { encodeBatch, stampOf, type WireTuple } from '../../worker/index.js';
 import { ZkPaths } from '../../common/zk-paths.js';
 import { SENTENCES } from '../../examples/word-count/index.js';
 import type { TopologyDetail, WorkerDetail } from '../../nimbus/views.js';
@@ -237,13 +237,15 @@ describe('cluster mode with real processes (ZooKeeper, nimbus, 2 supervisors, wo
     const push = new zmq.Push({ linger: 0 });
     push.connect(`tcp://127.0.0.1:${target.port}`);
     try {
-      const full = encodeBatch(1, [[relayTask, 1, 'default', [1], null]]);
+      const stamp = stampOf(detail.id, 'forger:1', detail.epoch ?? 0);
+      const full = encodeBatch(1, [[relayTask, 1, 'default', [1], null]], stamp);
       const frames: Buffer[] = [
         Buffer.concat([Buffer.from([0xc1]), randomBytes(64)]), // 0xc1 is never valid msgpack
         full.subarray(0, full.length - 3), // a truncated batch
         Buffer.from(pack([99, 1, []])), // a batch of an unknown wire version
-        encodeBatch(1, [[99_999, 1, 'default', [1], null]]), // a tuple for a task nobody has
-        encodeBatch(1, [['not', 'a', 'tuple'] as unknown as WireTuple]), // a malformed tuple
+        encodeBatch(1, [[99_999, 1, 'default', [1], null]], stamp), // a tuple for a task nobody has
+        encodeBatch(1, [['not', 'a', 'tuple'] as unknown as WireTuple], stamp), // a malformed tuple
+        encodeBatch(1, [[relayTask, 1, 'default', [1], null]]), // not stamped: another topology's, fenced
       ];
       for (const f of frames) await push.send(f);
       const after = await waitFor(

@@ -16,7 +16,7 @@ import * as zmq from 'zeromq';
 import { LocalCluster } from '../../cli/local-cluster.js';
 import { PACKAGE_ROOT } from '../../cli/local-run.js';
 import { silentLogger } from '../../common/logger.js';
-import { encodeBatch, type WireTuple, loadConfiguredTopology } from '../../worker/index.js';
+import { encodeBatch, stampOf, type WireTuple, loadConfiguredTopology } from '../../worker/index.js';
 import type { TopologyDetail, WorkerDetail } from '../../nimbus/views.js';
 import { readAcked } from '../fixtures/acking-topology.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -68,7 +68,9 @@ describe('worker under forged ack-protocol frames (real worker processes, real Z
     const push = new zmq.Push({ linger: 0 });
     push.connect(`tcp://127.0.0.1:${target.port}`);
     try {
-      for (const t of bad) await push.send(encodeBatch(1, [t]));
+      // Stamped as the topology's (a worker that is not assigned, at the current epoch: the fence admits it), so that each tuple meets the receiver's own checks.
+      const stamp = stampOf(running.id, 'forger:1', running.epoch ?? 0);
+      for (const t of bad) await push.send(encodeBatch(1, [t], stamp));
       const counted = await waitFor(
         'the forged tuples counted in the heartbeat',
         async () => {

@@ -7,10 +7,12 @@
  */
 import type { BatchBuilder } from './batch-builder.js';
 import { ackArity } from '../acking/ack-messages.js';
-import { H_ANCHORS, H_NAME_BYTES, H_PORT, H_RUNS, H_STREAMS, H_TUPLES, H_ACK_WORDS, H_VALUES_BYTES, MAGIC, WIRE_VERSION, sections } from './frame-layout.js';
+import { H_ANCHORS, H_EPOCH, H_NAME_BYTES, H_PORT, H_RUNS, H_STREAMS, H_TOPOLOGY, H_TUPLES, H_ACK_WORDS, H_VALUES_BYTES, H_WORKER, MAGIC, WIRE_VERSION, sections } from './frame-layout.js';
+import { UNSTAMPED, type FrameStamp } from './frame-stamp.js';
 import { valuesPackr } from './values-packr.js';
 
-export function encodeFrame(senderPort: number, b: BatchBuilder): Buffer {
+/** `stamp`: who sends it (frame-stamp.ts); tools and tests may leave it unstamped. */
+export function encodeFrame(senderPort: number, b: BatchBuilder, stamp: Readonly<FrameStamp> = UNSTAMPED): Buffer {
   const t = b.tuples;
   const values = valuesPackr.pack(b.values);
   let nameBytes = 0;
@@ -34,6 +36,9 @@ export function encodeFrame(senderPort: number, b: BatchBuilder): Buffer {
   u32[H_STREAMS] = b.streams.length;
   u32[H_NAME_BYTES] = nameBytes;
   u32[H_VALUES_BYTES] = values.length;
+  u32[H_EPOCH] = stamp.epoch;
+  u32[H_TOPOLOGY] = stamp.topology;
+  u32[H_WORKER] = stamp.worker;
   u32.set(b.dest.subarray(0, t), at.dest >> 2);
   u32.set(b.src.subarray(0, t), at.src >> 2);
   new Int32Array(frame.buffer, base + at.anchors, t).set(b.anchors.subarray(0, t));

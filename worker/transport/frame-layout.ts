@@ -5,9 +5,11 @@
  * stream-name table, then the tuples' values as one msgpack array. Every
  * number is little-endian.
  *
- *   header   36 bytes: magic 0xc1, version, 2 reserved zero bytes, then
+ *   header   48 bytes: magic 0xc1, version, 2 reserved zero bytes, then
  *            u32 sender port, T tuples, A anchor pairs, G ack runs, W ack
- *            words, S stream names, N stream-table bytes, V values bytes
+ *            words, S stream names, N stream-table bytes, V values bytes,
+ *            then the sender's stamp (frame-stamp.ts): assignment epoch,
+ *            topology tag, worker tag
  *   tuples   dest u32 × T, src u32 × T, anchors i32 × T (pairs; -1 untracked),
  *            stream u16 × T (index into the names), zero padding to 4
  *   ids      u32 × 4A: per anchor pair root low, root high, edge low, edge high
@@ -22,7 +24,7 @@ import { endianness } from 'node:os';
 export const MAGIC = 0xc1;
 /** Version 3: the columnar frame. Version 2 was one msgpack array [2, sender, tuples]. */
 export const WIRE_VERSION = 3;
-export const HEADER_BYTES = 36;
+export const HEADER_BYTES = 48;
 /** A task id no task has: what the row encoder writes for a row that is no tuple, so that every receiver drops it. */
 export const NO_TASK = 0xffffffff;
 /** Anchor count of a tuple that is not tracked. */
@@ -39,6 +41,10 @@ export const H_ACK_WORDS = 5;
 export const H_STREAMS = 6;
 export const H_NAME_BYTES = 7;
 export const H_VALUES_BYTES = 8;
+/** The sender's stamp (frame-stamp.ts). */
+export const H_EPOCH = 9;
+export const H_TOPOLOGY = 10;
+export const H_WORKER = 11;
 
 /** Rounds up to a multiple of 4 in plain arithmetic: a bitwise form would wrap past 2^31, and a corrupt header's counts go that far. */
 export function pad4(n: number): number {

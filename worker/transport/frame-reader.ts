@@ -11,14 +11,17 @@
 import { CodecError } from '../../common/errors.js';
 import { ackArity } from '../acking/ack-messages.js';
 import { idOfHalves } from '../acking/ack-ids.js';
-import { HEADER_BYTES, H_ACK_WORDS, H_ANCHORS, H_NAME_BYTES, H_PORT, H_RUNS, H_STREAMS, H_TUPLES, H_VALUES_BYTES, MAGIC, MSGPACK_FRAME, WIRE_VERSION, sections } from './frame-layout.js';
+import { HEADER_BYTES, H_ACK_WORDS, H_ANCHORS, H_EPOCH, H_NAME_BYTES, H_PORT, H_RUNS, H_STREAMS, H_TOPOLOGY, H_TUPLES, H_VALUES_BYTES, H_WORKER, MAGIC, MSGPACK_FRAME, WIRE_VERSION, sections } from './frame-layout.js';
 import { valuesPackr } from './values-packr.js';
 import type { WireBatch, WireTuple } from './wire-types.js';
+import type { FrameStamp } from './frame-stamp.js';
 
 /** A decoded frame: its columns (views over the frame's bytes), stream names and values. */
 export class Frame implements WireBatch {
   constructor(
     readonly senderPort: number,
+    /** Who sent it: epoch, topology and worker tags (frame-stamp.ts); any values, checked by the receiver's fence. */
+    readonly stamp: Readonly<FrameStamp>,
     /** Data tuples: the length of the tuple columns. */
     readonly tupleCount: number,
     readonly dest: Uint32Array,
@@ -125,6 +128,7 @@ export function readFrame(input: Uint8Array): Frame {
   if (!Array.isArray(values) || values.length !== t) throw new CodecError(`malformed frame: its values column is not an array of ${t} tuples' values`);
   return new Frame(
     h[H_PORT]!,
+    { epoch: h[H_EPOCH]!, topology: h[H_TOPOLOGY]!, worker: h[H_WORKER]! },
     t,
     new Uint32Array(ab, base + at.dest, t),
     new Uint32Array(ab, base + at.src, t),

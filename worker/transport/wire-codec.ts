@@ -7,7 +7,9 @@
  * open batches (batch-builder.ts, frame-encoder.ts) and reads them in place
  * (frame-reader.ts); this module is the rows face of the same format, for
  * tools, tests and hstorm/testing's records:
- *   encodeBatch(port, rows)  writes rows as a frame's tuples. It refuses
+ *   encodeBatch(port, rows, stamp?)  writes rows as a frame's tuples (stamped
+ *     as `stamp` says, frame-stamp.ts; unstamped by default, which a worker
+ *     drops as another topology's). It refuses
  *     nothing: a row that is not a tuple (task ids that are not uint32, a
  *     stream that is not a string, anchors that are not pairs of 64-bit ids)
  *     is written as a tuple for no task (NO_TASK), which every receiver
@@ -27,19 +29,20 @@ import { NO_TASK } from './frame-layout.js';
 import { readFrame } from './frame-reader.js';
 import { valuesPackr } from './values-packr.js';
 import type { WireBatch, WireTuple } from './wire-types.js';
+import { UNSTAMPED, type FrameStamp } from './frame-stamp.js';
 
 export { WIRE_VERSION } from './frame-layout.js';
 export type { WireBatch, WireTuple } from './wire-types.js';
 
 /** Rows into one frame (see above: a row that is no tuple goes to no task). */
-export function encodeBatch(senderPort: number, tuples: WireTuple[]): Buffer {
+export function encodeBatch(senderPort: number, tuples: WireTuple[], stamp: Readonly<FrameStamp> = UNSTAMPED): Buffer {
   const b = new BatchBuilder();
   for (const t of tuples) {
     const anchors = isWireTuple(t) && isTaskId(t[0]) && isTaskId(t[1]) ? anchorHalves(t[4]) : undefined;
     if (anchors !== undefined) b.addTuple(t[0], t[1], t[2], t[3], anchors);
     else b.addTuple(NO_TASK, NO_TASK, '', [], null);
   }
-  return encodeFrame(senderPort, b);
+  return encodeFrame(senderPort, b, stamp);
 }
 
 /** A frame's tuples as rows; throws CodecError for anything that is not a well-formed frame (frame-reader.ts). */

@@ -25,6 +25,7 @@ import { RateLimitedLog } from '../../common/logger.js';
 import type { CurveKeys } from '../../common/security/curve-keys.js';
 import { admitCurveKeys, curveClientOptions, curveServerOptions } from './curve.js';
 import { LINK_LIVENESS, type LinkLiveness } from './link-liveness.js';
+import { UNSTAMPED, type FrameStamp } from './frame-stamp.js';
 
 export interface PeerAddress {
   host: string;
@@ -45,6 +46,8 @@ export interface TransportOptions {
   maxFrameBytes: number;
   /** How links detect a dead peer and redial (link-liveness.ts); default LINK_LIVENESS. */
   liveness?: Readonly<LinkLiveness>;
+  /** The sender's stamp on every frame (frame-stamp.ts); default UNSTAMPED (tools, tests). */
+  stamp?: Readonly<FrameStamp>;
 }
 
 export interface TransportHandlers {
@@ -96,6 +99,8 @@ export class ZmqTransport {
   private readonly garbageLog: RateLimitedLog;
   private closed = false;
   private releaseCurve: (() => void) | null = null;
+  /** Who this worker is, in every frame it sends (frame-stamp.ts); the epoch follows its assignment (setEpoch). */
+  private stamp: FrameStamp;
   receivedBatches = 0;
   receivedTuples = 0;
   /** Tuples dropped because alone they exceed maxFrameBytes. */
@@ -118,6 +123,12 @@ export class ZmqTransport {
       ...(opts.curve && curveServerOptions(opts.curve)),
     });
     this.garbageLog = new RateLimitedLog(log);
+    this.stamp = { ...(opts.stamp ?? UNSTAMPED) };
+  }
+
+  /** The assignment epoch frames are stamped with from now on (frames already sealed keep theirs). */
+  setEpoch(epoch: number): void {
+    this.stamp = { ...this.stamp, epoch };
   }
 
   async bind(): Promise<void> {
@@ -244,7 +255,7 @@ export class ZmqTransport {
   private enqueueFrames(p: Peer, b: BatchBuilder): void {
     let frame: Buffer;
     try {
-      frame = encodeFrame(this.opts.port, b);
+      frame = encodeFrame(this.opts.port, b, this.stamp);
     } catch (err) {
       const halves = b.halves();
       if (halves) {

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { BatchBuilder } from '../../../worker/transport/batch-builder.js';
 import { encodeFrame } from '../../../worker/transport/frame-encoder.js';
 import { readFrame, type Frame } from '../../../worker/transport/frame-reader.js';
-import { HEADER_BYTES, H_ACK_WORDS, H_ANCHORS, H_NAME_BYTES, H_RUNS, H_TUPLES, H_VALUES_BYTES, sections, type Sections } from '../../../worker/transport/frame-layout.js';
+import { HEADER_BYTES, H_ACK_WORDS, H_ANCHORS, H_NAME_BYTES, H_RUNS, H_TOPOLOGY, H_TUPLES, H_VALUES_BYTES, H_WORKER, sections, type Sections } from '../../../worker/transport/frame-layout.js';
 import { ACK, ACKED, FAIL, FAILED, INIT, ackArity, type AckKind } from '../../../worker/acking/ack-messages.js';
 import { valuesPackr } from '../../../worker/transport/values-packr.js';
 import { CodecError } from '../../../common/errors.js';
@@ -77,9 +77,10 @@ function shortened(frame: Buffer, from: number, to: number, word: number, value:
 
 describe('worker/transport frame (wire version 3)', () => {
   it('reads back what the builder gathered: tuples, anchors as halves, interned streams, values, and ack runs by route and kind', () => {
-    const frame = encodeFrame(6700, fullBatch());
+    const frame = encodeFrame(6700, fullBatch(), { epoch: 17, topology: 0xdeadbeef, worker: 0x80000001 });
     const f = readFrame(frame);
     assert.equal(f.senderPort, 6700);
+    assert.deepEqual(f.stamp, { epoch: 17, topology: 0xdeadbeef, worker: 0x80000001 });
     assert.equal(f.tupleCount, 4);
     assert.deepEqual(Array.from(f.dest), [7, 8, 7, 9]);
     assert.deepEqual(Array.from(f.src), [3, 3, 4, 4]);
@@ -107,11 +108,15 @@ describe('worker/transport frame (wire version 3)', () => {
 
   it('lays the frame out as docs/wire-format.md says: header, 4-byte aligned columns, names, then values, little-endian', () => {
     const b = fullBatch();
-    const frame = encodeFrame(0x01020304, b);
+    const frame = encodeFrame(0x01020304, b, { epoch: 0x05060708, topology: 0x0a0b0c0d, worker: 0xfffffffe });
     assert.equal(frame[0], 0xc1);
     assert.equal(frame[1], 3);
     assert.equal(frame.readUInt16LE(2), 0);
     assert.deepEqual([...frame.subarray(4, 8)], [4, 3, 2, 1], 'the sender port, little-endian');
+    assert.deepEqual([...frame.subarray(36, 40)], [8, 7, 6, 5], 'the sender\'s epoch, after the counts');
+    assert.equal(frame.readUInt32LE(4 * H_TOPOLOGY), 0x0a0b0c0d, 'its topology tag');
+    assert.equal(frame.readUInt32LE(4 * H_WORKER), 0xfffffffe, 'its worker tag');
+    assert.equal(HEADER_BYTES, 48);
     const at = sectionsOf(frame);
     assert.equal(frame.readUInt32LE(4 * H_TUPLES), 4);
     assert.equal(frame.readUInt32LE(4 * H_ANCHORS), 3);
@@ -119,7 +124,7 @@ describe('worker/transport frame (wire version 3)', () => {
     assert.equal(frame.readUInt32LE(4 * H_ACK_WORDS), 4 + 8 + 2 + 4 + 2);
     for (const [name, from] of columnsOf(at, frame)) assert.equal(from % 4, 0, `${name} starts on a 4-byte boundary`);
     assert.equal(at.end, frame.length);
-    assert.equal(at.end, 36 + 12 * 4 + 8 + 16 * 3 + 16 * 5 + 4 * 20 + (at.values - at.names) + frame.readUInt32LE(4 * H_VALUES_BYTES));
+    assert.equal(at.end, 48 + 12 * 4 + 8 + 16 * 3 + 16 * 5 + 4 * 20 + (at.values - at.names) + frame.readUInt32LE(4 * H_VALUES_BYTES));
     assert.equal(frame.readUInt32LE(at.dest + 4), 8, 'dest of tuple 1');
     assert.equal(frame.readInt32LE(at.anchors + 4), -1, 'tuple 1 untracked');
     assert.equal(frame.readUInt16LE(at.stream + 2), 1, 'tuple 1 on the second name');
@@ -285,7 +290,7 @@ describe('worker/transport frame (wire version 3)', () => {
     });
     const run = fc.record({ dest: fc.nat({ max: 1000 }), src: fc.nat({ max: 1000 }), kind: fc.constantFrom<AckKind>(INIT, ACK, FAIL, ACKED, FAILED), halves: fc.array(half, { minLength: 4, maxLength: 4 }) });
     fc.assert(
-      fc.property(fc.array(tuple, { maxLength: 20 }), fc.array(run, { maxLength: 20 }), (tuples, acks) => {
+      fc.property(fc.array(tuple, { maxLength: 20 }), fc.array(run, { maxLength: 20 }), fc.record({ epoch: half, topology: half, worker: half }), (tuples, acks, stamp) => {
         const b = new BatchBuilder();
         for (const t of tuples) b.addTuple(t.dest, t.src, t.stream, t.values, t.anchors);
         const expected = new Map<string, number[]>();
@@ -295,7 +300,8 @@ describe('worker/transport frame (wire version 3)', () => {
           const key = `${a.dest}/${a.src}/${a.kind}`;
           expected.set(key, [...(expected.get(key) ?? []), ...(ackArity(a.kind) === 4 ? [lo, hi, vlo, vhi] : [lo, hi])]);
         }
-        const f = readFrame(encodeFrame(42, b));
+        const f = readFrame(encodeFrame(42, b, stamp));
+        assert.deepEqual(f.stamp, { ...stamp });
         assert.equal(f.tupleCount, tuples.length);
         let w = 0;
         tuples.forEach((t, i) => {

@@ -19,6 +19,7 @@ import { computeTasks } from '../../../common/topology-def.js';
 import { defaultConfig } from '../../../common/config/config.js';
 import { silentLogger } from '../../../common/logger.js';
 import { encodeBatch, type WireTuple } from '../../../worker/transport/wire-codec.js';
+import { stampOf } from '../../../worker/transport/frame-stamp.js';
 import { BatchBuilder } from '../../../worker/transport/batch-builder.js';
 import { encodeFrame } from '../../../worker/transport/frame-encoder.js';
 import { ACK, ACKED, INIT } from '../../../worker/acking/ack-messages.js';
@@ -36,6 +37,9 @@ class TwoStreamSpout extends Spout {
     d.declareStream('side', ['a', 'b']);
   }
 }
+
+/** A peer worker of the same topology (wiringOf's 'recv-1') at epoch 0: what the fence admits. */
+const PEER = stampOf('recv-1', 'sup:1', 0);
 
 const received: { stream: string; source: string; fields: string[]; values: unknown[] }[] = [];
 
@@ -86,7 +90,7 @@ describe('worker receive path (TaskWiring)', () => {
         [sink, src, 'side', [5, 'x'], null],
         [sink, src, 'default', [6], null],
       ];
-      await push.send(encodeBatch(1, batch));
+      await push.send(encodeBatch(1, batch, PEER));
       await waitFor('the four good tuples executed', () => received.length >= 4, 20_000);
       assert.deepEqual(received, [
         { stream: 'default', source: 'src', fields: ['n'], values: [1] },
@@ -136,7 +140,7 @@ describe('worker receive path (TaskWiring)', () => {
       frame.addTuple(src, src, 'default', [0], null); // a spout takes no tuples: dropped
       frame.addTuple(acker, src, 'default', [0], null); // nor an acker
       frame.addTuple(sink, src, 'default', [7], null);
-      await push.send(encodeFrame(1, frame));
+      await push.send(encodeFrame(1, frame, PEER));
       await waitFor('the good tuple executed', () => received.length >= 1, 20_000);
       await waitFor('the tree acked', () => ackerEx.metrics.acked === 1, 20_000);
       assert.deepEqual(received, [{ stream: 'default', source: 'src', fields: ['n'], values: [7] }]);

@@ -266,6 +266,10 @@ export interface WorkerHeartbeat {
   rssMB: number;
   /** Frames dropped because they could not be decoded or named an unknown task. */
   droppedFrames: number;
+  /** Of droppedFrames: frames fenced as coming from a worker stranded on an older assignment (issue 28). */
+  staleFrames?: number;
+  /** True while the worker's spouts are paused because it has not reached ZooKeeper for nimbus.task.timeout.secs. */
+  spoutsPaused?: boolean;
   executors: ExecutorMetrics[];
   /** Topologies with a twoChoice / loadAwareShuffle grouping: the load reports and how stale the figures behind routing were. */
   routingLoad?: RoutingLoadStats;

@@ -27,6 +27,10 @@ export interface HeartbeatSources {
   dropped: () => number;
   executors: readonly Executor[];
   load: WorkerLoad | null;
+  /** Called after each heartbeat ZooKeeper took: the worker's lease on its slot (fencing/zookeeper-lease.ts). */
+  onWritten?: () => void;
+  /** Extra fields of the record (fencing figures). */
+  extra?: () => Partial<WorkerHeartbeat>;
 }
 
 export class WorkerHeartbeats {
@@ -64,6 +68,7 @@ export class WorkerHeartbeats {
   async write(): Promise<void> {
     const { launch } = this.src;
     await putJson(this.src.store, ZkPaths.workerbeat(launch.topologyId, launch.supervisorId, launch.port), this.record());
+    this.src.onWritten?.();
   }
 
   /** The record as of now. */
@@ -83,6 +88,7 @@ export class WorkerHeartbeats {
       rssMB: Math.round(mem.rss / 1048576),
       droppedFrames: this.src.dropped(),
       ...(load ? { routingLoad: load.stats() } : {}),
+      ...this.src.extra?.(),
       executors: this.src.executors.map((ex) => {
         const m = ex.metrics.snapshot(ex.queueDepth, ex.metrics.rollCapacity());
         const extra = (ex as { extraMetrics?: () => object }).extraMetrics?.();

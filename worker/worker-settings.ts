@@ -36,6 +36,8 @@ export interface WorkerSettings {
   maxFrameBytes: number;
   /** `worker.heartbeat.frequency.secs`, at least 100 ms. */
   heartbeatMs: number;
+  /** `nimbus.task.timeout.secs`, in ms: how long without ZooKeeper before the spouts pause (fencing/zookeeper-lease.ts). */
+  zooKeeperLeaseMs: number;
   /** `topology.gpu.cpu.threads`; null: the machine's cores. */
   gpuCpuThreads: number | null;
   load: LoadSettings;
@@ -51,6 +53,7 @@ export function workerSettings(topologyConfig: ConfigRecord, clusterConfig: Conf
     flushIntervalMs: topo['topology.batch.flush.interval.millis'],
     maxFrameBytes: topo['topology.transfer.max.frame.bytes'],
     heartbeatMs: Math.max(100, secsToMs(cluster['worker.heartbeat.frequency.secs'])),
+    zooKeeperLeaseMs: secsToMs(cluster['nimbus.task.timeout.secs']),
     gpuCpuThreads: topo['topology.gpu.cpu.threads'],
     load: {
       updateIntervalMs: topo['topology.load.update.interval.ms'],

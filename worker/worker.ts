@@ -27,6 +27,7 @@ import { TaskWiring } from './task-wiring.js';
 import { TopologyContextFactory } from './context/topology-context-factory.js';
 import { ComponentStartError, WorkerNotAssignedError } from './errors.js';
 import { WorkerHeartbeats } from './worker-heartbeat.js';
+import { ZooKeeperLease } from './fencing/zookeeper-lease.js';
 
 export interface WorkerOptions {
   launch: WorkerLaunch;
@@ -66,6 +67,9 @@ export class Worker {
   /** Config compiled once (worker-settings.ts). */
   readonly settings: WorkerSettings;
   private stopping = false;
+  /** Pauses the spouts when ZooKeeper has been out of reach too long (fencing/zookeeper-lease.ts). */
+  private readonly lease: ZooKeeperLease;
+  private leaseTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly opts: WorkerOptions) {
     this.launch = opts.launch;
@@ -109,7 +113,10 @@ export class Worker {
       link: opts.link,
       contextFor: (component, task) => contexts.contextFor(component, task),
     });
+    this.lease = new ZooKeeperLease(this.settings.zooKeeperLeaseMs);
     this.heartbeats = new WorkerHeartbeats({
+      onWritten: () => this.lease.contact(),
+      extra: () => ({ staleFrames: this.tasks.staleFrames, spoutsPaused: this.lease.paused }),
       store: this.store,
       launch: this.launch,
       log: this.log,
@@ -144,6 +151,8 @@ export class Worker {
     this.tasks.startLoadReports();
     this.applyStatus(this.base.status);
     await this.heartbeats.start(this.settings.heartbeatMs);
+    this.leaseTimer = setInterval(() => this.checkLease(), Math.min(1000, this.settings.heartbeatMs));
+    this.leaseTimer.unref();
     void this.watchAssignment();
     void this.watchStormBase();
     this.log.info({ executors: mine.executors.length, port: this.launch.port, gpu: mine.gpu }, 'worker started');
@@ -167,6 +176,7 @@ export class Worker {
     }
     await this.tasks.transport.drain(Math.max(0, until - Date.now()));
     this.heartbeats.stop();
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
     this.tasks.load?.stop();
     for (const ex of this.tasks.executorList) {
       try {
@@ -200,7 +210,7 @@ export class Worker {
 
   private applyStatus(status: StormBase['status']): void {
     for (const s of this.tasks.spouts) {
-      if (status === 'active' && !this.stopping) s.activate();
+      if (status === 'active' && !this.stopping && !this.lease.paused) s.activate();
       else s.deactivate();
     }
   }
@@ -209,17 +219,55 @@ export class Worker {
     const path = ZkPaths.assignment(this.topologyId);
     try {
       const a = await readJsonIfPresent(this.store, path, assignmentSchema, () => void this.watchAssignment());
-      if (!a) {
-        this.opts.onRetired?.('the topology has no assignment any more');
-      } else if (a.epoch !== this.assignment.epoch) {
-        this.log.info({ epoch: a.epoch }, 'assignment changed');
-        this.applyAssignment(a);
-        if (!this.myAssignment(a)) this.opts.onRetired?.('this slot is no longer assigned');
-      }
+      this.sawAssignment(a);
     } catch (err) {
       if (this.skipCorrupt(err, path)) return;
       this.log.warn({ err }, 'reading the assignment failed; retrying');
       setTimeout(() => void this.watchAssignment(), 1000).unref();
+    }
+  }
+
+  /** What the assignment just read means: retire, follow a new one, or resume spouts paused by the lease. */
+  private sawAssignment(a: Assignment | null): void {
+    if (!a) {
+      this.opts.onRetired?.('the topology has no assignment any more');
+      return;
+    }
+    if (a.epoch !== this.assignment.epoch) {
+      this.log.info({ epoch: a.epoch }, 'assignment changed');
+      this.applyAssignment(a);
+    }
+    const mine = this.myAssignment(a) !== undefined;
+    if (!mine) this.opts.onRetired?.('this slot is no longer assigned');
+    if (this.lease.sawAssignment(mine) === 'resume') {
+      this.log.warn({ epoch: a.epoch }, 'ZooKeeper reached and this worker is still assigned: spouts resume emitting');
+      this.applyStatus(this.base.status);
+    }
+  }
+
+  /**
+   * Pauses the spouts once ZooKeeper has been out of reach for nimbus.task.timeout.secs (fencing/zookeeper-lease.ts),
+   * then reads the assignment every second until it answers: the watch may have been lost with the session, and a
+   * paused worker must not wait for a change that may never come.
+   */
+  private checkLease(): void {
+    if (this.stopping || this.lease.check() !== 'pause') return;
+    this.log.warn(
+      { silenceMs: this.lease.silenceMs, timeoutMs: this.lease.timeoutMs },
+      'ZooKeeper out of reach for longer than nimbus.task.timeout.secs: spouts stop emitting until this worker reads its assignment again (its executors may run elsewhere now)',
+    );
+    this.applyStatus(this.base.status);
+    void this.pollAssignmentWhilePaused();
+  }
+
+  private async pollAssignmentWhilePaused(): Promise<void> {
+    while (this.lease.paused && !this.stopping) {
+      try {
+        this.sawAssignment(await readJsonIfPresent(this.store, ZkPaths.assignment(this.topologyId), assignmentSchema));
+      } catch (err) {
+        if (!isStateError(err, 'CORRUPT')) this.corruptLog.warn({ err: (err as Error).message }, 'paused: the assignment is still out of reach');
+      }
+      if (this.lease.paused) await sleep(1000);
     }
   }
 

@@ -139,6 +139,11 @@ export class NetLab {
     }
   }
 
+  /** Drops what `name` receives from each of `peers`, inside its namespace; what it sends still leaves (a one-way fault). */
+  cutInbound(name: string, peers: readonly string[]): void {
+    for (const p of peers) this.exec(name, 'iptables', ['-I', 'INPUT', '-s', this.hosts.get(p)?.address ?? p, '-j', 'DROP']);
+  }
+
   /** Removes every rule `cut` put in `name`'s namespace. */
   heal(name: string): void {
     this.exec(name, 'iptables', ['-F', 'INPUT']);

@@ -28,8 +28,16 @@ export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..
 const BIN = join(PACKAGE_ROOT, 'bin', 'hstorm.js');
 const WORKER_ENTRY = join(PACKAGE_ROOT, 'dist', 'worker', 'main.js');
 
+/** Where a daemon runs: a network namespace and its address there (test/faults/netns-lab.ts); default the test's own, 127.0.0.1. */
+export interface DaemonHost {
+  ns: string;
+  address: string;
+}
+
 export interface SupervisorSpec {
   id: string;
+  /** The node's namespace and address: its slots bind there and peers reach it there. */
+  host?: DaemonHost;
   /** Worker ports (slots) of this node. Default 3. */
   slots?: number;
   /** Declared GPUs (`supervisor.gpus`); discovery is `declared` when given, `none` otherwise. */
@@ -42,6 +50,8 @@ export interface ProcessClusterOptions {
   config?: Record<string, unknown>;
   /** How long each daemon may take to come up. Default 60 s. */
   startTimeoutMs?: number;
+  /** Where ZooKeeper and nimbus run (the partition trials' host A); default this process's namespace, 127.0.0.1. */
+  coreHost?: DaemonHost;
 }
 
 import { holdFaultFor, processAlive, waitFor } from './wait-for.js';
@@ -75,11 +85,14 @@ export class DaemonProcess {
     readonly args: string[],
     readonly logFile: string,
     cwd: string,
+    /** A network namespace to run it in (`ip netns exec` execs it: the pid is the daemon's). */
+    ns?: string,
   ) {
     const fd = openSync(logFile, 'a');
     try {
+      const [cmd, argv] = ns ? ['ip', ['netns', 'exec', ns, process.execPath, BIN, ...args]] : [process.execPath, [BIN, ...args]];
       // Its own process group, so that stop() can take down what it spawned (dev-zookeeper's java).
-      this.child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', fd, fd], detached: true });
+      this.child = spawn(cmd, argv, { cwd, stdio: ['ignore', fd, fd], detached: true });
     } finally {
       closeSync(fd);
     }
@@ -159,6 +172,8 @@ process.once('exit', () => {
 
 export class ProcessCluster {
   readonly zkConnect: string;
+  /** Where ZooKeeper and nimbus listen. */
+  readonly coreAddress: string;
   zookeeper!: DaemonProcess;
   nimbus!: DaemonProcess;
   readonly supervisors = new Map<string, SupervisorEntry>();
@@ -173,9 +188,10 @@ export class ProcessCluster {
     readonly root: string,
     private readonly options: ProcessClusterOptions,
   ) {
-    this.zkConnect = `127.0.0.1:${zkPort}`;
+    this.coreAddress = options.coreHost?.address ?? '127.0.0.1';
+    this.zkConnect = `${this.coreAddress}:${zkPort}`;
     this.clientConfig = join(dir, 'client.yaml');
-    writeFileSync(this.clientConfig, toYaml({ 'nimbus.host': '127.0.0.1', 'nimbus.http.port': nimbusPort }));
+    writeFileSync(this.clientConfig, toYaml({ 'nimbus.host': this.coreAddress, 'nimbus.http.port': nimbusPort }));
   }
 
   static async start(options: ProcessClusterOptions): Promise<ProcessCluster> {
@@ -194,7 +210,7 @@ export class ProcessCluster {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.nimbusPort}/api/v1`;
+    return `http://${this.coreAddress}:${this.nimbusPort}/api/v1`;
   }
 
   private get startTimeoutMs(): number {
@@ -205,7 +221,7 @@ export class ProcessCluster {
     return {
       'hstorm.zookeeper.servers': [this.zkConnect],
       'hstorm.zookeeper.root': this.root,
-      'nimbus.host': '127.0.0.1',
+      'nimbus.host': this.coreAddress,
       'nimbus.http.port': this.nimbusPort,
       ...this.options.config,
     };
@@ -229,9 +245,10 @@ export class ProcessCluster {
     const from = existsSync(logFile) ? readFileSync(logFile).length : 0;
     this.zookeeper = new DaemonProcess(
       'dev-zookeeper',
-      ['dev-zookeeper', '--port', String(this.zkPort), '--host', '127.0.0.1', '--data-dir', join(this.dir, 'zookeeper'), '--quiet'],
+      ['dev-zookeeper', '--port', String(this.zkPort), '--host', this.coreAddress, '--data-dir', join(this.dir, 'zookeeper'), '--quiet'],
       logFile,
       this.dir,
+      this.options.coreHost?.ns,
     );
     await this.waitUp(this.zookeeper, 'ZooKeeper', () => readFileSync(logFile).subarray(from).toString('utf8').includes('ZooKeeper is up'));
   }
@@ -245,7 +262,7 @@ export class ProcessCluster {
   async restartSupervisor(id: string): Promise<void> {
     const s = this.supervisor(id);
     if (s.proc.alive) throw new Error(`supervisor ${id} is still running`);
-    s.proc = this.spawnSupervisor(id, s.configFile);
+    s.proc = this.spawnSupervisor(id, s.configFile, s.spec.host);
     await this.waitUp(s.proc, `supervisor ${id} registered again`, async () => (await this.supervisorList()).some((x) => x.id === id));
   }
 
@@ -253,7 +270,7 @@ export class ProcessCluster {
   async startNimbus(): Promise<void> {
     const file = join(this.dir, 'nimbus.yaml');
     if (!existsSync(file)) writeFileSync(file, toYaml({ ...this.baseConfig(), 'hstorm.local.dir': join(this.dir, 'nimbus') }));
-    this.nimbus = new DaemonProcess('nimbus', ['nimbus', '--config', file, '--bind', '127.0.0.1'], join(this.dir, 'nimbus.log'), this.dir);
+    this.nimbus = new DaemonProcess('nimbus', ['nimbus', '--config', file, '--bind', this.coreAddress], join(this.dir, 'nimbus.log'), this.dir, this.options.coreHost?.ns);
     await this.waitUp(this.nimbus, 'nimbus API', async () => (await fetch(`${this.url}/cluster/summary`)).ok);
   }
 
@@ -273,19 +290,19 @@ export class ProcessCluster {
         ...this.baseConfig(),
         'hstorm.local.dir': localDir,
         'supervisor.id': spec.id,
-        'supervisor.host': '127.0.0.1',
+        'supervisor.host': spec.host?.address ?? '127.0.0.1',
         'supervisor.slots.ports': ports,
         'supervisor.gpu.discovery': spec.gpus?.length ? 'declared' : 'none',
         ...(spec.gpus?.length ? { 'supervisor.gpus': spec.gpus } : {}),
       }),
     );
-    const entry: SupervisorEntry = { spec, ports, configFile, localDir, proc: this.spawnSupervisor(spec.id, configFile) };
+    const entry: SupervisorEntry = { spec, ports, configFile, localDir, proc: this.spawnSupervisor(spec.id, configFile, spec.host) };
     this.supervisors.set(spec.id, entry);
     await this.waitUp(entry.proc, `supervisor ${spec.id} registered`, async () => (await this.supervisorList()).some((s) => s.id === spec.id));
   }
 
-  private spawnSupervisor(id: string, configFile: string): DaemonProcess {
-    return new DaemonProcess(`supervisor ${id}`, ['supervisor', '--config', configFile], join(this.dir, `supervisor-${id}.log`), this.dir);
+  private spawnSupervisor(id: string, configFile: string, host: DaemonHost | undefined): DaemonProcess {
+    return new DaemonProcess(`supervisor ${id}`, ['supervisor', '--config', configFile], join(this.dir, `supervisor-${id}.log`), this.dir, host?.ns);
   }
 
   supervisor(id: string): SupervisorEntry {
@@ -342,7 +359,7 @@ export class ProcessCluster {
   respawnSupervisor(id: string): DaemonProcess {
     const s = this.supervisor(id);
     if (s.proc.alive) throw new Error(`supervisor ${id} is still running`);
-    s.proc = this.spawnSupervisor(id, s.configFile);
+    s.proc = this.spawnSupervisor(id, s.configFile, s.spec.host);
     return s.proc;
   }
 

@@ -29,6 +29,11 @@ command -v redis-server >/dev/null || [ -n "${REDIS_SERVER:-}" ] || need redis-s
 [ -d /usr/lib/postgresql ] || [ -n "${PG_BIN:-}" ] || need postgresql "or set PG_BIN to PostgreSQL's bin directory"
 [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || [ -n "${RABBITMQ_SCRIPTS:-}" ] ||
   need rabbitmq-server "or set RABBITMQ_SCRIPTS to the directory of its rabbitmq-server script"
+# iptables, for the partition trials (test/faults/partition.test.ts, link-heal.test.ts): they cut links with rules inside
+# network namespaces, which needs root; without root they are skipped with the reason printed, so only root needs it.
+if [ "$(id -u)" = 0 ]; then
+  command -v iptables >/dev/null || need iptables "or run as non-root to skip the partition trials"
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "installing ${missing[*]} (Debian packages) for the integration tests..."
@@ -54,7 +59,8 @@ npx mocha "$@"
 
 # The exact-count fault suite (test/faults/, docs/faults.md) takes ~6 min in all on a 2-core machine, too long for
 # every CI run: `npm test` runs its core subset — bad input on every port and in znodes, kill -9 of a worker and of
-# nimbus, ~3 min under load — and `npm run test:faults` runs every fault. Skipped when mocha was given its own arguments.
+# nimbus, ~3 min under load, plus (as root, with namespaces) a worker link healing across an iptables cut (~15 s) and
+# node C of three cut off for 15 s (~1 min) — and `npm run test:faults` runs every fault and partition. Skipped when mocha was given its own arguments.
 if [ $# -eq 0 ]; then
   npx mocha --no-config --timeout 600000 --exit --fgrep '(core)' 'dist/test/faults/**/*.test.js'
 fi

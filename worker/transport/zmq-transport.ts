@@ -6,6 +6,10 @@
  * and encoded into frames (frame-encoder.ts) no bigger than the peer takes;
  * frames that arrive are read (frame-reader.ts) and handed to the worker whole.
  *
+ * Every frame is stamped with this worker's assignment epoch and topology
+ * (frame-stamp.ts) so that receivers can fence a stranded sender; sockets
+ * heartbeat and redial a link whose packets vanish (link-liveness.ts).
+ *
  * Backpressure: each PUSH socket has a small high-water mark, so when a peer
  * stops reading, `send` waits, batches queue here, `pendingTuples` grows and
  * the worker holds back the executors that feed this peer. The receive loop

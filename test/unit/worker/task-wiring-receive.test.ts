@@ -154,4 +154,43 @@ describe('worker receive path (TaskWiring)', () => {
       await wiring.transport.close();
     }
   });
+
+  it('fences frames: another topology\'s and an older epoch\'s from a worker the assignment no longer holds are dropped and counted, whole', async () => {
+    const b = new TopologyBuilder();
+    b.setSpout('src', () => new TwoStreamSpout(), 1);
+    b.setBolt('sink', () => new RecordingBolt(), 1).shuffleGrouping('src');
+    const topology = b.createTopology({ 'topology.acker.executors': 0 });
+    const tasks = computeTasks(topology.def, 0);
+    const src = tasks.find((t) => t.component === 'src')!.task;
+    const sink = tasks.find((t) => t.component === 'sink')!.task;
+    const port = await freePort();
+    const wiring = wiringOf(topology, port);
+    const push = new zmq.Push({ linger: 0 });
+    received.length = 0;
+    try {
+      await wiring.transport.bind();
+      const self = { supervisorId: 'sup', host: '127.0.0.1', port, gpu: null, executors: [{ component: 'sink', task: sink }], reason: 'test' };
+      // Epoch 2 holds this worker and sup-b:6700; sup-c:6700 (which held the spout at epoch 1) is gone.
+      const other = { ...self, supervisorId: 'sup-b', port: 6700, executors: [{ component: 'src', task: src }] };
+      wiring.applyAssignment({ topologyId: 'recv-1', epoch: 2, workers: [self, other], unassigned: [], scheduler: 'even', createdAt: 0 });
+      wiring.buildExecutors(self);
+      for (const ex of wiring.executorList) await ex.start();
+      push.connect(`tcp://127.0.0.1:${port}`);
+      const send = (value: number, stamp: ReturnType<typeof stampOf>) => push.send(encodeBatch(1, [[sink, src, 'default', [value], null]], stamp));
+      await send(1, stampOf('recv-1', 'sup-c:6700', 1)); // stranded: older epoch, no slot any more
+      await send(2, stampOf('other-1', 'sup-b:6700', 2)); // another topology
+      await send(3, stampOf('recv-1', 'sup-b:6700', 1)); // older epoch, still assigned: within the grace
+      await send(4, stampOf('recv-1', 'sup-c:6700', 3)); // a newer epoch: admitted
+      await send(5, stampOf('recv-1', 'sup-b:6700', 2));
+      await waitFor('the admitted tuples executed', () => received.length >= 3, 20_000);
+      assert.deepEqual(received.map((r) => r.values[0]), [3, 4, 5]);
+      assert.equal(wiring.staleFrames, 1);
+      assert.equal(wiring.droppedFrames, 2, 'the stale frame and the foreign one');
+      assert.equal(wiring.droppedTuples, 0);
+    } finally {
+      push.close();
+      for (const ex of wiring.executorList) await ex.stop();
+      await wiring.transport.close();
+    }
+  });
 });

@@ -65,17 +65,20 @@ function wiringOf(topology: StormTopology, port: number): TaskWiring {
   });
 }
 
+/** src (both streams) → sink, no ackers, wired on a free port: the tasks, the port and the wiring. */
+async function srcToSink(): Promise<{ src: number; sink: number; port: number; wiring: TaskWiring }> {
+  const b = new TopologyBuilder();
+  b.setSpout('src', () => new TwoStreamSpout(), 1);
+  b.setBolt('sink', () => new RecordingBolt(), 1).shuffleGrouping('src').shuffleGrouping('src', 'side');
+  const topology = b.createTopology({ 'topology.acker.executors': 0 });
+  const tasks = computeTasks(topology.def, 0);
+  const port = await freePort();
+  return { src: tasks.find((t) => t.component === 'src')!.task, sink: tasks.find((t) => t.component === 'sink')!.task, port, wiring: wiringOf(topology, port) };
+}
+
 describe('worker receive path (TaskWiring)', () => {
   it('gives each tuple of a mixed batch its own fields, and drops and counts unknown sources and undeclared streams', async () => {
-    const b = new TopologyBuilder();
-    b.setSpout('src', () => new TwoStreamSpout(), 1);
-    b.setBolt('sink', () => new RecordingBolt(), 1).shuffleGrouping('src').shuffleGrouping('src', 'side');
-    const topology = b.createTopology({ 'topology.acker.executors': 0 });
-    const tasks = computeTasks(topology.def, 0);
-    const src = tasks.find((t) => t.component === 'src')!.task;
-    const sink = tasks.find((t) => t.component === 'sink')!.task;
-    const port = await freePort();
-    const wiring = wiringOf(topology, port);
+    const { src, sink, port, wiring } = await srcToSink();
     const push = new zmq.Push({ linger: 0 });
     try {
       await wiring.transport.bind();
@@ -156,15 +159,7 @@ describe('worker receive path (TaskWiring)', () => {
   });
 
   it('fences frames: another topology\'s and an older epoch\'s from a worker the assignment no longer holds are dropped and counted, whole', async () => {
-    const b = new TopologyBuilder();
-    b.setSpout('src', () => new TwoStreamSpout(), 1);
-    b.setBolt('sink', () => new RecordingBolt(), 1).shuffleGrouping('src');
-    const topology = b.createTopology({ 'topology.acker.executors': 0 });
-    const tasks = computeTasks(topology.def, 0);
-    const src = tasks.find((t) => t.component === 'src')!.task;
-    const sink = tasks.find((t) => t.component === 'sink')!.task;
-    const port = await freePort();
-    const wiring = wiringOf(topology, port);
+    const { src, sink, port, wiring } = await srcToSink();
     const push = new zmq.Push({ linger: 0 });
     received.length = 0;
     try {

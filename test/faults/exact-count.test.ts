@@ -404,6 +404,30 @@ describe('exact-count fault suite (ZooKeeper, nimbus, 2 supervisors through the 
     });
   });
 
+  /**
+   * Past nimbus.task.timeout.secs (10 s here) without ZooKeeper a worker pauses its spouts (worker/fencing/
+   * zookeeper-lease.ts, issue 28): ZooKeeper stays down until acking has stalled — every spout paused, what was in
+   * flight acked — and the spouts must resume once it is back. Before issue 28 acking never stalled.
+   */
+  it('ZooKeeper stopped past nimbus.task.timeout.secs: spouts pause, then resume', async () => {
+    await runFault('ZooKeeper stopped past the task timeout (spouts pause)', 'f-zk-lease', LONG, async ({ dir }) => {
+      await cluster.stopZooKeeper();
+      try {
+        let last = { at: Date.now(), acked: -1 };
+        await waitFor('acking stalled for 2 s while ZooKeeper is down (spouts paused)', () => {
+          const acked = ackedCounts(dir).reduce((a, b) => a + b, 0);
+          if (acked !== last.acked) last = { at: Date.now(), acked };
+          return Date.now() - last.at >= 2000;
+        }, 60_000, 100);
+        // Stalled with ids left to emit: paused, not merely out of ids (which is how old code would stall).
+        assert.ok(last.acked < SPOUTS * LONG, `acking stalled only when every id was acked (${last.acked})`);
+      } finally {
+        await cluster.startZooKeeper();
+      }
+      return Date.now();
+    });
+  });
+
   it('kill -9 of a supervisor and its workers (restarted afterwards)', async () => {
     let victim = '';
     await runFault(

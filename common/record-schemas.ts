@@ -107,6 +107,11 @@ const windowDefSchema = z.object({
   lateStream: z.string().min(1).nullable(),
 });
 
+const stateDefSchema = z.object({
+  messageIdField: z.string().min(1).nullable(),
+  maxEventsInMemory: z.number().int().min(1).nullable(),
+});
+
 export const topologyDefSchema = z.object({
   components: z
     .array(
@@ -119,6 +124,7 @@ export const topologyDefSchema = z.object({
         gpu: z.object({ memoryMB: count }).nullable(),
         config: configSchema,
         window: windowDefSchema.optional(),
+        state: stateDefSchema.optional(),
       }),
     )
     .min(1),

@@ -3,7 +3,16 @@
  * a validated StormTopology (the serializable definition plus the factories a
  * worker uses to instantiate its tasks).
  */
-import { DEFAULT_STREAM, type ComponentDef, type GpuRequest, type GroupingDef, type TopologyDef } from '../common/topology-def.js';
+import {
+  CHECKPOINT_COMPONENT,
+  CHECKPOINT_FIELDS,
+  CHECKPOINT_STREAM,
+  DEFAULT_STREAM,
+  type ComponentDef,
+  type GpuRequest,
+  type GroupingDef,
+  type TopologyDef,
+} from '../common/topology-def.js';
 import { TopologyValidationError } from '../common/errors.js';
 import { checkCrossKeys, checkKey, validateEntries } from '../common/config/config.js';
 import { OutputFieldsDeclarer } from './output-declarer.js';
@@ -12,7 +21,11 @@ import { fieldNames, type Fields } from './fields.js';
 import type { BoltFactory, SpoutFactory } from './components.js';
 import { validateTopology } from './validate-topology.js';
 import { WindowedBolt } from './windowed-bolt.js';
+import { StatefulBolt, type StatefulBoltFactory } from './stateful-bolt.js';
 import { WindowedBoltExecutor } from './internal/windowed-bolt-executor.js';
+import { StatefulBoltExecutor } from './internal/stateful-bolt-executor.js';
+import { CheckpointForwarder } from './internal/checkpoint-forwarder.js';
+import { CheckpointSpout } from './internal/checkpoint-spout.js';
 
 /** A factory of windowed bolts: the builder wraps each in the runtime's windowing bolt, as Storm's setBolt does. */
 export type WindowedBoltFactory = () => WindowedBolt;
@@ -120,8 +133,12 @@ export class TopologyBuilder {
     return new SpoutDeclarer(this.add(id, 'spout', factory, parallelism));
   }
 
-  setBolt(id: string, factory: BoltFactory | WindowedBoltFactory, parallelism = 1): BoltDeclarer {
-    return new BoltDeclarer(this.add(id, 'bolt', typeof factory === 'function' ? windowing(factory) : factory, parallelism));
+  /**
+   * A bolt, a windowed bolt (wrapped in the windowing bolt), or a stateful bolt (wrapped in the stateful executor; with
+   * one in the topology, the builder adds the checkpoint spout and wires its stream through every bolt).
+   */
+  setBolt(id: string, factory: BoltFactory | WindowedBoltFactory | StatefulBoltFactory, parallelism = 1): BoltDeclarer {
+    return new BoltDeclarer(this.add(id, 'bolt', typeof factory === 'function' ? wrapped(factory) : factory, parallelism));
   }
 
   private add(id: string, kind: 'spout' | 'bolt', factory: SpoutFactory | BoltFactory, parallelism: number): ComponentDef {
@@ -149,25 +166,53 @@ export class TopologyBuilder {
     for (const c of this.components) {
       const instance = instantiate(c.id, this.factories.get(c.id)!);
       c.streams = declaredStreams(c.id, instance);
-      // The window goes into the definition: nimbus checks it against the message timeout and spout pending bound.
-      if (instance instanceof WindowedBoltExecutor) c.window = instance.windowDef(c.id);
+      const core = instance instanceof StatefulBoltExecutor ? instance.bolt : instance;
+      // The window and the state go into the definition: nimbus checks them against the message timeout and spout
+      // pending bound, and describe shows them.
+      if (core instanceof WindowedBoltExecutor) c.window = core.windowDef(c.id);
+      if (instance instanceof StatefulBoltExecutor) c.state = instance.stateDef();
     }
-    const def: TopologyDef = {
-      components: this.components.map((c) => ({ ...structuredClone(c), config: validateEntries(c.config, { allowUserKeys: true, where: `component "${c.id}" config` }) })),
-      config: validateEntries(config, { allowUserKeys: true, where: 'topology config' }),
-    };
+    const components = this.components.map((c) => ({ ...structuredClone(c), config: validateEntries(c.config, { allowUserKeys: true, where: `component "${c.id}" config` }) }));
+    const factories = new Map(this.factories);
+    if (components.some((c) => c.state)) addCheckpointing(components, factories);
+    const def: TopologyDef = { components, config: validateEntries(config, { allowUserKeys: true, where: 'topology config' }) };
     checkCrossKeys(def.config);
     validateTopology(def);
-    return new StormTopology(def, new Map(this.factories));
+    return new StormTopology(def, factories);
   }
 }
 
-/** A bolt factory whose windowed bolts come wrapped (any other instance as it is). */
-function windowing(factory: BoltFactory | WindowedBoltFactory): BoltFactory {
+/** A bolt factory whose windowed and stateful bolts come wrapped in the runtime's bolts (any other instance as it is). */
+function wrapped(factory: BoltFactory | WindowedBoltFactory | StatefulBoltFactory): BoltFactory {
   return () => {
     const b = factory();
-    return b instanceof WindowedBolt ? new WindowedBoltExecutor(b) : b;
+    if (b instanceof StatefulBolt) return new StatefulBoltExecutor(b);
+    if (b instanceof WindowedBolt) return new WindowedBoltExecutor(b);
+    return b;
   };
+}
+
+/**
+ * Storm's stateful wiring (TopologyBuilder with a stateful bolt): the checkpoint spout, one task, declared last so the
+ * other components keep their task ids; every bolt declares the checkpoint stream and takes it from each component it
+ * subscribes to (from the checkpoint spout in place of a spout), with all grouping; bolts that are not stateful are
+ * wrapped in the forwarder that passes it on.
+ */
+function addCheckpointing(components: ComponentDef[], factories: Map<string, SpoutFactory | BoltFactory>): void {
+  const spouts = new Set(components.filter((c) => c.kind === 'spout').map((c) => c.id));
+  const stream = { id: CHECKPOINT_STREAM, fields: [...CHECKPOINT_FIELDS], direct: false };
+  for (const c of components) {
+    if (c.kind !== 'bolt') continue;
+    c.streams.push({ ...stream, fields: [...stream.fields] });
+    const sources = new Set(c.inputs.map((i) => (spouts.has(i.component) ? CHECKPOINT_COMPONENT : i.component)));
+    for (const src of sources) c.inputs.push({ component: src, stream: CHECKPOINT_STREAM, grouping: { type: 'all' } });
+    if (!c.state) {
+      const inner = factories.get(c.id) as BoltFactory;
+      factories.set(c.id, () => new CheckpointForwarder(inner() as ConstructorParameters<typeof CheckpointForwarder>[0]));
+    }
+  }
+  components.push({ id: CHECKPOINT_COMPONENT, kind: 'spout', parallelism: 1, streams: [{ ...stream, fields: [...stream.fields] }], inputs: [], gpu: null, config: {} });
+  factories.set(CHECKPOINT_COMPONENT, () => new CheckpointSpout());
 }
 
 function instantiate(id: string, factory: SpoutFactory | BoltFactory): ReturnType<SpoutFactory | BoltFactory> {

@@ -66,6 +66,7 @@ export class Worker {
   /** Config compiled once (worker-settings.ts). */
   readonly settings: WorkerSettings;
   private stopping = false;
+  private readonly contexts: TopologyContextFactory;
 
   constructor(private readonly opts: WorkerOptions) {
     this.launch = opts.launch;
@@ -96,7 +97,9 @@ export class Worker {
       onPlacementChange: (listener) => this.tasks.onPlacementChange(listener),
       executorOf: (t) => this.tasks.executorOf(t),
       settingsOf: (c) => this.tasks.components.settingsOf(c),
+      stateStore: this.settings.state,
     });
+    this.contexts = contexts;
     this.tasks = new TaskWiring({
       launch: this.launch,
       log: this.log,
@@ -177,6 +180,7 @@ export class Worker {
       ex.flushLogs();
     }
     this.signals.close();
+    await this.contexts.close().catch((err: unknown) => this.log.warn({ err }, 'closing the state store failed'));
     await this.heartbeats.write().catch(() => undefined);
     await this.tasks.transport.close();
     this.log.info('worker stopped');

@@ -8,6 +8,7 @@ import type { ComponentLoad, ComponentMetricSections, ComponentPlacement, Signal
 import type { TopologyDef } from '../../common/topology-def.js';
 import type { GpuBackendHandle } from '../../topology-sdk/gpu-backend-handle.js';
 import { MetricRegistry } from '../../topology-sdk/user-metrics.js';
+import { MemoryStateStore, type StateStore } from '../../common/state-store/index.js';
 
 export class FakeSignalBus {
   private readonly handlers = new Map<string, ((s: Signal) => void)[]>();
@@ -49,6 +50,10 @@ export interface FakeContextOptions {
   def?: TopologyDef;
   /** Where a component's tasks run (default: every task of `tasks` for this component, none for others, all placed). */
   placement?: (component: string) => ComponentPlacement;
+  /** The state store (default: a memory store of its own). */
+  stateStore?: StateStore;
+  /** Task ids of other components (default: none). */
+  tasksOf?: (component: string) => readonly number[];
 }
 
 export interface FakeContext extends TopologyContext {
@@ -79,7 +84,7 @@ export function fakeContext(opts: FakeContextOptions = {}): FakeContext {
     taskId,
     taskIndex: tasks.indexOf(taskId),
     componentTasks: tasks,
-    tasksOf: (c) => (c === component ? tasks : []),
+    tasksOf: (c) => (c === component ? tasks : (opts.tasksOf?.(c) ?? [])),
     topologyDef: opts.def ?? { components: [], config: {} },
     placementOf: (c) => opts.placement?.(c) ?? { running: c === component ? tasks : [], unplaced: [], reason: null },
     onPlacementChange: (listener) => {
@@ -89,6 +94,7 @@ export function fakeContext(opts: FakeContextOptions = {}): FakeContext {
     firePlacementChange: () => {
       for (const l of placementListeners) l();
     },
+    stateStore: opts.stateStore ?? new MemoryStateStore(),
     codeDir: process.cwd(),
     workerPort: 6700,
     gpu: null,

@@ -22,8 +22,13 @@ export const SYSTEM_FIELDS: ReadonlyMap<string, Fields> = new Map([
   [ACK_FAIL, new Fields(['root'])],
 ]);
 
+/**
+ * The ack protocol's streams, which skip the data queue (acks must never wait behind data). Every other stream — the
+ * checkpoint stream `__checkpoint` included, whose tuples must stay in order with the data before and after them —
+ * goes through the data queue.
+ */
 export function isSystemStream(stream: string): boolean {
-  return stream.startsWith('__');
+  return stream.startsWith('__ack_');
 }
 
 /**

@@ -36,6 +36,8 @@ const PUBLIC_VALUES = [
   'ShellBolt',
   'ShellSpout',
   'Spout',
+  'StateValidationError',
+  'StatefulBolt',
   'StreamSplit',
   'TopologyBuilder',
   'TopologyValidationError',

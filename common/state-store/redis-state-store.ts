@@ -65,14 +65,19 @@ export class RedisStateStore implements StateStore {
   readonly where: string;
   private readonly client: Client;
   private readonly prefix: string;
+  private readonly connectTimeoutMs: number;
   private closed = false;
+  /** Calls made before the first connection wait for it (up to connectTimeoutMs); later outages fail at once. */
+  private firstConnection: Promise<void> | null;
 
   /** Connects in the background: calls made before Redis answers (or while it is down) fail at once with StateStoreError. */
   constructor(settings: StateStoreSettings, opts: RedisStateStoreOptions = {}) {
     this.prefix = settings.keyPrefix;
     this.where = `${redactUrl(settings.url)} (key prefix ${JSON.stringify(settings.keyPrefix)})`;
     this.client = makeClient(settings);
+    this.connectTimeoutMs = settings.connectTimeoutMs;
     this.client.on('error', (err: Error) => opts.onConnectionError?.(err));
+    this.firstConnection = new Promise<void>((resolve) => this.client.once('ready', () => resolve()));
     this.client.connect().catch(() => undefined); // it keeps retrying; each call reports what it met
   }
 
@@ -189,6 +194,14 @@ export class RedisStateStore implements StateStore {
   /** Runs one store call; anything but a txid conflict becomes a StateStoreError naming the store and key. */
   private async call<T>(ns: string, fn: () => Promise<T>): Promise<T> {
     if (this.closed) throw new StateStoreError(`the state store at ${this.where} is closed`, this.where);
+    if (this.firstConnection !== null && !this.client.isReady) {
+      let timer: NodeJS.Timeout | undefined;
+      const waited = await Promise.race([this.firstConnection.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), this.connectTimeoutMs)))]);
+      clearTimeout(timer);
+      if (waited) this.firstConnection = null;
+    } else {
+      this.firstConnection = null;
+    }
     try {
       return await fn();
     } catch (err) {

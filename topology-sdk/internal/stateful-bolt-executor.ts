@@ -36,7 +36,8 @@ import { anchoringCollector } from './anchoring.js';
 /** What the executor drives: a StatefulBolt, or a stateful windowed bolt's own executor. */
 export interface StatefulComponent {
   prepare(conf: Conf, context: TopologyContext, collector: OutputCollector): MaybePromise<void>;
-  initState(state: KeyValueState<never, unknown>): MaybePromise<void>;
+  /** Takes the executor's KeyValueState (typed by the bolt's own S). */
+  initState(state: never): MaybePromise<void>;
   execute(tuple: Tuple): MaybePromise<void>;
   prePrepare(txid: number): MaybePromise<void>;
   preCommit(txid: number): MaybePromise<void>;
@@ -228,7 +229,7 @@ export class StatefulBoltExecutor extends Bolt {
       this.loaded = true;
     }
     if (!this.initialized) {
-      await this.bolt.initState(this.state as KeyValueState<never, unknown>);
+      await this.bolt.initState(this.state as KeyValueState as never);
       this.initialized = true;
     }
     const waiting = this.pending;

@@ -5,7 +5,7 @@
  * numbers, bigints and booleans as themselves, arrays and objects by their
  * encoding, so two equal composite keys are one entry.
  */
-import { Packr } from 'msgpackr';
+import { C1, Packr } from 'msgpackr';
 
 const packr = new Packr({ useRecords: false, int64AsType: 'bigint', moreTypes: true });
 
@@ -16,7 +16,10 @@ export function encodeState(v: unknown): Uint8Array {
 /** Decodes bytes the codec wrote; throws for bytes it did not (garbage, a cut-off value, trailing bytes). */
 export function decodeState(bytes: Uint8Array): unknown {
   if (bytes.length === 0) throw new Error('empty value');
-  return packr.unpack(bytes);
+  const v: unknown = packr.unpack(bytes);
+  // msgpackr reads the byte msgpack never uses (0xc1) alone as a marker object instead of failing: it is garbage here.
+  if (v === C1) throw new Error('0xc1 is not a msgpack value');
+  return v;
 }
 
 /** Prefix of map keys that are not the key itself: \u0001o + encoding for objects, \u0001s + the string for strings starting with \u0001. */

@@ -280,6 +280,7 @@ describe('StatefulBolt: the stateful executor', () => {
     await store.write('test:count:0', [
       [new Uint8Array([0xa1, 0x61]), new Uint8Array([2])],
       [new Uint8Array([0xa1, 0x62]), new Uint8Array([0xc1, 0xff])], // 0xc1 is never msgpack
+      [new Uint8Array([0xc1]), new Uint8Array([1])], // a key that is that byte alone
     ]);
     const { exec, bolt, out } = await started({ store });
     await exec.execute(cp(0, 'INITSTATE'));
@@ -289,7 +290,8 @@ describe('StatefulBolt: the stateful executor', () => {
     assert.equal(err.component, 'count');
     assert.equal(err.task, 3);
     assert.match(err.message, /state of "count" task 3: namespace "test:count:0" key "\\xa1b".*the value of key "b" \(2 bytes: "\\xc1\\xff"\) does not decode/);
-    assert.equal(exec.metrics().corruptEntries, 1);
+    assert.match((out.errors[1] as Error).message, /key "\\xc1".*its key does not decode/);
+    assert.equal(exec.metrics().corruptEntries, 2);
   });
 
   it('refuses an emit without anchors, naming the component and stream; anchors: [] is on purpose', async () => {

@@ -54,6 +54,7 @@ export type { TupleWindow, LateTuple } from './tuple-window.js';
 export { StatefulBolt } from './stateful-bolt.js';
 export type { StatefulBoltFactory } from './stateful-bolt.js';
 export type { KeyValueState } from './state.js';
+export { StatefulWindowedBolt } from './stateful-windowed-bolt.js';
 
 // GPU bolts.
 export { GpuBolt } from './gpu-bolt.js';

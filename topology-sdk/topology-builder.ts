@@ -26,6 +26,9 @@ import { WindowedBoltExecutor } from './internal/windowed-bolt-executor.js';
 import { StatefulBoltExecutor } from './internal/stateful-bolt-executor.js';
 import { CheckpointForwarder } from './internal/checkpoint-forwarder.js';
 import { CheckpointSpout } from './internal/checkpoint-spout.js';
+import { statefulWindowedExecutor } from './internal/stateful-windowed-bolt-executor.js';
+import { WindowingBolt } from './internal/windowing-bolt.js';
+import { StatefulWindowedBolt } from './stateful-windowed-bolt.js';
 
 /** A factory of windowed bolts: the builder wraps each in the runtime's windowing bolt, as Storm's setBolt does. */
 export type WindowedBoltFactory = () => WindowedBolt;
@@ -169,8 +172,8 @@ export class TopologyBuilder {
       const core = instance instanceof StatefulBoltExecutor ? instance.bolt : instance;
       // The window and the state go into the definition: nimbus checks them against the message timeout and spout
       // pending bound, and describe shows them.
-      if (core instanceof WindowedBoltExecutor) c.window = core.windowDef(c.id);
-      if (instance instanceof StatefulBoltExecutor) c.state = instance.stateDef();
+      if (core instanceof WindowingBolt) c.window = core.windowDef(c.id);
+      if (instance instanceof StatefulBoltExecutor) c.state = stateDefOf(c.id, core);
     }
     const components = this.components.map((c) => ({ ...structuredClone(c), config: validateEntries(c.config, { allowUserKeys: true, where: `component "${c.id}" config` }) }));
     const factories = new Map(this.factories);
@@ -182,10 +185,16 @@ export class TopologyBuilder {
   }
 }
 
+/** The stateful part of the definition: a stateful window's settings (checked, naming the component), or none. */
+function stateDefOf(id: string, core: unknown): NonNullable<ComponentDef['state']> {
+  return core instanceof WindowingBolt && core.bolt instanceof StatefulWindowedBolt ? core.bolt.stateDef(id) : { messageIdField: null, maxEventsInMemory: null };
+}
+
 /** A bolt factory whose windowed and stateful bolts come wrapped in the runtime's bolts (any other instance as it is). */
 function wrapped(factory: BoltFactory | WindowedBoltFactory | StatefulBoltFactory): BoltFactory {
   return () => {
     const b = factory();
+    if (b instanceof StatefulWindowedBolt) return new StatefulBoltExecutor(statefulWindowedExecutor(b));
     if (b instanceof StatefulBolt) return new StatefulBoltExecutor(b);
     if (b instanceof WindowedBolt) return new WindowedBoltExecutor(b);
     return b;

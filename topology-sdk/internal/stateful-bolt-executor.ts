@@ -24,7 +24,7 @@ import type { TopologyContext } from '../context.js';
 import type { OutputFieldsDeclarer } from '../output-declarer.js';
 import type { Tuple } from '../tuple.js';
 import type { KeyValueState } from '../state.js';
-import { CHECKPOINT_STREAM, type StateDef } from '../../common/topology-def.js';
+import { CHECKPOINT_STREAM } from '../../common/topology-def.js';
 import { Histogram } from '../../common/histogram.js';
 import type { StateMetrics } from '../../common/storm-base.js';
 import { CheckpointBarrier } from './checkpoint-barrier.js';
@@ -44,8 +44,6 @@ export interface StatefulComponent {
   preRollback(): MaybePromise<void>;
   cleanup(): MaybePromise<void>;
   declareOutputFields(declarer: OutputFieldsDeclarer): void;
-  /** Stateful windows: what the topology definition records of them. */
-  stateDef?(): StateDef;
 }
 
 /** Garbage on the checkpoint stream is logged for the first few, then once per this many. */
@@ -93,11 +91,6 @@ export class StatefulBoltExecutor extends Bolt {
 
   override declareOutputFields(declarer: OutputFieldsDeclarer): void {
     this.bolt.declareOutputFields(declarer);
-  }
-
-  /** What the topology definition records of this bolt's state (the builder asks). */
-  stateDef(): StateDef {
-    return this.bolt.stateDef?.() ?? { messageIdField: null, maxEventsInMemory: null };
   }
 
   execute(tuple: Tuple): MaybePromise<void> {

@@ -38,6 +38,7 @@ const PUBLIC_VALUES = [
   'Spout',
   'StateValidationError',
   'StatefulBolt',
+  'StatefulWindowedBolt',
   'StreamSplit',
   'TopologyBuilder',
   'TopologyValidationError',

@@ -22,10 +22,12 @@ import { StoreKeyValueState } from '../../topology-sdk/internal/store-key-value-
 import type { TopologyDetail } from '../../nimbus/views.js';
 import { readAcked } from '../fixtures/acking-topology.js';
 import { trueCounts } from '../fixtures/stateful-topology.js';
+import { readWindows } from '../fixtures/stateful-window-topology.js';
 import { PACKAGE_ROOT, ProcessCluster, processAlive, waitFor } from '../helpers/cluster-processes.js';
 import { startTestRedis, type TestRedis } from '../helpers/servers/redis.js';
 
 const FIXTURE = join(PACKAGE_ROOT, 'dist', 'test', 'fixtures', 'stateful-topology.js');
+const WINDOWS = join(PACKAGE_ROOT, 'dist', 'test', 'fixtures', 'stateful-window-topology.js');
 const COUNTERS = 2;
 const PREFIX = 'itest:';
 
@@ -224,5 +226,73 @@ describe('stateful bolts on a cluster, with Redis (kill -9, kill and resubmit, R
     assert.equal(now.crashLooping, false);
     const o = compare('corrupt entry (left out)', await committedCounts(name), trueCounts(1, 0, 600));
     assert.equal(o.lost, 0);
+  });
+
+  async function submitWindows(name: string, extra: Record<string, unknown>): Promise<TopologyDetail> {
+    const dir = join(dataDir, name);
+    mkdirSync(dir, { recursive: true });
+    await cluster.submit(WINDOWS, name, { 'swin.dir': dir, ...conf(name), ...extra });
+    const d = await describeWhen(name, `${name}'s workers running`, running);
+    cluster.trackPids(d.workers.map((w) => w.metrics!.pid));
+    return d;
+  }
+
+  const winWorker = (d: TopologyDetail) => d.workers.find((w) => w.executors.some((e) => e.component === 'win'))!;
+  const windowsCommitted = (d: TopologyDetail) => d.components.win?.state?.lastCommittedTxid ?? -1;
+
+  it('a stateful window (withMessageIdField), kill -9 of its worker: a window that fired before the last commit does not fire again; every id is in a window or late', async () => {
+    const name = 'sw-msgid';
+    const messages = 1500;
+    const d = await submitWindows(name, { 'swin.mode': 'msgid', 'swin.messages': messages, 'swin.rate': 50 });
+    await describeWhen(name, `${name}: windows fired and committed`, (x) => (x.components.win?.window?.windows ?? 0) >= 3 && windowsCommitted(x) >= 3);
+    // The end of the last window evaluated as of the last commit, read as the restarted task will read it.
+    const store = new RedisStateStore({ provider: 'redis', url: redis.url, keyPrefix: PREFIX, connectTimeoutMs: 5000, commandTimeoutMs: 5000 });
+    let committedEnd: number;
+    try {
+      await store.ready(30_000);
+      const progress = new StoreKeyValueState<string, unknown>(store, `${name}:win:0:window`, { component: 'win', task: 0, onCorrupt: () => undefined });
+      await progress.load();
+      committedEnd = progress.get('#end') as number;
+    } finally {
+      await store.close();
+    }
+    assert.ok(committedEnd >= 1000, `a window end was committed (${committedEnd})`);
+    const pid = winWorker(d).metrics!.pid;
+    process.kill(pid, 'SIGKILL');
+    await describeWhen(name, `${name}: a new worker in place of ${pid}`, (x) => running(x) && !x.workers.some((w) => w.metrics?.pid === pid));
+    await allAcked(name, messages);
+    const last = (messages * 10) / 1000;
+    await waitFor(`${name}: the last window recorded`, () => readWindows(join(dataDir, name)).windows.some((w) => w.end === last * 1000), 120_000, 250);
+    const { windows, late } = readWindows(join(dataDir, name));
+    const byEnd = new Map<number, number>();
+    for (const w of windows) byEnd.set(w.end, (byEnd.get(w.end) ?? 0) + 1);
+    const again = [...byEnd].filter(([end, n]) => end <= committedEnd && n > 1);
+    assert.deepEqual(again, [], `windows that fired before the commit (ends ≤ ${committedEnd}) fired again`);
+    const seen = new Set([...windows.flatMap((w) => w.ids), ...late]);
+    const missing = Array.from({ length: messages }, (_, i) => i).filter((i) => !seen.has(i));
+    assert.deepEqual(missing, [], 'ids in no window and not late: lost');
+    const refired = [...byEnd].filter(([, n]) => n > 1).length;
+    results.push(`  stateful window, kill -9: ${byEnd.size} windows, committed up to end ${committedEnd}; fired again after the commit: ${refired}; late after the restart: ${late.length}`);
+  });
+
+  it('a persistent window larger than withMaxEventsInMemory and than max spout pending, kill -9 mid-window: read back from Redis, nothing lost', async () => {
+    const name = 'sw-persist';
+    const size = 20_000;
+    const messages = 2 * size;
+    const d = await submitWindows(name, { 'swin.mode': 'persistent', 'swin.messages': messages, 'swin.rate': 2500, 'swin.count': size, 'swin.memory': 1000 });
+    // Into the second window, with part of it committed to the store.
+    await describeWhen(name, `${name}: the first window fired`, (x) => (x.components.win?.window?.windows ?? 0) >= 1 && (x.components.win?.window?.held ?? 0) >= 5000);
+    const pid = winWorker(d).metrics!.pid;
+    process.kill(pid, 'SIGKILL');
+    await describeWhen(name, `${name}: a new worker in place of ${pid}`, (x) => running(x) && !x.workers.some((w) => w.metrics?.pid === pid));
+    await allAcked(name, messages);
+    await waitFor(`${name}: two windows recorded after the restart`, () => new Set(readWindows(join(dataDir, name)).windows.map((w) => w.ids.at(-1))).size >= 2, 180_000, 250);
+    const { windows } = readWindows(join(dataDir, name));
+    for (const w of windows) assert.equal(w.count, size, 'every window holds its count of tuples, read back through getIter');
+    const seen = new Set(windows.flatMap((w) => w.ids));
+    const missing = Array.from({ length: messages }, (_, i) => i).filter((i) => !seen.has(i));
+    assert.deepEqual(missing, [], 'ids in no window: lost');
+    const dupes = windows.reduce((n, w) => n + w.ids.length, 0) - seen.size;
+    results.push(`  persistent window of ${size} (${1000} in memory), kill -9 mid-window: ${windows.length} windows, ${dupes} tuples in more than one window`);
   });
 });

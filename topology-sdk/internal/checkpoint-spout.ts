@@ -142,7 +142,7 @@ export class CheckpointSpout extends Spout {
     const tx = this.tx;
     return {
       role: 'checkpoint',
-      provider: this.store.provider,
+      provider: this.store?.provider ?? 'memory',
       lastCommittedTxid: tx === null ? null : tx.phase === 'COMMITTED' ? tx.txid : tx.txid - 1,
       commits: this.stats.commits,
       checkpointMs: this.hist.stats(),

@@ -52,6 +52,7 @@ const GARBAGE_LOG_EVERY = 1000;
 export class StatefulBoltExecutor extends Bolt {
   private out!: OutputCollector;
   private context!: TopologyContext;
+  private provider: StateMetrics['provider'] = 'memory';
   private barrier!: CheckpointBarrier;
   private state!: StoreKeyValueState;
   /** initState has been called (once per task, as in Storm). */
@@ -76,6 +77,7 @@ export class StatefulBoltExecutor extends Bolt {
     this.out = collector;
     this.context = context;
     this.barrier = new CheckpointBarrier(CheckpointBarrier.inputsOf(context));
+    this.provider = context.stateStore.provider;
     this.state = new StoreKeyValueState(context.stateStore, stateNamespace(context), {
       component: context.componentId,
       task: context.taskId,
@@ -110,7 +112,7 @@ export class StatefulBoltExecutor extends Bolt {
   metrics(): StateMetrics {
     return {
       role: 'bolt',
-      provider: this.context.stateStore.provider,
+      provider: this.provider,
       lastCommittedTxid: this.lastCommittedTxid,
       commits: this.stats.commits,
       checkpointMs: this.hist.stats(),

@@ -50,12 +50,14 @@ export class TopologyContextFactory {
   private gpuBackends: WorkerGpuBackends | null = null;
   /** Opened by the first stateful task (or checkpoint spout) that asks; one per process, closed when the worker stops. */
   private stateStore: StateStore | null = null;
+  private stateClosed = false;
 
   constructor(private readonly src: ContextSources) {}
 
   /** The worker's state store, opened on first use. */
   private state(): StateStore {
     if (this.stateStore) return this.stateStore;
+    if (this.stateClosed) throw new Error('the state store was closed with the worker');
     const settings = this.src.stateStore;
     const log = this.src.log.child({ stateStore: settings.provider });
     const connectionLog = new RateLimitedLog(log);
@@ -71,8 +73,8 @@ export class TopologyContextFactory {
 
   /** Closes what contexts opened (the state store's connection). */
   async close(): Promise<void> {
+    this.stateClosed = true;
     await this.stateStore?.close();
-    this.stateStore = null;
   }
 
   contextFor(component: string, task: number): TopologyContext {

@@ -181,7 +181,9 @@ export class StatefulBoltExecutor extends Bolt {
     const started = performance.now();
     await this.bolt.prePrepare(txid);
     await this.state.prepare(txid);
-    this.prepared.push(...this.acked);
+    // A loop, not push(...acked): a checkpoint interval's acks can be more than a call takes arguments.
+    if (this.prepared.length === 0) this.prepared = this.acked;
+    else for (const t of this.acked) this.prepared.push(t);
     this.acked = [];
     this.prepareMs = performance.now() - started;
   }

@@ -122,7 +122,9 @@ export class WindowTupleStore {
       this.newest.delete(pid);
       this.cache.delete(pid);
     }
-    this.lowPid = Math.min(curPid, ...this.newest.keys());
+    let low = curPid;
+    for (const pid of this.newest.keys()) if (pid < low) low = pid;
+    this.lowPid = low;
     const meta: WindowMeta = { v: 1, nextId: this.nextId, lowPid: this.lowPid, position, boundary };
     this.state.put('meta', meta);
     await this.state.prepare(txid);

@@ -25,6 +25,8 @@ import { trueCounts } from '../fixtures/stateful-topology.js';
 import { readWindows } from '../fixtures/stateful-window-topology.js';
 import { PACKAGE_ROOT, ProcessCluster, processAlive, waitFor } from '../helpers/cluster-processes.js';
 import { startTestRedis, type TestRedis } from '../helpers/servers/redis.js';
+import { launchChromium } from '../helpers/browser.js';
+import type { ComponentStateStats } from '../../nimbus/views.js';
 
 const FIXTURE = join(PACKAGE_ROOT, 'dist', 'test', 'fixtures', 'stateful-topology.js');
 const WINDOWS = join(PACKAGE_ROOT, 'dist', 'test', 'fixtures', 'stateful-window-topology.js');
@@ -169,7 +171,34 @@ describe('stateful bolts on a cluster, with Redis (kill -9, kill and resubmit, R
     await allAcked(name, 1000, 1000);
     const o = compare('kill and resubmit', await committedCounts(name), trueCounts(1, 0, 2000));
     assert.equal(o.lost, 0, 'the second run did not start from the first run\'s counts');
+    await operatorViews(name);
   });
+
+  /** What an operator sees of the state (item 6): describe's table, the Storm UI API's hstorm.state, the web UI's State table. */
+  async function operatorViews(name: string): Promise<void> {
+    const d = await describeWhen(name, `${name}: state reported`, (x) => committedTxid(x) >= 1 && (x.components.__checkpointspout?.state?.commits ?? 0) >= 1);
+    const text = (await cluster.cli(['describe', name])).stdout;
+    assert.match(text, /state \(redis; checkpoint [^)]*\):\n.*COMPONENT\s+LAST COMMITTED\s+COMMITS\s+CHECKPOINT P50\s+CHECKPOINT P99\s+KEYS\s+HELD ACKS\s+RECOVERIES\s+FAILURES\s+CORRUPT/);
+    assert.match(text, /\n\s*count\s+\d+\s+\d+\s+[\d.]+\s+[\d.]+\s+50\s+\d+\s+\d+\s+\d+\s+0/);
+    const api = (await (await fetch(`${cluster.url}/topology/${d.id}`)).json()) as { spouts: { spoutId: string; hstorm: { state: ComponentStateStats | null } }[]; bolts: { boltId: string; hstorm: { state: ComponentStateStats | null } }[] };
+    const count = api.bolts.find((b) => b.boltId === 'count')!.hstorm.state!;
+    assert.deepEqual([count.role, count.provider, count.keys, count.corruptEntries], ['bolt', 'redis', 50, 0]);
+    assert.ok(count.lastCommittedTxid !== null && count.checkpointMs !== null, JSON.stringify(count));
+    assert.equal(api.bolts.find((b) => b.boltId === 'split')!.hstorm.state, null, 'a bolt that is not stateful has none');
+    assert.equal(api.spouts.find((x) => x.spoutId === '__checkpointspout')!.hstorm.state!.role, 'checkpoint');
+    const browser = await launchChromium();
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`http://127.0.0.1:${cluster.nimbusPort}/?refresh=1000#/topology/${encodeURIComponent(d.id)}`);
+      await page.locator('[data-testid=stateful-row]').nth(1).waitFor({ timeout: 30_000 });
+      assert.match(await page.locator('[data-testid=state-summary]').innerText(), /provider redis; checkpoint /);
+      const rows = await page.locator('[data-testid=stateful-row]').allInnerTexts();
+      assert.ok(rows.some((r) => /^__checkpointspout\s+[\d,]+\s+[\d,]+\s+[\d.,]+ \/ [\d.,]+\s+–\s+–/.test(r)), rows.join(' | '));
+      assert.ok(rows.some((r) => /^count\s+[\d,]+\s+[\d,]+\s+[\d.,]+ \/ [\d.,]+\s+50\s+\d+/.test(r)), rows.join(' | '));
+    } finally {
+      await browser.close();
+    }
+  }
 
   it('Redis stopped for 10 s mid-run: checkpoints fail and are retried, nothing is lost, the worker does not exit', async () => {
     const name = 'st-redis-down';

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LocalCluster } from '../cli/local-cluster.js';
 import { TestingTimeoutError } from '../common/errors.js';
+import { CHECKPOINT_COMPONENT } from '../common/topology-def.js';
 import { silentLogger, type Logger } from '../common/logger.js';
 import { packageRoot } from '../common/package-root.js';
 import type { WorkerHeartbeat } from '../common/storm-base.js';
@@ -84,7 +85,10 @@ export async function completeTopology(module: string, opts: CompleteTopologyOpt
     const spouts = def.components.filter((c) => c.kind === 'spout').map((c) => c.id);
     const expected = new Map(Object.entries(mocked).map(([id, tuples]) => [id, tuples.length]));
     const c = cluster;
-    const beats = await waitComplete(() => c.heartbeats(topologyId), expected, config['topology.workers'], opts.timeoutMs ?? 60_000, name);
+    // A stateful topology never goes quiet (its checkpoint spout runs on); its emits are all anchored, so a mocked
+    // tuple acked means everything it led to was processed and captured.
+    const stateful = def.components.some((x) => x.id === CHECKPOINT_COMPONENT);
+    const beats = await waitComplete(() => c.heartbeats(topologyId), expected, config['topology.workers'], opts.timeoutMs ?? 60_000, name, stateful);
     await cluster.kill(name, 0);
     const acked: Record<string, number> = {};
     const failed: Record<string, number> = {};
@@ -111,6 +115,8 @@ async function waitComplete(
   workers: number,
   timeoutMs: number,
   name: string,
+  /** Done once the mocked tuples completed (a stateful topology: see above). */
+  ackedIsEnough = false,
 ): Promise<WorkerHeartbeat[]> {
   const until = Date.now() + timeoutMs;
   let last = -1;
@@ -123,7 +129,7 @@ async function waitComplete(
     const done = [...expected].every(([id, n]) => executors.filter((e) => e.component === id).reduce((s, e) => s + e.acked + e.failed, 0) >= n);
     const progress = executors.reduce((s, e) => s + e.executed + e.emitted + e.acked + e.failed, 0);
     const queued = executors.reduce((s, e) => s + e.queueDepth, 0);
-    if (done && queued === 0 && progress === last) return beats;
+    if (done && (ackedIsEnough || (queued === 0 && progress === last))) return beats;
     last = progress;
   }
   const executors = beats.flatMap((b) => b.executors);

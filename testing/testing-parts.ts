@@ -8,7 +8,7 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BasicBolt, Spout, type Conf, type OutputFieldsDeclarer, type SpoutOutputCollector, type TopologyContext, type Tuple } from '../topology-sdk/index.js';
-import type { ComponentDef, StreamDef } from '../common/topology-def.js';
+import { CHECKPOINT_STREAM, type ComponentDef, type StreamDef } from '../common/topology-def.js';
 
 /** Config keys the testing wrapper reads (user keys: outside hstorm's reserved prefixes). */
 export const MOCKED_SOURCES_KEY = 'testing.mocked.sources';
@@ -103,7 +103,8 @@ export function captureDef(components: readonly ComponentDef[]): ComponentDef {
     kind: 'bolt',
     parallelism: 1,
     streams: [],
-    inputs: components.flatMap((c) => c.streams.filter((s) => !s.direct).map((s) => ({ component: c.id, stream: s.id, grouping: { type: 'global' as const } }))),
+    // Not the checkpoint stream of a stateful topology: runtime traffic, not what a component emitted.
+    inputs: components.flatMap((c) => c.streams.filter((s) => !s.direct && s.id !== CHECKPOINT_STREAM).map((s) => ({ component: c.id, stream: s.id, grouping: { type: 'global' as const } }))),
     gpu: null,
     config: {},
   };

@@ -448,7 +448,7 @@ describe('StatefulBolt under load', () => {
   it('holds and then acks more inputs in one checkpoint than a call takes arguments (300 000)', async () => {
     const { exec, out } = await started();
     await exec.execute(cp(0, 'INITSTATE'));
-    for (let i = 0; i < 300_000; i++) exec.execute(word(`w${i % 7}`));
+    for (let i = 0; i < 300_000; i++) void exec.execute(word(`w${i % 7}`));
     await exec.execute(cp(1, 'PREPARE'));
     await exec.execute(cp(1, 'COMMIT'));
     assert.equal(out.acked.filter((t) => t.sourceStreamId === 'default').length, 300_000);

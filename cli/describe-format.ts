@@ -2,6 +2,7 @@
  * Human-readable output of `hstorm list` and `hstorm describe`: plain aligned
  * columns, no colours (the output is often piped or pasted into issues).
  */
+import { formatUserMetrics } from './user-metrics-format.js';
 import type { ResourceVector } from '../common/resources.js';
 import type { QueueView, TopologyDetail, TopologySummary } from '../nimbus/views.js';
 
@@ -104,6 +105,13 @@ export function formatDetail(d: TopologyDetail): string {
       ]),
     ),
   );
+  const metered = Object.entries(d.components).filter(([, c]) => c.userMetrics);
+  if (metered.length) {
+    out.push('', 'user metrics:');
+    for (const [id, c] of metered) out.push(`  ${id}`, ...formatUserMetrics(c.userMetrics!, '    '));
+  }
+  const ticking = Object.entries(d.components).filter(([, c]) => (c.ticks ?? 0) > 0);
+  if (ticking.length) out.push('', `tick tuples (counted apart from the tuples above): ${ticking.map(([id, c]) => `${id} ${c.ticks}`).join(', ')}`);
   const splits = Object.entries(d.components).filter(([, c]) => c.split);
   if (splits.length) {
     out.push('', 'adaptive split (controller task):');

@@ -2,7 +2,7 @@
  * `--dry-run` (Storm Flux's flag): the topology as it would be submitted —
  * spouts and bolts with their class, parallelism, streams, GPU request and
  * own config; the subscriptions with their groupings in Flux's names; the
- * topology config — built and validated, nothing started or sent.
+ * registered classes; the topology config — built and validated, nothing started or sent.
  */
 import type { RawConfig } from '../common/config/index.js';
 import type { ComponentDef, GroupingDef, TopologyDef } from '../common/topology-def.js';
@@ -18,6 +18,9 @@ const FLUX_GROUPING: Record<GroupingDef['type'], string> = {
   localOrShuffle: 'LOCAL_OR_SHUFFLE',
   twoChoice: 'TWO_CHOICE',
   loadAwareShuffle: 'LOAD_AWARE_SHUFFLE',
+  none: 'NONE',
+  partialKey: 'PARTIAL_KEY',
+  custom: 'CUSTOM',
 };
 
 export interface DryRun {
@@ -58,6 +61,8 @@ export function formatDryRun(r: DryRun): string {
   }
   const streams = r.def.components.flatMap((c) => c.inputs.map((i) => `  ${i.component}${i.stream === 'default' ? '' : `:${i.stream}`} → ${c.id}  ${groupingText(i.grouping)}`));
   if (streams.length) lines.push('streams:', ...streams);
+  // The classes whose instances travel between workers (registerSerialization; a Flux file's topology.kryo.register).
+  if (r.def.serializations?.length) lines.push(`classes that travel between workers: ${r.def.serializations.join(', ')}`);
   const config = Object.entries(r.config);
   lines.push(`config:${config.length ? '' : ' (none set)'}`, ...config.map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`));
   return lines.join('\n');

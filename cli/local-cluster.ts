@@ -5,24 +5,25 @@
  * store over IPC. It runs the same scheduling and launching code as cluster
  * mode; only the store and the way code is shipped (a path, not a bundle)
  * differ. Supervisor data (worker logs, pid records) lives in a temp dir
- * removed on shutdown.
+ * removed on shutdown; `keepLogsIn` copies the worker logs out first.
  *
  * @example
- * const cluster = await LocalCluster.start({ log, portsNeeded: 2 });
- * const { topologyId } = await cluster.submit('wc', '/abs/word-count.js', def, { 'topology.workers': 2 });
+ * const cluster = await LocalCluster.start();
+ * const { topologyId } = await cluster.submitTopology('wc', { 'topology.workers': 2 }, 'topologies/word-count.ts');
  * console.log(await cluster.heartbeats(topologyId));
- * await cluster.shutdown();
+ * await cluster.killTopology('wc');
+ * await cluster.close();
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isStateError } from '../common/cluster-state.js';
 import { InMemoryClusterStore, type InMemorySession } from '../common/cluster-state/in-memory-store.js';
 import { serveClusterStateOverIpc } from '../common/cluster-state/ipc-server.js';
 import { decodeJson } from '../common/cluster-state/json-node.js';
 import { buildConfig, type Config, type RawConfig } from '../common/config/index.js';
-import type { Logger } from '../common/logger.js';
+import { silentLogger, type Logger } from '../common/logger.js';
+import { makeTempDir, removeTempDir } from '../common/temp-dirs.js';
 import { workerHeartbeatSchema } from '../common/record-schemas.js';
 import type { StormBase, WorkerHeartbeat } from '../common/storm-base.js';
 import type { TopologyDef } from '../common/topology-def.js';
@@ -30,9 +31,15 @@ import { ZkPaths } from '../common/zk-paths.js';
 import { Nimbus, type SubmitResult } from '../nimbus/nimbus.js';
 import type { TopologyDetail } from '../nimbus/views.js';
 import { Supervisor } from '../supervisor/supervisor.js';
+import { StormTopology } from '../topology-sdk/topology-builder.js';
+import { checkSameShape, loadConfiguredTopology, resolveModulePath } from '../worker/index.js';
+import { TopologyLoadError } from '../common/errors.js';
+import { packageRoot } from '../common/package-root.js';
+import { fileURLToPath } from 'node:url';
 
 export interface LocalClusterOptions {
-  log: Logger;
+  /** Where the embedded daemons log; default silent. */
+  log?: Logger;
   /** Cluster config (e.g. `nimbus.scheduler`, `supervisor.gpus`); validated like hstorm.yaml. */
   clusterConfig?: RawConfig;
   /** Worker slots each supervisor offers (at least topology.workers). Default 4. Ignored when the config names `supervisor.slots.ports`. */
@@ -41,10 +48,10 @@ export interface LocalClusterOptions {
   supervisors?: number;
   /** Worker entry script (tests use fixtures); default `dist/worker/main.js`. */
   workerEntry?: string;
-  /** Data dir; default a fresh temp dir, removed on shutdown. */
+  /** Data dir (kept); default a fresh temp dir, removed on shutdown (or at exit, common/temp-dirs.ts). */
   dataDir?: string;
-  /** Keep the data dir (worker logs) after shutdown. */
-  keepDataDir?: boolean;
+  /** Copy the worker logs into this directory at shutdown, before the data dir is removed (`hstorm local --keep-logs`). */
+  keepLogsIn?: string;
   /** SIGTERM → SIGKILL grace for workers. Default 5000. */
   workerStopGraceMs?: number;
 }
@@ -67,12 +74,14 @@ export class LocalCluster {
     private readonly reader: InMemorySession,
     private readonly ownsDir: boolean,
     private readonly log: Logger,
+    private readonly keepLogsIn: string | null,
   ) {}
 
-  static async start(opts: LocalClusterOptions): Promise<LocalCluster> {
-    const log = opts.log;
-    const dataDir = opts.dataDir ? resolve(opts.dataDir) : await mkdtemp(join(tmpdir(), 'hstorm-local-'));
-    const ownsDir = !opts.dataDir && !opts.keepDataDir;
+  /** Starts nimbus and the supervisors; every option has a default (`await LocalCluster.start()`, as Storm's `new LocalCluster()`). */
+  static async start(opts: LocalClusterOptions = {}): Promise<LocalCluster> {
+    const log = opts.log ?? silentLogger();
+    const dataDir = opts.dataDir ? resolve(opts.dataDir) : await makeTempDir('hstorm-local-');
+    const ownsDir = !opts.dataDir;
     const user = opts.clusterConfig ?? {};
     const count = Math.max(1, opts.supervisors ?? 1);
     const perSup = Math.max(1, opts.portsNeeded ?? 4);
@@ -113,12 +122,57 @@ export class LocalCluster {
     } catch (err) {
       for (const s of supervisors) await s.stop().catch(() => undefined);
       await nimbus.stop();
-      if (ownsDir) await rm(dataDir, { recursive: true, force: true });
+      if (ownsDir) await removeTempDir(dataDir);
       throw err;
     }
     const reader = store.session();
     sessions.push(reader);
-    return new LocalCluster(store, nimbus, nimbusConfig, supervisors, dataDir, sessions, reader, ownsDir, log);
+    return new LocalCluster(store, nimbus, nimbusConfig, supervisors, dataDir, sessions, reader, ownsDir, log, opts.keepLogsIn ?? null);
+  }
+
+  /**
+   * Storm's `submitTopology(name, conf, topology)`. A topology runs in worker processes, which build it again from
+   * its module: give the module (a path or file URL, .ts or .js, resolved as `hstorm local` resolves one), or a
+   * StormTopology that knows it (`topology.origin`: loaded by hstorm, or created in a module file, whose default
+   * export must then build it). The module is loaded with `conf` on top of its own config, exactly as `hstorm local`
+   * loads it; a StormTopology given must be the one it builds (same components, streams and groupings). Returns
+   * when nimbus has scheduled it.
+   */
+  async submitTopology(name: string, conf: RawConfig, topology: string | URL | StormTopology): Promise<SubmitResult & { topologyId: string }> {
+    const origin = typeof topology === 'string' ? topology : topology instanceof URL ? fileURLToPath(topology) : topology.origin;
+    if (!origin) {
+      throw new TopologyLoadError(
+        `submitTopology("${name}"): this topology does not say which module built it; pass the path of the module whose default export builds it (a topology runs in worker processes, which build it again from its module)`,
+        '(unknown)',
+      );
+    }
+    const modulePath = resolveModulePath(origin, packageRoot());
+    if (!(topology instanceof StormTopology)) {
+      const loaded = await loadConfiguredTopology(modulePath, conf);
+      return this.submit(name, loaded.modulePath, loaded.def, loaded.topologyConfig);
+    }
+    let loaded: Awaited<ReturnType<typeof loadConfiguredTopology>>;
+    try {
+      loaded = await loadConfiguredTopology(modulePath, conf);
+      checkSameShape(topology.def, loaded.def, modulePath);
+    } catch (err) {
+      throw new TopologyLoadError(
+        `submitTopology("${name}"): the topology was built in ${origin}, but that module's default export builds another one (or none); put the topology in a module whose default export builds it and pass that module or its path (${(err as Error)?.message ?? String(err)})`,
+        modulePath,
+        { cause: err },
+      );
+    }
+    return this.submit(name, loaded.modulePath, loaded.def, loaded.topologyConfig);
+  }
+
+  /** Storm's killTopology: kills it and stops its workers at once. */
+  killTopology(name: string): Promise<StormBase> {
+    return this.kill(name, 0);
+  }
+
+  /** Storm's LocalCluster.close(): the same as shutdown. */
+  close(): Promise<void> {
+    return this.shutdown();
   }
 
   /** Submits a topology whose module is at `modulePath` (absolute or relative to the cwd). */
@@ -180,7 +234,10 @@ export class LocalCluster {
     }
     this.stopped = true;
     for (const s of this.sessions) await s.close().catch(() => undefined);
-    if (this.ownsDir) await rm(this.dataDir, { recursive: true, force: true });
+    if (this.keepLogsIn) {
+      await cp(join(this.dataDir, 'logs'), this.keepLogsIn, { recursive: true }).catch((err: unknown) => this.log.warn({ err, to: this.keepLogsIn }, 'could not copy the worker logs'));
+    }
+    if (this.ownsDir) await removeTempDir(this.dataDir);
   }
 }
 

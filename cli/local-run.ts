@@ -10,11 +10,13 @@ import { openTopologySource, type TopologySource } from './topology-source.js';
 import { secsToMs, type RawConfig } from '../common/config/index.js';
 import { silentLogger, type Logger } from '../common/logger.js';
 import type { WorkerHeartbeat } from '../common/storm-base.js';
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalCluster } from './local-cluster.js';
 import { summarize, type RunSummary } from './run-summary.js';
+import { crashLoopOf } from './crash-loop.js';
 import { WorkerLogTail, type WorkerLogLine } from './worker-log-tail.js';
+import { isTypeScript } from '../common/ts-module.js';
+import { typeCheckModule, type TypeCheckResult } from './type-check.js';
 
 export const PACKAGE_ROOT = packageRoot();
 
@@ -43,25 +45,48 @@ export interface LocalRunOptions {
   until?: (s: RunSummary, elapsedSec: number) => boolean;
   /** Every warning and error line the workers log, as it is written (the command prints them, rate-limited). */
   onWorkerLog?: (line: WorkerLogLine) => void;
-  /** Keep the run directory (worker logs): 'on-failure' (what `hstorm local` asks) when a tuple failed or a worker logged an error; default 'never' (tests, benchmarks). */
-  keepRunDir?: 'always' | 'on-failure' | 'never';
-  /** Called with the run directory when it is kept (also when the run threw). */
-  onRunDirKept?: (dir: string) => void;
+  /**
+   * Copy the worker logs into this directory when the run ends (`hstorm local --keep-logs DIR`), also when it threw.
+   * The run's own directory is a temp dir, always removed: no run leaves one behind, passed or failed.
+   */
+  keepLogsIn?: string;
+  /** Ends the run early, as when its duration ran out (`hstorm local` on the first Ctrl-C): it drains and shuts down as usual. */
+  signal?: AbortSignal;
+  /**
+   * Type-check a TypeScript module while the cluster starts (cli/type-check.ts), and hand the result here as soon as
+   * it is known (also when the run then fails); default off (tests and benchmarks run compiled modules).
+   */
+  onTypeCheck?: (result: TypeCheckResult) => void;
 }
 
 export async function runLocal(opts: LocalRunOptions): Promise<RunSummary> {
   const source = opts.source ?? (await openTopologySource(opts.module, opts.flux));
+  const onTypeCheck = opts.onTypeCheck;
+  const typeCheck = onTypeCheck && isTypeScript(source.modulePath) ? typeCheckModule(source.modulePath).then((r) => (onTypeCheck(r), r)) : null;
+  try {
+    const summary = await runChecked(opts, source);
+    const checked = await typeCheck;
+    if (checked) summary.typeCheck = checked;
+    return summary;
+  } catch (err) {
+    // The type errors may well say why it failed: they are reported before the error.
+    await typeCheck;
+    throw err;
+  }
+}
+
+async function runChecked(opts: LocalRunOptions, source: TopologySource): Promise<RunSummary> {
   // For TypeScript, `loaded` is the compiled file: the workers load that, not the source.
   const { def, topologyConfig, config: finalConfig, modulePath: loaded } = await loadConfiguredTopology(source.modulePath, opts.overrides);
   const name = opts.name ?? source.defaultName;
   const workers = finalConfig['topology.workers'];
   const spouts = new Set(def.components.filter((c) => c.kind === 'spout').map((c) => c.id));
+  const componentIds = def.components.map((c) => c.id);
   const cluster = await LocalCluster.start({
     log: opts.log ?? silentLogger(),
     clusterConfig: opts.clusterConfig ?? {},
     portsNeeded: workers,
-    // Removed below unless something failed: the worker logs are the first thing to read then.
-    keepDataDir: true,
+    ...(opts.keepLogsIn && { keepLogsIn: opts.keepLogsIn }),
   });
   const tail = new WorkerLogTail(join(cluster.dataDir, 'logs'), (l) => opts.onWorkerLog?.(l));
   tail.start();
@@ -74,38 +99,32 @@ export async function runLocal(opts: LocalRunOptions): Promise<RunSummary> {
     if (opts.onProgress) {
       timer = setInterval(() => {
         const elapsed = (performance.now() - started) / 1000;
-        void latest().then((b) => opts.onProgress?.(summarize(name, b, elapsed, spouts), elapsed));
+        void latest().then((b) => opts.onProgress?.(summarize(name, b, elapsed, spouts, componentIds), elapsed));
       }, 1000);
     }
-    if (opts.until) {
-      const until = opts.until;
-      const deadline = started + opts.durationSec * 1000;
-      while (performance.now() < deadline) {
-        await sleep(Math.min(1000, Math.max(0, deadline - performance.now())));
-        const elapsed = (performance.now() - started) / 1000;
-        if (until(summarize(name, await latest(), elapsed, spouts), elapsed)) break;
-      }
-    } else {
-      await sleep(opts.durationSec * 1000);
+    // About once a second: stop at a worker that keeps dying at start (crash-loop.ts), and at the caller's condition.
+    const deadline = started + opts.durationSec * 1000;
+    while (performance.now() < deadline && !opts.signal?.aborted) {
+      await sleep(Math.min(1000, Math.max(0, deadline - performance.now())), opts.signal);
+      const looping = crashLoopOf(await cluster.topologyDetail(name));
+      if (looping) throw looping;
+      const elapsed = (performance.now() - started) / 1000;
+      if (opts.until?.(summarize(name, await latest(), elapsed, spouts, componentIds), elapsed)) break;
     }
     const runSec = (performance.now() - started) / 1000;
     await cluster.deactivate(name);
     await waitDrained(latest, (opts.drainSec ?? 5) * 1000, secsToMs(cluster.config['worker.heartbeat.frequency.secs']));
     await cluster.shutdown();
-    summary = summarize(name, await latestOrEmpty(cluster, topologyId), runSec, spouts);
+    summary = summarize(name, await latestOrEmpty(cluster, topologyId), runSec, spouts, componentIds);
     return summary;
   } finally {
     if (timer) clearInterval(timer);
+    // Removes the run's temp dir, after copying the worker logs out when asked.
     await cluster.shutdown();
     await tail.stop();
-    if (summary) summary.workerLog = { warnings: tail.counts.warn, errors: tail.counts.error };
-    const failed = summary === null || tail.counts.error > 0 || Object.values(summary.components).some((c) => c.failed > 0 || c.lastError);
-    const keep = opts.keepRunDir ?? 'never';
-    if (keep === 'always' || (keep === 'on-failure' && failed)) {
-      if (summary) summary.runDir = cluster.dataDir;
-      opts.onRunDirKept?.(cluster.dataDir);
-    } else {
-      await rm(cluster.dataDir, { recursive: true, force: true });
+    if (summary) {
+      summary.workerLog = { warnings: tail.counts.warn, errors: tail.counts.error };
+      if (opts.keepLogsIn) summary.logsDir = opts.keepLogsIn;
     }
   }
 }
@@ -132,6 +151,16 @@ async function waitDrained(latest: () => Promise<WorkerHeartbeat[]>, maxMs: numb
   }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
 }

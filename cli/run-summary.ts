@@ -8,9 +8,14 @@ import { isGpuBackend } from '../common/gpu-backends.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
 import { stateRollup, type ComponentStateStats } from '../common/state-rollup.js';
 import type { ExecutorMetrics, LatencyStats, SplitMetrics, TupleCounters, WindowMetrics, WorkerHeartbeat } from '../common/storm-base.js';
+import type { TypeCheckResult } from './type-check.js';
+import { foldUserMetrics, type ComponentUserMetrics } from '../common/user-metrics-fold.js';
+import { formatUserMetrics } from './user-metrics-format.js';
 
 export interface ComponentSummary extends TupleCounters {
   executors: number;
+  /** Tick tuples executed, counted apart from the data tuples; absent when none. */
+  ticks?: number;
   executeLatencyMs: LatencyStats;
   completeLatencyMs?: LatencyStats;
   /** Busy share over the run (the busiest executor's; GPU bolts: kernel busy time). */
@@ -24,6 +29,8 @@ export interface ComponentSummary extends TupleCounters {
   state?: ComponentStateStats;
   /** The component's own counters (context.registerCounter; a multilang subprocess's `metrics`), summed over its tasks. */
   counters?: Record<string, number>;
+  /** Every user metric the component registered (counters, gauges, histograms, meters), folded over its tasks. */
+  userMetrics?: ComponentUserMetrics;
   /** Storm's "last error": the newest error a task of this component reported, with where and when. */
   lastError?: LastError;
   /** Errors the component's tasks still hold (each keeps its latest few). */
@@ -57,8 +64,10 @@ export interface RunSummary {
   components: Record<string, ComponentSummary>;
   /** Warnings and errors the workers logged (the console showed them, rate-limited). */
   workerLog?: { warnings: number; errors: number };
-  /** The run directory (worker logs), kept because something failed; absent when it was removed. */
-  runDir?: string;
+  /** Where the worker logs were copied (`--keep-logs`); absent: they went with the run's temp dir. */
+  logsDir?: string;
+  /** A TypeScript module's type check (cli/type-check.ts): what tsc reported, or why it was skipped. */
+  typeCheck?: TypeCheckResult;
 }
 
 
@@ -67,9 +76,13 @@ export interface RunSummary {
  * headline counts their acked and failed tuples. Without it, a component
  * counts as a spout when it tracks complete latency — which a spout whose
  * every tuple failed never does, so callers with the definition pass it.
+ * `declared` (the definition's component ids) puts every component in the summary,
+ * in declaration order, one that never reported with zeros.
  */
-export function summarize(topology: string, beats: WorkerHeartbeat[], durationSec: number, spouts?: ReadonlySet<string>): RunSummary {
+export function summarize(topology: string, beats: WorkerHeartbeat[], durationSec: number, spouts?: ReadonlySet<string>, declared?: readonly string[]): RunSummary {
   const byComponent = new Map<string, ExecutorMetrics[]>();
+  // Every component of the definition is in the summary, one whose workers never beat too (with zeros): not left out.
+  for (const id of declared ?? []) byComponent.set(id, []);
   const lastErrors = new Map<string, { last: LastError; count: number }>();
   for (const b of beats) {
     for (const e of b.executors) {
@@ -103,6 +116,7 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
       // The last report period is usually the idle drain at the end: over the run says how busy the component was.
       capacity: Math.round((r.capacityOverLife ?? r.capacity) * 1000) / 1000,
     };
+    if (r.ticks > 0) c.ticks = r.ticks;
     if (r.tracksComplete) c.completeLatencyMs = r.complete.stats();
     if (spouts ? spouts.has(id) : r.tracksComplete) spoutExecs.push(...list);
     const errs = lastErrors.get(id);
@@ -118,9 +132,11 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
     if (windows.length > 0) c.window = windows;
     const states = list.flatMap((e) => (e.state ? [e.state] : []));
     if (states.length > 0) c.state = stateRollup(states[0]!.role, states);
-    const counters: Record<string, number> = {};
-    for (const e of list) for (const [k, v] of Object.entries(e.user?.counters ?? {})) counters[k] = (counters[k] ?? 0) + v;
-    if (Object.keys(counters).length > 0) c.counters = counters;
+    const user = foldUserMetrics(list.map((e) => ({ task: e.task, user: e.user })));
+    if (user) {
+      c.userMetrics = user;
+      if (Object.keys(user.counters).length > 0) c.counters = user.counters;
+    }
     components[id] = c;
     if (id !== ACKER_COMPONENT) emitted += c.emitted;
   }
@@ -249,7 +265,8 @@ export function formatSummary(s: RunSummary): string {
     if (c.gpu) lines.push(...formatGpu(c.gpu));
     if (c.window) lines.push(formatWindow(c.window));
     if (c.state) lines.push(formatState(c.state));
-    if (c.counters) lines.push(`    counters: ${Object.entries(c.counters).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    if (c.userMetrics) lines.push(...formatUserMetrics(c.userMetrics, '    '));
+    if (c.ticks) lines.push(`    tick tuples: ${c.ticks} (not in executed/acked)`);
   }
   if (s.droppedFrames > 0) lines.push(`  dropped frames/tuples: ${s.droppedFrames}`);
   const errors = Object.entries(s.components).filter(([, c]) => c.lastError);
@@ -265,8 +282,14 @@ export function formatSummary(s: RunSummary): string {
   if (s.workerLog && (s.workerLog.errors > 0 || s.workerLog.warnings > 0)) {
     lines.push(`  worker log: ${s.workerLog.errors} error and ${s.workerLog.warnings} warning lines`);
   }
-  if (s.runDir) lines.push(`  run directory kept (worker logs under logs/): ${s.runDir}`);
+  if (s.logsDir) lines.push(`  worker logs kept in ${s.logsDir}`);
+  else if (failedRun(s)) lines.push('  the worker logs went with the run; run it again with --keep-logs DIR to keep them');
   return lines.join('\n');
+}
+
+/** Something failed in the run: a tuple, a component's error, or an error line in a worker log. */
+export function failedRun(s: RunSummary): boolean {
+  return (s.workerLog?.errors ?? 0) > 0 || Object.values(s.components).some((c) => c.failed > 0 || c.lastError !== undefined);
 }
 
 /** The GPU lines under a component: what ran (a software adapter and a CPU backend named as such), kernel cost, trouble. */

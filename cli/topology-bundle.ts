@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import { TopologyLoadError } from '../common/errors.js';
 import { packageRoot } from '../common/package-root.js';
 import { BUNDLED_RESOURCES, RESOURCES_DIR, sourceTwin, type BundledFile } from '../topology-sdk/internal/multilang-resources.js';
@@ -101,6 +101,9 @@ export async function bundleTopology(entry: string | GeneratedEntry): Promise<To
       Object.keys(resources).length === 0
         ? ''
         : ` (globalThis[Symbol.for(${JSON.stringify(BUNDLED_RESOURCES.description)})] ??= new Map()).set(import.meta.url, ${JSON.stringify(resources)});`;
+    // esbuild is loaded only here: `hstorm local` and the benchmarks import this file (through
+    // topology-source.ts) but never bundle, and the GPU machine's bundle (scripts/device-bundle.sh) leaves esbuild out.
+    const { build } = await import('esbuild');
     const out = await build({
       ...(typeof entry === 'string'
         ? { entryPoints: [resolve(entry)] }
@@ -110,6 +113,10 @@ export async function bundleTopology(entry: string | GeneratedEntry): Promise<To
       platform: 'node',
       target: 'node20',
       write: false,
+      // Classes and functions keep their names: esbuild turns a class that refers to itself into `var X = class _X`,
+      // and a registered class travels under its name, which the CLI (the module as written) and the workers (this
+      // bundle) must agree on — as must error messages naming the user's classes.
+      keepNames: true,
       logLevel: 'silent',
       external: ['hstorm', 'hstorm/*'],
       // Stack traces in the workers name the user's files and lines (workers enable source maps).

@@ -169,6 +169,8 @@ export class EmitError extends HstormError {
     message: string,
     readonly component: string,
     readonly stream: string,
+    /** A value that cannot travel: the field holding it (index, and name where the stream declares one) and what it is. */
+    readonly value: { index: number; field: string | null; path: string; type: string } | null = null,
   ) {
     super('HSTORM_ERR_TOPOLOGY_EMIT', message);
   }

@@ -13,6 +13,7 @@ import { isGpuBackend } from './gpu-backends.js';
 
 /** The fields of ExecutorMetrics the fold reads (nimbus's parsed heartbeats have the same shape). */
 export interface ExecutorSample extends TupleCounters {
+  ticks?: number | undefined;
   capacity: number;
   executeLatencyMs: LatencyStats;
   completeLatencyMs: LatencyStats | null;
@@ -58,6 +59,8 @@ export interface GpuRollup {
 
 export interface ComponentRollup extends TupleCounters {
   executors: number;
+  /** Tick tuples executed (apart from the data tuples counted above). */
+  ticks: number;
   capacity: number;
   execute: Histogram;
   complete: Histogram;
@@ -82,6 +85,7 @@ export function rollup(list: readonly ExecutorSample[]): ComponentRollup {
     executed: 0,
     acked: 0,
     failed: 0,
+    ticks: 0,
     capacity: 0,
     execute: mergeLatency(list.map((e) => ({ stats: e.executeLatencyMs, hist: e.executeHist, sum: e.executeSum }))),
     complete: mergeLatency(list.map((e) => ({ stats: e.completeLatencyMs, hist: e.completeHist, sum: e.completeSum }))),
@@ -98,6 +102,7 @@ export function rollup(list: readonly ExecutorSample[]): ComponentRollup {
     r.executed += e.executed;
     r.acked += e.acked;
     r.failed += e.failed;
+    r.ticks += e.ticks ?? 0;
     r.capacity = Math.max(r.capacity, e.capacity);
     if (e.busyMs !== undefined && e.uptimeMs) r.capacityOverLife = Math.max(r.capacityOverLife ?? 0, Math.min(1, e.busyMs / e.uptimeMs));
     if (!e.gpu) continue;

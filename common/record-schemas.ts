@@ -90,6 +90,9 @@ const groupingSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('direct') }),
   z.object({ type: z.literal('twoChoice') }),
   z.object({ type: z.literal('loadAwareShuffle') }),
+  z.object({ type: z.literal('none') }),
+  z.object({ type: z.literal('partialKey'), fields: z.array(z.string()) }),
+  z.object({ type: z.literal('custom'), name: z.string() }),
 ]);
 
 const configSchema = z.record(z.string(), z.unknown());
@@ -129,6 +132,7 @@ export const topologyDefSchema = z.object({
     )
     .min(1),
   config: configSchema,
+  serializations: z.array(z.string().min(1)).optional(),
 }) satisfies z.ZodType<TopologyDef>;
 
 const topologyCodeSchema = z.discriminatedUnion('kind', [
@@ -284,6 +288,7 @@ const executorMetricsSchema = z.looseObject({
   executed: count,
   acked: count,
   failed: count,
+  ticks: count.optional(),
   executeLatencyMs: latencySchema,
   completeLatencyMs: latencySchema.nullable(),
   queueDepth: count,

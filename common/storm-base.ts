@@ -73,6 +73,8 @@ export interface UnplacedTarget {
 export interface ExecutorMetrics extends TupleCounters {
   component: string;
   task: number;
+  /** Tick tuples the task executed (topology.tick.tuple.freq.secs), apart from the data tuples; absent when none. */
+  ticks?: number;
   executeLatencyMs: LatencyStats;
   completeLatencyMs: LatencyStats | null;
   queueDepth: number;

@@ -14,6 +14,12 @@ export const ACKER_COMPONENT = '__acker';
 export const CHECKPOINT_COMPONENT = '__checkpointspout';
 export const CHECKPOINT_STREAM = '__checkpoint';
 export const CHECKPOINT_FIELDS: readonly string[] = Object.freeze(['txid', 'action']);
+/** Storm's system component: the source of tick tuples (Constants.SYSTEM_COMPONENT_ID). */
+export const SYSTEM_COMPONENT = '__system';
+/** Storm's system task id, the source task of tick tuples (Constants.SYSTEM_TASK_ID). */
+export const SYSTEM_TASK_ID = -1;
+/** The stream of tick tuples (Constants.SYSTEM_TICK_STREAM_ID); its one field is `rate_secs`. */
+export const TICK_STREAM = '__tick';
 
 export type GroupingDef =
   | { type: 'shuffle' }
@@ -23,13 +29,29 @@ export type GroupingDef =
   | { type: 'global' }
   | { type: 'direct' }
   | { type: 'twoChoice' }
-  | { type: 'loadAwareShuffle' };
+  | { type: 'loadAwareShuffle' }
+  /** Storm's noneGrouping: "don't care", routed as shuffle (as Storm does). */
+  | { type: 'none' }
+  /** Storm's partialKeyGrouping: each key goes to the less loaded of its two candidate tasks. */
+  | { type: 'partialKey'; fields: string[] }
+  /**
+   * A user's CustomStreamGrouping. The definition travels as JSON, so it holds only the grouping's name (its class
+   * name, for describe and the UI); the object itself comes from the topology module, which every worker loads
+   * (StormTopology.customGroupings), as the component factories do.
+   */
+  | { type: 'custom'; name: string };
 
 export interface StreamDef {
   id: string;
   fields: string[];
   /** Only `emitDirect` may emit on a direct stream. */
   direct: boolean;
+}
+
+/** A stream of a component (Storm's GlobalStreamId). */
+export interface GlobalStreamId {
+  readonly componentId: string;
+  readonly streamId: string;
 }
 
 export interface InputDef {
@@ -103,6 +125,11 @@ export interface TopologyDef {
   components: ComponentDef[];
   /** Topology config as given by the module (validated, user keys kept). */
   config: Record<string, unknown>;
+  /**
+   * Names of the classes registered with TopologyBuilder.registerSerialization, in order (Storm's
+   * topology.kryo.register); the classes come from the module, which every worker loads. Absent: none.
+   */
+  serializations?: string[];
 }
 
 export interface TaskInfo {

@@ -9,7 +9,6 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
@@ -17,6 +16,7 @@ import type { Plugin } from 'esbuild';
 import { TopologyLoadError } from './errors.js';
 import { packageRoot } from './package-root.js';
 import { RESOURCES_DIR, resourcesHomeBanner } from './resources-home.js';
+import { makeTempDirSync } from './temp-dirs.js';
 
 /** Extensions compiled before loading. */
 export const TS_EXTENSIONS = ['.ts', '.mts', '.cts', '.tsx'];
@@ -66,13 +66,19 @@ export interface CompileOptions {
   resourcesHome: string;
 }
 
+/** This process's directory of compiled modules, made at the first compile. */
+let compiledDir: string | null = null;
+
 /**
  * Compiles a module for a local run — its imports bundled in, `hstorm`
- * pinned to this package — to `<tmp>/hstorm-ts/<content hash>/<name>.mjs`
+ * pinned to this package — to `<this process's temp dir>/<content hash>/<name>.mjs`
  * and returns that file's path. Compiled every time (esbuild takes
  * milliseconds; a cache keyed on the entry would miss edits to files it
  * imports); the content hash gives changed code a new URL, which Node's
- * module cache would otherwise hide.
+ * module cache would otherwise hide. The directory is this process's
+ * (common/temp-dirs.ts), removed when it exits: the workers of a local run
+ * load the compiled file while the process that runs them lives, and nothing
+ * is left behind in the temp dir after it.
  */
 export async function compileModule(entry: ModuleEntry, opts: CompileOptions): Promise<string> {
   const id = 'path' in entry ? resolve(entry.path) : resolve(entry.resolveDir, entry.sourcefile);
@@ -94,6 +100,10 @@ export async function compileModule(entry: ModuleEntry, opts: CompileOptions): P
       sourcemap: 'inline',
       // Node resolves a map's sources against sourceRoot: the source's own directory, wherever the compiled file lies.
       sourceRoot: `${pathToFileURL(dirOfSource).href}/`,
+      // Classes and functions keep their names: esbuild turns a class that refers to itself into `var X = class _X`,
+      // and a registered class travels under its name, which the CLI (the module as written) and the workers (this
+      // bundle) must agree on — as must error messages naming the user's classes.
+      keepNames: true,
       logLevel: 'silent',
       plugins: [sdkPinned()],
       banner: {
@@ -106,7 +116,8 @@ export async function compileModule(entry: ModuleEntry, opts: CompileOptions): P
   } catch (err) {
     throw new TopologyLoadError(`cannot compile ${opts.what} ${id}: ${(err as Error).message}`, id, { cause: err });
   }
-  const dir = join(tmpdir(), 'hstorm-ts', createHash('sha256').update(id).update(code).digest('hex').slice(0, 16));
+  compiledDir ??= makeTempDirSync('hstorm-ts-');
+  const dir = join(compiledDir, createHash('sha256').update(id).update(code).digest('hex').slice(0, 16));
   const out = join(dir, name);
   if (existsSync(out)) return out;
   mkdirSync(dir, { recursive: true });

@@ -14,7 +14,7 @@ import { classTarget } from './class-names.js';
 import { FluxInvalidError, FluxNotYetError, FluxReferenceError } from './errors.js';
 import { pathText, type YamlPath } from './flux-source.js';
 import type { FluxTree, Located } from './load-includes.js';
-import type { ArgPlan, ClassRef, ComponentPlan, FluxPlan, FluxPosition, ObjectPlan, StreamPlan, VertexPlan } from './runtime/plan.js';
+import type { ArgPlan, ClassRef, ComponentPlan, FluxPlan, FluxPosition, ObjectPlan, SerializationPlan, StreamPlan, VertexPlan } from './runtime/plan.js';
 import type { ComponentDefinition, ObjectDefinition, StreamDefinition, VertexDefinition } from './schema.js';
 
 export interface PlannedFlux {
@@ -24,6 +24,9 @@ export interface PlannedFlux {
   /** The `name` key, checked; null when the file has none. */
   name: string | null;
 }
+
+/** Storm's config key for the classes that travel between workers; in a Flux file it becomes registerSerialization calls. */
+const KRYO_REGISTER = 'topology.kryo.register';
 
 function listed(ids: Iterable<string>): string {
   const all = [...ids];
@@ -52,8 +55,12 @@ class Planner {
   }
 
   private classRef(d: Located<ObjectDefinition>): ClassRef {
-    const spec = d.value.className;
-    const target = classTarget(spec, d.src.path, this.at(d, 'className'), pathText([...d.path, 'className']));
+    return this.classAt(d.value.className, { value: d.value.className, src: d.src, path: [...d.path, 'className'] });
+  }
+
+  /** The ClassRef of a className `spec` written at `d`. */
+  private classAt(spec: string, d: Located<unknown>): ClassRef {
+    const target = classTarget(spec, d.src.path, this.at(d), pathText(d.path));
     if (target.kind === 'builtin') return { kind: 'builtin', name: target.name, spec };
     let i = this.modules.indexOf(target.specifier);
     if (i < 0) i = this.modules.push(target.specifier) - 1;
@@ -118,6 +125,33 @@ class Planner {
 
   component(d: Located<ComponentDefinition>): ComponentPlan {
     return { id: d.value.id, ...this.object(d) };
+  }
+
+  /**
+   * Storm's `topology.kryo.register` in the file's config: a list whose entries are a className (the class travels as
+   * its fields) or a map of one className to the className of its serializer — as Storm's Config takes it, with
+   * hstorm's className form (`"./rankings.js#Rankings"`).
+   */
+  private serializations(d: Located<unknown> | undefined): SerializationPlan[] {
+    if (!d) return [];
+    const list = d.value;
+    const form = 'a list of classNames, or of { className: serializerClassName } maps (e.g. - "./rankings.js#Rankings")';
+    if (!Array.isArray(list)) throw new FluxInvalidError(`${pathText(d.path)}: expected ${form}`, this.at(d), pathText(d.path));
+    return list.map((entry: unknown, i): SerializationPlan => {
+      const item: Located<unknown> = { value: entry, src: d.src, path: [...d.path, i] };
+      const key = pathText(item.path);
+      if (typeof entry === 'string' && entry !== '') return { className: this.classAt(entry, item), serializer: null, at: this.at(item), key };
+      const pairs = entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? Object.entries(entry) : [];
+      const [pair] = pairs;
+      if (pairs.length !== 1 || typeof pair![1] !== 'string' || pair![1] === '') throw new FluxInvalidError(`${key}: expected a className or one { className: serializerClassName } pair; ${pathText(d.path)} is ${form}`, this.at(item), key);
+      const [cls, ser] = pair as [string, string];
+      return {
+        className: this.classAt(cls, { value: cls, src: d.src, path: item.path }),
+        serializer: this.classAt(ser, { value: ser, src: d.src, path: [...item.path, cls] }),
+        at: this.at(item),
+        key,
+      };
+    });
   }
 
   private config(entries: Iterable<[string, Located<unknown>]>, where: string): Record<string, unknown> {
@@ -226,12 +260,14 @@ class Planner {
         throw new FluxReferenceError(`${pathText([...d.path, 'id'])}: bolt id "${id}" is also a spout's id: spouts and bolts share one set of ids`, this.at(d, 'id'), pathText([...d.path, 'id']), id);
       }
     }
-    const config = this.config(t.config, 'the topology config');
+    const serializations = this.serializations(t.config.get(KRYO_REGISTER));
+    const config = this.config([...t.config].filter(([k]) => k !== KRYO_REGISTER), 'the topology config');
     const components = [...t.components.values()].map((d) => this.component(d));
     this.checkRefCycles(components);
     const plan: FluxPlan = {
       source: t.root.file,
       config,
+      serializations,
       components,
       spouts: [...t.spouts.values()].map((d) => this.vertex(d)),
       bolts: [...t.bolts.values()].map((d) => this.vertex(d)),

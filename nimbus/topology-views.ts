@@ -11,6 +11,7 @@ import { emptyStateStats, stateRollup } from '../common/state-rollup.js';
 import type { StateMetrics } from '../common/storm-base.js';
 import { describeWindow } from '../common/window-text.js';
 import { gpuSummary, rollup } from '../common/metrics-rollup.js';
+import { foldUserMetrics } from '../common/user-metrics-fold.js';
 import type { ParsedWorkerHeartbeat } from '../common/record-schemas.js';
 import { gpuPerformance, type ResourceVector, type SupervisorInfo, type WorkerExitReport } from '../common/resources.js';
 import type { StormBase } from '../common/storm-base.js';
@@ -34,6 +35,7 @@ function emptyStats(kind: ComponentStats['kind'], gpu: boolean, executors: numbe
     executed: 0,
     acked: 0,
     failed: 0,
+    ticks: 0,
     executeLatencyMs: null,
     completeLatencyMs: null,
     completeLatencyP50Ms: null,
@@ -176,12 +178,15 @@ export function topologyDetail(
     const parts = sums.get(id);
     if (!parts) continue;
     const r = rollup(parts);
+    const user = foldUserMetrics(parts.map((m) => ({ task: m.task, user: m.user })));
+    if (user) s.userMetrics = user;
     Object.assign(s, {
       emitted: r.emitted,
       transferred: r.transferred,
       executed: r.executed,
       acked: r.acked,
       failed: r.failed,
+      ticks: r.ticks,
       capacity: r.capacity,
       backends: r.backends,
       fallback: r.fallback,

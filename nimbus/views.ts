@@ -6,6 +6,7 @@ import type { GpuBinding, QueueBlocker, UnassignedExecutor } from '../common/ass
 import type { GpuSource, ResourceVector, WorkerExitReport } from '../common/resources.js';
 import type { ComponentGpuSummary } from '../common/metrics-rollup.js';
 import type { ComponentStateStats } from '../common/state-rollup.js';
+import type { ComponentUserMetrics } from '../common/user-metrics-fold.js';
 import type { SchedulerStrategy } from './scheduler/types.js';
 import type { TopologyCode, TopologyStatus, TupleCounters, UnplacedTarget } from '../common/storm-base.js';
 import type { CorruptNode } from './cluster-reader.js';
@@ -123,6 +124,8 @@ export interface ComponentStats extends TupleCounters {
   kind: 'spout' | 'bolt' | 'acker';
   gpu: boolean;
   executors: number;
+  /** Tick tuples executed (topology.tick.tuple.freq.secs), counted apart from the data tuples. */
+  ticks: number;
   /** Mean execute latency over all executors, weighted by count. */
   executeLatencyMs: number | null;
   /** Spouts: mean complete latency, weighted by count. */
@@ -153,6 +156,8 @@ export interface ComponentStats extends TupleCounters {
   lastError: ComponentLastError | null;
   /** Tuples this component emitted towards a component with no running task, failed at once, per stream and target (summed over tasks). */
   unplacedTargets: UnplacedTarget[];
+  /** The user metrics its tasks registered (counters, gauges, histograms, meters), folded; null when none. */
+  userMetrics?: ComponentUserMetrics | null;
 }
 
 export type { ComponentStateStats } from '../common/state-rollup.js';

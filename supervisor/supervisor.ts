@@ -35,6 +35,7 @@ import { curveKeySource, workerClusterConfig } from './link-keys.js';
 import { resolveWorkerUser } from './worker-user.js';
 import { lastErrorInLog } from './worker-log-error.js';
 import { startLogServer } from './log-server.js';
+import { HstormError } from '../common/errors.js';
 import type { FastifyInstance } from 'fastify';
 
 export interface SupervisorOptions {
@@ -270,13 +271,24 @@ export class Supervisor {
   /** The worker log server `hstorm logs` reads (supervisor.logviewer.port), behind nimbus's secret when one is set. */
   private async startLogServer(): Promise<void> {
     if (this.settings.logviewerPort === null) return;
-    const { app, port } = await startLogServer({
-      logDir: this.launcher.logDir,
-      secret: nimbusSecret(this.options.config),
-      log: this.log.child({ component: 'log-server' }),
-      host: this.settings.logviewerBindHost,
-      port: this.settings.logviewerPort,
-    });
+    const start = () =>
+      startLogServer({
+        logDir: this.launcher.logDir,
+        secret: nimbusSecret(this.options.config),
+        log: this.log.child({ component: 'log-server' }),
+        host: this.settings.logviewerBindHost,
+        port: this.settings.logviewerPort!,
+      });
+    let { app, port } = await start();
+    // Any free port (0) may be one of our own slot ports that no worker has bound yet (slot ports in the ephemeral
+    // range): the worker given that slot would then fail to bind, over and over. Ask again for another.
+    for (let attempt = 0; attempt < 20 && this.settings.ports.includes(port); attempt++) {
+      this.log.info({ port }, 'the free port given to the log server is a slot port; asking for another');
+      const next = await start();
+      await app.close();
+      ({ app, port } = next);
+    }
+    if (this.settings.ports.includes(port)) throw new HstormError('HSTORM_ERR_SUPERVISOR_LOG_SERVER', `the worker log server got slot port ${port} 20 times in a row; set supervisor.logviewer.port to a fixed port`);
     this.logServer = app;
     // Advertised at the address peers reach this node at, whatever interface it binds.
     this.logServerAddress = { host: this.host, port };

@@ -1,16 +1,25 @@
 /**
- * `hstorm/testing`: unit-test topologies as with Storm's Testing API —
+ * `hstorm/testing`: test topologies as with Storm's Testing API —
  * `completeTopology` (run until every tuple is done, read what each component
- * emitted, with mocked spout sources) and the `LocalCluster` it runs on
- * (nimbus, supervisor and real worker processes in one call).
+ * emitted on every stream, with mocked spout sources per stream), the
+ * `LocalCluster` it runs on (`await LocalCluster.start()`, Storm's
+ * `submitTopology(name, conf, topology)`), and for unit tests of one
+ * component without a cluster: `testTuple` / `testTickTuple` (Storm's
+ * Testing.testTuple), capturing collectors and a `testContext`.
  *
  * @example
- * import { completeTopology } from 'hstorm/testing';
+ * import { completeTopology, MockedSources } from 'hstorm/testing';
  * const result = await completeTopology('topologies/word-count.ts', {
- *   mockedSources: { sentences: [['the cow jumped']] },
+ *   mockedSources: new MockedSources().addMockData('sentences', ['the cow jumped']),
  * });
  * result.readTuples('split'); // [['the'], ['cow'], ['jumped']]
  */
 export { TestingTimeoutError } from '../common/errors.js';
 export { completeTopology, type CompleteTopologyOptions, type CompletedTopology } from './complete-topology.js';
+export type { CapturedTuple } from './capture.js';
+export { MockedSources, type MockedSourcesInput, type MockedData } from './mocked-sources.js';
 export { LocalCluster, type LocalClusterOptions } from '../cli/local-cluster.js';
+export { WorkerCrashLoopError } from '../cli/crash-loop.js';
+export { testTuple, testTickTuple, type TestTupleOptions } from './test-tuple.js';
+export { CapturingOutputCollector, CapturingBasicOutputCollector, CapturingSpoutOutputCollector, type CapturedEmit, type CapturingOptions } from './capturing-collectors.js';
+export { testContext, type TestContext, type TestContextOptions, type LoggedLine } from './test-context.js';

@@ -9,10 +9,16 @@ import type { ConfigRecord } from '../common/config/config.js';
 import type { OutputFieldsDeclarer } from './output-declarer.js';
 import type { TopologyContext } from './context.js';
 import type { Tuple } from './tuple.js';
+import type { Values } from './values.js';
 
-export type Values = unknown[];
+export type { Values };
 export type MaybePromise<T> = T | Promise<T>;
 
+/**
+ * The options form of an emit: `emit(values, { stream, anchors })` on a bolt, `emit(values, { stream, messageId })`
+ * on a spout. Storm's positional forms (`emit(streamId, values)`, `emit(anchor, values)`, `emit(values, messageId)`, …)
+ * are there too; topology-sdk/internal/emit-args.ts says how they are told apart.
+ */
 export interface EmitOptions {
   /** Stream to emit on (default: "default"). */
   stream?: string;
@@ -22,17 +28,39 @@ export interface EmitOptions {
   messageId?: unknown;
 }
 
+/** What a spout emits with (Storm's SpoutOutputCollector). Every emit returns the task ids the tuple went to. */
 export interface SpoutOutputCollector {
-  /** Emits a tuple; returns the task ids it was sent to. */
+  /** `emit(values)`, or with options: `emit(values, { stream, messageId })`. */
   emit(values: Values, options?: EmitOptions): number[];
-  /** Emits to one task of a component subscribed with direct grouping. */
+  /** Storm's `emit(values, messageId)`: tracked under `messageId` (a plain object of only stream/messageId keys reads as options: wrap it, `{ messageId }`). */
+  emit(values: Values, messageId: unknown): number[];
+  /** Storm's `emit(streamId, values)` and `emit(streamId, values, messageId)`. */
+  emit(streamId: string, values: Values, messageId?: unknown): number[];
+  /** Emits to one task of a component subscribed with direct grouping: `emitDirect(taskId, values, options?)`. */
   emitDirect(taskId: number, values: Values, options?: EmitOptions): void;
+  emitDirect(taskId: number, values: Values, messageId: unknown): void;
+  emitDirect(taskId: number, streamId: string, values: Values, messageId?: unknown): void;
   reportError(err: unknown): void;
 }
 
-export interface OutputCollector extends SpoutOutputCollector {
+/** What a Bolt emits, acks and fails with (Storm's OutputCollector). */
+export interface OutputCollector {
+  /** `emit(values)`, or with options: `emit(values, { stream, anchors })`. */
+  emit(values: Values, options?: EmitOptions): number[];
+  /** Storm's `emit(streamId, values)`. */
+  emit(streamId: string, values: Values): number[];
+  /** Storm's `emit(anchor, values)` / `emit(anchors, values)`: anchored to input tuples. */
+  emit(anchors: Tuple | readonly Tuple[], values: Values): number[];
+  /** Storm's `emit(streamId, anchor(s), values)`. */
+  emit(streamId: string, anchors: Tuple | readonly Tuple[], values: Values): number[];
+  /** Emits to one task of a component subscribed with direct grouping; the same forms after the task id. */
+  emitDirect(taskId: number, values: Values, options?: EmitOptions): void;
+  emitDirect(taskId: number, streamId: string, values: Values): void;
+  emitDirect(taskId: number, anchors: Tuple | readonly Tuple[], values: Values): void;
+  emitDirect(taskId: number, streamId: string, anchors: Tuple | readonly Tuple[], values: Values): void;
   ack(tuple: Tuple): void;
   fail(tuple: Tuple): void;
+  reportError(err: unknown): void;
 }
 
 /**
@@ -65,20 +93,42 @@ export abstract class Spout {
   deactivate(): void {}
   close(): MaybePromise<void> {}
   abstract declareOutputFields(declarer: OutputFieldsDeclarer): void;
+  /**
+   * Storm's getComponentConfiguration: config this component needs (`topology.tick.tuple.freq.secs`, its own keys),
+   * read once when the topology is built; `addConfiguration` on its declarer wins over it. Checked like
+   * addConfiguration's keys.
+   */
+  getComponentConfiguration(): Record<string, unknown> | null {
+    return null;
+  }
 }
 
 export abstract class Bolt {
   prepare(_conf: Conf, _context: TopologyContext, _collector: OutputCollector): MaybePromise<void> {}
-  /** Process one tuple; ack or fail it through the collector (a throw fails it). */
+  /**
+   * Process one tuple; ack or fail it through the collector (a throw fails it). Tick tuples come here too
+   * (`TupleUtils.isTick(tuple)`); acking or failing one does nothing, anchoring to one tracks nothing.
+   */
   abstract execute(tuple: Tuple): MaybePromise<void>;
   cleanup(): MaybePromise<void> {}
   declareOutputFields(_declarer: OutputFieldsDeclarer): void {}
+  /**
+   * Storm's getComponentConfiguration: config this component needs (`topology.tick.tuple.freq.secs`, its own keys),
+   * read once when the topology is built; `addConfiguration` on its declarer wins over it. Checked like
+   * addConfiguration's keys.
+   */
+  getComponentConfiguration(): Record<string, unknown> | null {
+    return null;
+  }
 }
 
-/** Emits of a BasicBolt's execute, anchored to the input tuple automatically. */
+/** Emits of a BasicBolt's execute, anchored to the input tuple automatically (Storm's BasicOutputCollector). */
 export interface BasicOutputCollector {
   emit(values: Values, options?: { stream?: string }): number[];
+  /** Storm's `emit(streamId, values)`. */
+  emit(streamId: string, values: Values): number[];
   emitDirect(taskId: number, values: Values, options?: { stream?: string }): void;
+  emitDirect(taskId: number, streamId: string, values: Values): void;
   /** Reports an error without failing the tuple: logged, and shown by nimbus (REST API, web UI) as the component's last error. */
   reportError(err: unknown): void;
 }
@@ -89,9 +139,18 @@ export interface BasicOutputCollector {
  */
 export abstract class BasicBolt {
   prepare(_conf: Conf, _context: TopologyContext): MaybePromise<void> {}
+  /** Process one tuple (tick tuples too: `TupleUtils.isTick(tuple)`; emits while handling one are not anchored). */
   abstract execute(tuple: Tuple, collector: BasicOutputCollector): MaybePromise<void>;
   cleanup(): MaybePromise<void> {}
   declareOutputFields(_declarer: OutputFieldsDeclarer): void {}
+  /**
+   * Storm's getComponentConfiguration: config this component needs (`topology.tick.tuple.freq.secs`, its own keys),
+   * read once when the topology is built; `addConfiguration` on its declarer wins over it. Checked like
+   * addConfiguration's keys.
+   */
+  getComponentConfiguration(): Record<string, unknown> | null {
+    return null;
+  }
 }
 
 export type SpoutFactory = () => Spout;

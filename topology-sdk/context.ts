@@ -7,6 +7,7 @@ import type { StateStore } from '../common/state-store/state-store.js';
 import type { TopologyDef } from '../common/topology-def.js';
 import type { GpuBackendHandle } from './gpu-backend-handle.js';
 import type { Counter, Gauge, Meter, UserHistogram } from './user-metrics.js';
+import type { StormContextGetters } from './internal/storm-context.js';
 
 /** The subset of a pino logger a component uses (kept structural so the SDK does not load pino). */
 export interface ComponentLogger {
@@ -55,7 +56,11 @@ export interface Signal<T = unknown> {
   time: number;
 }
 
-export interface TopologyContext {
+/**
+ * What a task is handed in open/prepare. Storm's getters (getThisTaskId, getComponentTasks, getThisSources, …) are
+ * there under Storm's names, beside hstorm's properties (taskId, componentTasks, …) that say the same.
+ */
+export interface TopologyContext extends StormContextGetters {
   readonly topologyId: string;
   readonly topologyName: string;
   readonly componentId: string;

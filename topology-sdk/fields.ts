@@ -19,7 +19,8 @@ export class Fields implements Iterable<string> {
     this.index = index;
   }
 
-  get size(): number {
+  /** How many fields (Storm's `size()`, a method as on Storm's Fields and on a Tuple). */
+  size(): number {
     return this.names.length;
   }
 
@@ -86,6 +87,7 @@ export function fieldNames(fields: Fields | readonly string[] | readonly unknown
 
 function describe(v: unknown): string {
   if (v === null) return 'null';
+  if (v === undefined) return 'nothing (undefined)';
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'object') return `an object (${(v as object).constructor?.name ?? 'Object'})`;
   return `${typeof v} ${JSON.stringify(v)}`;

@@ -11,7 +11,7 @@
  * more tuples, so its queue, and the spout behind it, slow down
  * (backpressure). Results are emitted anchored to their own input tuple and
  * each tuple is acked; every tuple of a failed launch is failed (and replayed
- * by its spout).
+ * by its spout). A tick tuple goes to `onTick`, never into a batch.
  *
  * @example
  * class Square extends GpuBolt {
@@ -29,6 +29,7 @@ import type { Tuple } from './tuple.js';
 import type { GpuMetrics } from '../common/storm-base.js';
 import type { BatchInputs, BatchResult } from './internal/gpu-batch.js';
 import { GpuKernelRunner, type KernelSpec } from './internal/gpu-kernel-runner.js';
+import { TupleUtils } from './tuple-utils.js';
 
 /** Emits one result tuple anchored to `anchor` (on `stream`, default the default stream). */
 export type GpuEmit = (anchor: Tuple, values: Values, stream?: string) => void;
@@ -79,9 +80,24 @@ export abstract class GpuBolt extends Bolt {
     context.reportBusyTime(() => runner.busyMs());
   }
 
+  /**
+   * A tick tuple (topology.tick.tuple.freq.secs) never goes into a kernel batch: it comes here. The default does
+   * nothing; a bolt that wants its partial batch launched on each tick calls `this.flushBatch()`. Emits from here go
+   * through `collector` (the one prepare got), unanchored: a tick has no ack tree.
+   */
+  protected onTick(_tick: Tuple, _collector: OutputCollector): void | Promise<void> {}
+
+  /** Launches the tuples gathered so far now, if a launch slot is free (else as soon as one is). */
+  protected flushBatch(): void {
+    if (this.pending.length === 0) return;
+    if (this.inFlight < this.maxInFlight) this.launch();
+    else this.flushDue = true;
+  }
+
   execute(tuple: Tuple): void | Promise<void> {
     // The executor never calls execute before prepare finished; a direct caller (a test harness) might.
     if (!this.runner) throw new Error('GpuBolt.execute() called before prepare() finished');
+    if (TupleUtils.isTick(tuple)) return this.onTick(tuple, this.collector!);
     this.pending.push(tuple);
     this.pendingSince.push(performance.now());
     if (this.pending.length >= this.batchSize) {

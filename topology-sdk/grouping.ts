@@ -30,4 +30,12 @@ export const Grouping = {
    * topology.localityaware.higher.bound.
    */
   loadAwareShuffle: (): GroupingDef => ({ type: 'loadAwareShuffle' }),
+  /** Storm's noneGrouping: "don't care", routed as shuffle (as Storm does). */
+  none: (): GroupingDef => ({ type: 'none' }),
+  /**
+   * Storm's partialKeyGrouping: each key has two candidate tasks (two hashes of these fields); a tuple goes to the
+   * one with the shorter estimated wait (twoChoice's load signal), or, without figures, the one this task sent
+   * fewer tuples to.
+   */
+  partialKey: (...names: string[]): GroupingDef => ({ type: 'partialKey', fields: names }),
 } as const;

@@ -21,15 +21,17 @@ export { TopologyBuilder } from './topology-builder.js';
 export type { StormTopology, BoltDeclarer, SpoutDeclarer, WindowedBoltFactory } from './topology-builder.js';
 export type { TopologyModule, TopologyModuleContext } from './topology-module.js';
 export { Grouping } from './grouping.js';
+export type { CustomStreamGrouping, CustomGroupingSource } from './custom-grouping.js';
 export { Fields } from './fields.js';
 export type { OutputFieldsDeclarer } from './output-declarer.js';
+export type { Serializer, SerializationRegistration, ClassOf } from './serialization.js';
 export { DEFAULT_STREAM } from '../common/topology-def.js';
-export type { TopologyDef, ComponentDef, GroupingDef, StreamDef, WindowDef, WindowSizeDef, StateDef } from '../common/topology-def.js';
+export type { TopologyDef, ComponentDef, GroupingDef, StreamDef, GlobalStreamId, WindowDef, WindowSizeDef, StateDef } from '../common/topology-def.js';
 
 // Components and what the runtime hands them.
 export { Spout, Bolt, BasicBolt } from './components.js';
+export { Values } from './values.js';
 export type {
-  Values,
   EmitOptions,
   SpoutOutputCollector,
   OutputCollector,
@@ -41,6 +43,8 @@ export type {
   MaybePromise,
 } from './components.js';
 export type { Tuple, MessageId } from './tuple.js';
+export { TupleUtils, Constants } from './tuple-utils.js';
+export type { StormContextGetters } from './internal/storm-context.js';
 export type { TopologyContext, ComponentLogger, ComponentPlacement, Signal, ComponentLoad, ComponentMetricSections, TupleCompleteListener } from './context.js';
 export type { Counter, Meter, UserHistogram, Gauge } from './user-metrics.js';
 
@@ -78,3 +82,4 @@ export type { ShellComponentOptions } from './internal/shell-runner.js';
 // Errors a topology may catch.
 export { HstormError, TopologyValidationError, ConfigError, EmitError, MultilangError, StateValidationError } from '../common/errors.js';
 export { MetricRegistrationError } from './user-metrics.js';
+export { ContextLookupError } from './internal/storm-context.js';

@@ -11,6 +11,7 @@ import {
   type ComponentDef,
   type GpuRequest,
   type GroupingDef,
+  type StreamDef,
   type TopologyDef,
 } from '../common/topology-def.js';
 import { TopologyValidationError } from '../common/errors.js';
@@ -20,6 +21,10 @@ import { Grouping } from './grouping.js';
 import { fieldNames, type Fields } from './fields.js';
 import type { BoltFactory, SpoutFactory } from './components.js';
 import { validateTopology } from './validate-topology.js';
+import type { ClassOf, SerializationRegistration, Serializer } from './serialization.js';
+import { dirname, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { groupingFactory, groupingName, isGrouping, subscriptionKey, type CustomGroupingSource, type CustomStreamGrouping } from './custom-grouping.js';
 import { WindowedBolt } from './windowed-bolt.js';
 import { StatefulBolt, type StatefulBoltFactory } from './stateful-bolt.js';
 import { WindowedBoltExecutor } from './internal/windowed-bolt-executor.js';
@@ -35,15 +40,70 @@ export type WindowedBoltFactory = () => WindowedBolt;
 
 const ID = /^[A-Za-z0-9_.-]+$/;
 
+/** What a topology module builds besides its definition: what cannot travel as JSON, rebuilt in every worker. */
+export interface TopologyCode {
+  /** Custom groupings by subscription (custom-grouping.ts subscriptionKey): a fresh object per emitting task. */
+  customGroupings?: ReadonlyMap<string, () => CustomStreamGrouping>;
+  /** Classes whose instances travel between workers (registerSerialization), in the order of def.serializations. */
+  serializations?: readonly SerializationRegistration[];
+  /** The file of the module that built it (see StormTopology.origin). */
+  origin?: string | null;
+}
+
 export class StormTopology {
+  readonly customGroupings: ReadonlyMap<string, () => CustomStreamGrouping>;
+  readonly serializations: readonly SerializationRegistration[];
+  /**
+   * The file of the module that built this topology, as far as hstorm can tell: the one a worker loads to build it
+   * again (a topology runs in worker processes, which cannot be handed this object). Set by hstorm's loader, else
+   * read from the call stack of createTopology (the first file outside the SDK); null when neither says.
+   * LocalCluster.submitTopology(name, conf, topology) submits that module, and checks it builds this very topology.
+   */
+  origin: string | null;
+
   constructor(
     readonly def: TopologyDef,
     readonly factories: ReadonlyMap<string, SpoutFactory | BoltFactory>,
-  ) {}
+    code: TopologyCode = {},
+  ) {
+    this.customGroupings = code.customGroupings ?? new Map();
+    this.serializations = code.serializations ?? [];
+    this.origin = code.origin ?? null;
+  }
+
+  /** The code of this topology (to build a changed copy of it, as hstorm/testing does). */
+  get code(): TopologyCode {
+    return { customGroupings: this.customGroupings, serializations: this.serializations, origin: this.origin };
+  }
+
+  /** A new object of the custom grouping `subscriber` uses on `source`'s `stream`; undefined when it has none. */
+  customGrouping(subscriber: string, source: string, stream: string): CustomStreamGrouping | undefined {
+    return this.customGroupings.get(subscriptionKey(subscriber, source, stream))?.();
+  }
+}
+
+/** Where a declarer records what the definition cannot hold. */
+interface DeclarerSink {
+  customGroupings: Map<string, () => CustomStreamGrouping>;
+  problems: string[];
 }
 
 abstract class ComponentDeclarer<Self> {
-  constructor(protected readonly comp: ComponentDef) {}
+  constructor(
+    protected readonly comp: ComponentDef,
+    protected readonly sink: DeclarerSink,
+  ) {}
+
+  /**
+   * Storm's setNumTasks: the component gets `tasks` tasks, each with its own instance. A Storm executor is a thread
+   * that may run several tasks; a worker here runs all its executors on its one thread, so every task is its own
+   * executor and `tasks` is also the component's executors (Storm too never runs more executors than tasks).
+   */
+  setNumTasks(tasks: number): Self {
+    if (!Number.isInteger(tasks) || tasks < 1) this.sink.problems.push(`component "${this.comp.id}": setNumTasks needs an integer ≥ 1, got ${String(tasks)}`);
+    else this.comp.parallelism = tasks;
+    return this as unknown as Self;
+  }
 
   /** Component-level config (e.g. GPU batch size); overrides topology config for this component. */
   addConfiguration(key: string, value: unknown): Self {
@@ -106,6 +166,51 @@ export class BoltDeclarer extends ComponentDeclarer<BoltDeclarer> {
     return this.grouping(componentId, Grouping.loadAwareShuffle(), streamId);
   }
 
+  /** Storm's noneGrouping ("don't care"): routed as shuffle, as Storm does. */
+  noneGrouping(componentId: string, streamId?: string): this {
+    return this.grouping(componentId, Grouping.none(), streamId);
+  }
+
+  /**
+   * Storm's partialKeyGrouping: a key goes to one of two candidate tasks (two hashes of the key), the one with the
+   * shorter estimated wait — the load signal of twoChoice — so a hot key is spread over two tasks instead of
+   * swamping one. A bolt then sees partial results per key and must combine them downstream, as in Storm.
+   */
+  partialKeyGrouping(componentId: string, fields: Fields | readonly string[]): this;
+  partialKeyGrouping(componentId: string, streamId: string, fields: Fields | readonly string[]): this;
+  partialKeyGrouping(componentId: string, a: string | Fields | readonly string[], b?: Fields | readonly string[]): this {
+    const [stream, fields] = typeof a === 'string' ? [a, b] : [DEFAULT_STREAM, a];
+    return this.grouping(componentId, Grouping.partialKey(...fieldNames(fields, `component "${this.comp.id}": partialKeyGrouping("${componentId}", "${stream}")`)), stream);
+  }
+
+  /**
+   * Storm's customGrouping: `grouping.chooseTasks(taskId, values)` picks the target tasks. Give an object (copied
+   * per emitting task) or a function making one; its code must be in the topology module (or imported by it), which
+   * every worker loads — see custom-grouping.ts.
+   */
+  customGrouping(componentId: string, grouping: CustomGroupingSource): this;
+  customGrouping(componentId: string, streamId: string, grouping: CustomGroupingSource): this;
+  customGrouping(componentId: string, a: string | CustomGroupingSource, b?: CustomGroupingSource): this {
+    const [stream, source] = typeof a === 'string' ? [a, b] : [DEFAULT_STREAM, a];
+    const where = `component "${this.comp.id}": customGrouping("${componentId}", "${stream}")`;
+    if (!isGrouping(source) && typeof source !== 'function') {
+      this.sink.problems.push(`${where}: the grouping must be a CustomStreamGrouping (prepare and chooseTasks) or a function returning one`);
+      return this;
+    }
+    const factory = groupingFactory(source);
+    let name: string;
+    try {
+      const sample = factory();
+      if (!isGrouping(sample)) throw new Error('it returned no CustomStreamGrouping (prepare and chooseTasks)');
+      name = groupingName(sample);
+    } catch (err) {
+      this.sink.problems.push(`${where}: ${(err as Error)?.message ?? String(err)}`);
+      return this;
+    }
+    this.sink.customGroupings.set(subscriptionKey(this.comp.id, componentId, stream), factory);
+    return this.grouping(componentId, { type: 'custom', name }, stream);
+  }
+
   /** `fieldsGrouping(c, ['word'])`, `fieldsGrouping(c, new Fields('word'))`, or with Storm's stream first: `fieldsGrouping(c, stream, fields)`. */
   fieldsGrouping(componentId: string, fields: Fields | readonly string[]): this;
   fieldsGrouping(componentId: string, streamId: string, fields: Fields | readonly string[]): this;
@@ -130,10 +235,35 @@ export class BoltDeclarer extends ComponentDeclarer<BoltDeclarer> {
 export class TopologyBuilder {
   private readonly components: ComponentDef[] = [];
   private readonly factories = new Map<string, SpoutFactory | BoltFactory>();
-  private readonly problems: string[] = [];
+  /** What the declarers record beside the definition: problems found while declaring, custom grouping objects. */
+  private readonly sink: DeclarerSink = { customGroupings: new Map(), problems: [] };
+  private readonly serializations: SerializationRegistration[] = [];
+
+  /**
+   * Storm's registerSerialization (`topology.kryo.register`): instances of `Class` may be emitted, and arrive in a
+   * task of another worker as instances of `Class` — prototype, methods and all. Without a serializer an instance
+   * travels as its own enumerable fields and is rebuilt without calling its constructor; give one for a class with
+   * private state or invariants. It travels under `Class.name` (or `options.name`), which must be unique within the
+   * topology. An instance of a class not registered is refused at emit (EmitError, naming the field and class).
+   */
+  registerSerialization<T>(Class: ClassOf<T>, serializer?: Serializer<T> | null, options: { name?: string } = {}): this {
+    const name = options.name ?? (typeof Class === 'function' ? Class.name : '');
+    if (typeof Class !== 'function' || typeof Class.prototype !== 'object') {
+      this.sink.problems.push(`registerSerialization needs a class, got ${typeof Class}`);
+    } else if (!name) {
+      this.sink.problems.push('registerSerialization: the class has no name; give one with registerSerialization(Class, serializer, { name })');
+    } else if (this.serializations.some((r) => r.name === name)) {
+      this.sink.problems.push(`registerSerialization: "${name}" is registered twice (two classes of one name need distinct { name } options)`);
+    } else if (serializer != null && (typeof serializer.write !== 'function' || typeof serializer.read !== 'function')) {
+      this.sink.problems.push(`registerSerialization(${name}): a serializer needs write(value) and read(data) functions`);
+    } else {
+      this.serializations.push({ name, Class, serializer: (serializer ?? null) as Serializer | null });
+    }
+    return this;
+  }
 
   setSpout(id: string, factory: SpoutFactory, parallelism = 1): SpoutDeclarer {
-    return new SpoutDeclarer(this.add(id, 'spout', factory, parallelism));
+    return new SpoutDeclarer(this.add(id, 'spout', factory, parallelism), this.sink);
   }
 
   /**
@@ -141,19 +271,19 @@ export class TopologyBuilder {
    * one in the topology, the builder adds the checkpoint spout and wires its stream through every bolt).
    */
   setBolt(id: string, factory: BoltFactory | WindowedBoltFactory | StatefulBoltFactory, parallelism = 1): BoltDeclarer {
-    return new BoltDeclarer(this.add(id, 'bolt', typeof factory === 'function' ? wrapped(factory) : factory, parallelism));
+    return new BoltDeclarer(this.add(id, 'bolt', typeof factory === 'function' ? wrapped(factory) : factory, parallelism), this.sink);
   }
 
   private add(id: string, kind: 'spout' | 'bolt', factory: SpoutFactory | BoltFactory, parallelism: number): ComponentDef {
     if (!ID.test(id) || id.startsWith('__')) {
-      this.problems.push(`invalid component id "${id}": use letters, digits, "_", "." and "-" (ids starting with "__" are reserved)`);
+      this.sink.problems.push(`invalid component id "${id}": use letters, digits, "_", "." and "-" (ids starting with "__" are reserved)`);
     } else if (this.factories.has(id)) {
-      this.problems.push(`duplicate component id "${id}"`);
+      this.sink.problems.push(`duplicate component id "${id}"`);
     }
     if (!Number.isInteger(parallelism) || parallelism < 1) {
-      this.problems.push(`component "${id}": parallelism must be an integer ≥ 1, got ${String(parallelism)}`);
+      this.sink.problems.push(`component "${id}": parallelism must be an integer ≥ 1, got ${String(parallelism)}`);
     }
-    if (typeof factory !== 'function') this.problems.push(`component "${id}": the factory must be a function returning a new ${kind}`);
+    if (typeof factory !== 'function') this.sink.problems.push(`component "${id}": the factory must be a function returning a new ${kind}`);
     const comp: ComponentDef = { id, kind, parallelism, streams: [], inputs: [], gpu: null, config: {} };
     this.components.push(comp);
     if (!this.factories.has(id)) this.factories.set(id, factory);
@@ -165,23 +295,64 @@ export class TopologyBuilder {
    * here, only to ask it which streams it declares.
    */
   createTopology(config: Record<string, unknown> = {}): StormTopology {
-    if (this.problems.length > 0) throw new TopologyValidationError(`invalid topology: ${this.problems.join('; ')}`);
+    if (this.sink.problems.length > 0) throw new TopologyValidationError(`invalid topology: ${this.sink.problems.join('; ')}`);
     for (const c of this.components) {
       const instance = instantiate(c.id, this.factories.get(c.id)!);
-      c.streams = declaredStreams(c.id, instance);
+      const declared = declaredShape(c.id, instance);
+      c.streams = declared.streams;
+      // Storm merges a component's own configuration under what its declarer adds.
+      c.config = { ...declared.config, ...c.config };
       const core = instance instanceof StatefulBoltExecutor ? instance.bolt : instance;
       // The window and the state go into the definition: nimbus checks them against the message timeout and spout
       // pending bound, and describe shows them.
       if (core instanceof WindowingBolt) c.window = core.windowDef(c.id);
       if (instance instanceof StatefulBoltExecutor) c.state = stateDefOf(c.id, core);
     }
+    // A grouping declared through grouping(…, { type: 'custom' }) has no object behind it.
+    for (const c of this.components) {
+      for (const i of c.inputs) {
+        if (i.grouping.type === 'custom' && !this.sink.customGroupings.has(subscriptionKey(c.id, i.component, i.stream))) {
+          throw new TopologyValidationError(`bolt "${c.id}": a custom grouping on "${i.component}" stream "${i.stream}" needs customGrouping(component, stream, grouping)`, c.id);
+        }
+      }
+    }
     const components = this.components.map((c) => ({ ...structuredClone(c), config: validateEntries(c.config, { allowUserKeys: true, where: `component "${c.id}" config` }) }));
     const factories = new Map(this.factories);
     if (components.some((c) => c.state)) addCheckpointing(components, factories);
-    const def: TopologyDef = { components, config: validateEntries(config, { allowUserKeys: true, where: 'topology config' }) };
+    const def: TopologyDef = {
+      ...(this.serializations.length > 0 && { serializations: this.serializations.map((r) => r.name) }),
+      components,
+      config: validateEntries(config, { allowUserKeys: true, where: 'topology config' }),
+    };
     checkCrossKeys(def.config);
     validateTopology(def);
-    return new StormTopology(def, factories);
+    return new StormTopology(def, factories, { customGroupings: new Map(this.sink.customGroupings), serializations: [...this.serializations], origin: callerFile() });
+  }
+}
+
+/**
+ * The file that called into the SDK (createTopology's caller): the first frame of the call stack outside topology-sdk/,
+ * read from V8's call sites (no parsing of stack text). For a compiled TypeScript module it is the compiled file, which
+ * loads as well as its source.
+ */
+function callerFile(): string | null {
+  const sdkDir = dirname(fileURLToPath(import.meta.url));
+  const prepare = Error.prepareStackTrace;
+  const limit = Error.stackTraceLimit;
+  try {
+    Error.prepareStackTrace = (_err, sites) => sites;
+    Error.stackTraceLimit = 30;
+    const sites = new Error().stack as unknown as NodeJS.CallSite[];
+    for (const site of sites) {
+      const name = site.getFileName();
+      if (!name || name.startsWith('node:')) continue;
+      const file = name.startsWith('file://') ? fileURLToPath(name) : name;
+      if (!file.startsWith(sdkDir + sep)) return file;
+    }
+    return null;
+  } finally {
+    Error.prepareStackTrace = prepare;
+    Error.stackTraceLimit = limit;
   }
 }
 
@@ -237,8 +408,13 @@ function instantiate(id: string, factory: SpoutFactory | BoltFactory): ReturnTyp
   return instance;
 }
 
-function declaredStreams(id: string, instance: ReturnType<SpoutFactory | BoltFactory>) {
+/** What an instance of the component says about itself: its streams and its own configuration (getComponentConfiguration). */
+function declaredShape(id: string, instance: ReturnType<SpoutFactory | BoltFactory>): { streams: StreamDef[]; config: Record<string, unknown> } {
   const declarer = new OutputFieldsDeclarer(id);
   instance.declareOutputFields(declarer);
-  return declarer.result();
+  const own = typeof instance.getComponentConfiguration === 'function' ? instance.getComponentConfiguration() : null;
+  if (own !== null && own !== undefined && (typeof own !== 'object' || Array.isArray(own))) {
+    throw new TopologyValidationError(`component "${id}": getComponentConfiguration() must return an object of config keys or null, got ${Array.isArray(own) ? 'an array' : typeof own}`, id);
+  }
+  return { streams: declarer.result(), config: { ...own } };
 }

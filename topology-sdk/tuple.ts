@@ -68,6 +68,8 @@ export interface Tuple {
   getBinaryByField(name: string): Uint8Array;
   /** Any value converted with Number() (hstorm's own, before the Storm names). */
   getNumberByField(name: string): number;
+  /** A tick tuple (from `__system` on `__tick`; Storm's TupleUtils.isTick). */
+  isTick(): boolean;
   /** Field name → value, for logging and tests. */
   toObject(): Record<string, unknown>;
   toString(): string;

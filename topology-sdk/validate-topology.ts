@@ -30,12 +30,12 @@ export function validateTopology(def: TopologyDef): void {
         );
       }
       const g = input.grouping;
-      if (g.type === 'fields') {
-        if (g.fields.length === 0) throw new TopologyValidationError(`bolt "${c.id}": fields grouping on "${src.id}" names no field`, c.id);
+      if (g.type === 'fields' || g.type === 'partialKey') {
+        if (g.fields.length === 0) throw new TopologyValidationError(`bolt "${c.id}": ${g.type === 'fields' ? 'fields' : 'partial key'} grouping on "${src.id}" names no field`, c.id);
         const missing = g.fields.find((f) => !stream.fields.includes(f));
         if (missing !== undefined) {
           throw new TopologyValidationError(
-            `bolt "${c.id}": fields grouping on field "${missing}", which stream "${stream.id}" of "${src.id}" does not declare (fields: ${stream.fields.join(', ') || 'none'})`,
+            `bolt "${c.id}": ${g.type === 'fields' ? 'fields' : 'partial key'} grouping on field "${missing}", which stream "${stream.id}" of "${src.id}" does not declare (fields: ${stream.fields.join(', ') || 'none'})`,
             c.id,
           );
         }

@@ -20,7 +20,8 @@ import { ACKER_COMPONENT } from '../common/topology-def.js';
 import type { ClusterReadModel } from '../nimbus/read-model.js';
 import type { StatsHistory } from './stats/topology-stats.js';
 import { clusterSummary, supervisorRecord } from './storm-ui/cluster-views.js';
-import { foldGpu, foldUserMetrics, taskBeats } from './storm-ui/executor-beats.js';
+import { foldGpu, taskBeats } from './storm-ui/executor-beats.js';
+import { foldUserMetrics } from '../common/user-metrics-fold.js';
 import type { TopologyInput } from './storm-ui/topology-views.js';
 
 /** Complete latency buckets, seconds. */

@@ -66,3 +66,14 @@ export class TargetUnplacedError extends HstormError {
     super('HSTORM_ERR_WORKER_TARGET_UNPLACED', `${tuples} tuple(s) of "${component}" on stream "${stream}" to "${target}": not placed (${reason}); failed at once`);
   }
 }
+
+/** A component's open or prepare threw (or rejected) while its worker started: the worker cannot run, and exits. */
+export class ComponentStartError extends HstormError {
+  constructor(
+    readonly component: string,
+    readonly task: number,
+    cause: unknown,
+  ) {
+    super('HSTORM_ERR_WORKER_COMPONENT_START', `component "${component}" task ${task} failed to start (its open/prepare threw): ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}

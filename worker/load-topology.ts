@@ -128,6 +128,8 @@ export async function loadTopology(sourcePath: string, config: Readonly<Record<s
       modulePath,
     );
   }
+  // The module a worker loads to build it again: the one the user named (its source, for TypeScript).
+  topology.origin = sourcePath;
   return { topology, def: topology.def, modulePath };
 }
 
@@ -161,7 +163,7 @@ export async function loadConfiguredTopology(modulePath: string, overrides: RawC
 export function checkSameShape(expected: TopologyDef, built: TopologyDef, modulePath: string, parallelism: Readonly<Record<string, number>> = {}): void {
   // A rebalance may have changed some components' parallelism since the module's own.
   const actual = withParallelism(built, parallelism);
-  const shape = (d: TopologyDef) => JSON.stringify(d.components.map((c) => [c.id, c.kind, c.parallelism, c.streams, c.inputs, c.window ?? null]));
+  const shape = (d: TopologyDef) => JSON.stringify([d.components.map((c) => [c.id, c.kind, c.parallelism, c.streams, c.inputs, c.window ?? null]), d.serializations ?? []]);
   if (shape(expected) !== shape(actual)) {
     throw new TopologyLoadError(`topology module ${modulePath} built a different topology than the one submitted (is it deterministic for the same config?)`, modulePath);
   }

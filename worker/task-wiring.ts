@@ -14,8 +14,11 @@ import type { ConfigRecord } from '../common/config/index.js';
 import type { WorkerLaunch } from '../common/worker-env.js';
 import type { StormTopology } from '../topology-sdk/topology-builder.js';
 import type { ComponentPlacement, TopologyContext } from '../topology-sdk/context.js';
+import type { CustomStreamGrouping } from '../topology-sdk/custom-grouping.js';
 import type { Executor } from './executor/executor.js';
 import type { ExecutorHost, LocalAcker } from './executor/executor-host.js';
+import type { AnchorIds } from './executor/runtime-tuple.js';
+import type { AckKind } from './acking/ack-messages.js';
 import { ExecutorFactory } from './executor/executor-factory.js';
 import { SpoutExecutor } from './executor/spout-executor.js';
 import { AckerExecutor } from './acking/acker-executor.js';
@@ -28,6 +31,9 @@ import { TaskTable } from './task-table.js';
 import { ExecutorTransfer } from './executor-transfer.js';
 import { BatchReceiver } from './batch-receiver.js';
 import { RunLoop } from './run-loop.js';
+import { realIntervalClock } from '../common/interval-clock.js';
+import { ValueTypes } from './values/value-types.js';
+import { registerValueTypes } from './values/wire-form.js';
 
 export interface TaskWiringOptions {
   launch: WorkerLaunch;
@@ -72,6 +78,9 @@ export class TaskWiring implements ExecutorHost {
     this.log = opts.log;
     this.def = opts.def;
     this.table = new TaskTable(opts.def, opts.settings.ackers, opts.selfKey);
+    this.valueTypes = new ValueTypes(opts.topology.serializations);
+    // Before the transport decodes a frame: a value of a registered class arrives as an instance of it.
+    registerValueTypes(this.valueTypes);
     this.components = new ComponentConfigs(opts.def, opts.config, opts.currentConfig);
     this.load = WorkerLoad.forTopology(opts.def, opts.settings.load);
     // The loop seals partial batches whenever it runs dry, not only when the flush timer fires: no hop of an acked
@@ -112,7 +121,7 @@ export class TaskWiring implements ExecutorHost {
 
   /** Tuples dropped: malformed, for an unknown task or stream, no worker holds the destination, alone bigger than a frame. */
   get droppedTuples(): number {
-    return this.receiver.droppedTuples + this.transfer.dropped + this.transport.oversizeTuples;
+    return this.receiver.droppedTuples + this.transfer.dropped + this.transport.oversizeTuples + this.transport.unencodableTuples;
   }
 
   /** Builds an executor for each of this worker's tasks (not started yet). */
@@ -129,6 +138,7 @@ export class TaskWiring implements ExecutorHost {
         busyMs: () => ex.metrics.totalBusyMs(),
       });
     }
+    this.transfer.routesChanged();
   }
 
   /** Starts sending this worker's load reports to every peer (a no-op without load-aware groupings). */
@@ -146,6 +156,7 @@ export class TaskWiring implements ExecutorHost {
     const peers = this.table.applyAssignment(a);
     for (const [key, address] of peers) this.transport.setPeer(key, address);
     for (const k of this.transport.peerKeys()) if (!peers.has(k)) this.transport.dropPeer(k);
+    this.transfer.routesChanged();
     for (const ex of this.executorList) ex.placementChanged();
     for (const listener of this.placementListeners) {
       try {
@@ -189,16 +200,32 @@ export class TaskWiring implements ExecutorHost {
     return this.load?.routing ?? null;
   }
 
+  readonly clock = realIntervalClock;
+  /** The classes the topology registered, installed for this process's decoder (worker/values/wire-form.ts). */
+  readonly valueTypes: ValueTypes;
+
+  customGrouping(subscriber: string, source: string, stream: string): CustomStreamGrouping | undefined {
+    return this.opts.topology.customGrouping(subscriber, source, stream);
+  }
+
   configOf(component: string): Readonly<Record<string, unknown>> {
     return this.components.configOf(component);
   }
 
-  ackerFor(root: bigint): number | null {
-    return this.table.ackerFor(root);
+  ackerFor(rootLo: number): number | null {
+    return this.table.ackerFor(rootLo);
   }
 
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null): void {
-    this.transfer.send(dest, srcComponent, srcTask, stream, values, anchors);
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire: unknown[] | null = null): void {
+    this.transfer.send(dest, srcComponent, srcTask, stream, values, anchors, wire);
+  }
+
+  sendAck(dest: number, srcTask: number, kind: AckKind, rootLo: number, rootHi: number, valLo: number, valHi: number): void {
+    this.transfer.sendAck(dest, srcTask, kind, rootLo, rootHi, valLo, valHi);
+  }
+
+  sendAcks(dest: number, srcTask: number, kind: AckKind, words: Uint32Array): void {
+    this.transfer.sendAcks(dest, srcTask, kind, words);
   }
 
   isCongested(targets: readonly number[]): boolean {

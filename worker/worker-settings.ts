@@ -77,6 +77,8 @@ export interface ComponentSettings {
   spoutWaitMs: number;
   /** `topology.gpu.backend`: the gpu.js backend a GPU bolt asks for. */
   gpuBackend: ConfigValue<'topology.gpu.backend'>;
+  /** `topology.tick.tuple.freq.secs`: a bolt task's tick period as configured (the tick's value) and in ms; null: no ticks. */
+  tick: { secs: number; ms: number } | null;
 }
 
 export function componentSettings(config: Config): ComponentSettings {
@@ -86,6 +88,7 @@ export function componentSettings(config: Config): ComponentSettings {
     messageTimeoutMs: config['topology.message.timeout.secs'] * 1000,
     spoutWaitMs: config['topology.spout.wait.ms'],
     gpuBackend: config['topology.gpu.backend'],
+    tick: config['topology.tick.tuple.freq.secs'] === null ? null : { secs: config['topology.tick.tuple.freq.secs'], ms: config['topology.tick.tuple.freq.secs'] * 1000 },
   };
 }
 

@@ -25,7 +25,7 @@ import { readJsonIfPresent } from '../common/cluster-state/json-node.js';
 import { workerSettings, type WorkerSettings } from './worker-settings.js';
 import { TaskWiring } from './task-wiring.js';
 import { TopologyContextFactory } from './context/topology-context-factory.js';
-import { WorkerNotAssignedError } from './errors.js';
+import { ComponentStartError, WorkerNotAssignedError } from './errors.js';
 import { WorkerHeartbeats } from './worker-heartbeat.js';
 
 export interface WorkerOptions {
@@ -142,8 +142,8 @@ export class Worker {
     await this.tasks.transport.bind();
     this.tasks.buildExecutors(mine);
     // Bolts and ackers first, so that a spout's first tuples find their targets ready.
-    for (const ex of this.tasks.executorList) if (!(ex instanceof SpoutExecutor)) await ex.start();
-    for (const ex of this.tasks.spouts) await ex.start();
+    for (const ex of this.tasks.executorList) if (!(ex instanceof SpoutExecutor)) await startNaming(ex);
+    for (const ex of this.tasks.spouts) await startNaming(ex);
     this.tasks.startLoadReports();
     this.applyStatus(this.base.status);
     await this.heartbeats.start(this.settings.heartbeatMs);
@@ -254,6 +254,15 @@ export class Worker {
       this.log.warn({ err }, 'reading the topology failed; retrying');
       setTimeout(() => void this.watchStormBase(), 1000).unref();
     }
+  }
+}
+
+/** Starts an executor; a throw from the component's open/prepare names the component and task (the log, then `describe`, say which). */
+async function startNaming(ex: Executor): Promise<void> {
+  try {
+    await ex.start();
+  } catch (err) {
+    throw new ComponentStartError(ex.component, ex.task, err);
   }
 }
 

@@ -11,6 +11,7 @@ import type { OutputCollector, Values } from '../../topology-sdk/components.js';
 import type { TopologyContext } from '../../topology-sdk/context.js';
 import { Fields } from '../../topology-sdk/fields.js';
 import { ShellBolt } from '../../topology-sdk/shell-bolt.js';
+import { readEmitArgs } from '../../topology-sdk/internal/emit-args.js';
 import { RuntimeTuple } from '../../worker/index.js';
 import { MetricRegistry } from '../../topology-sdk/user-metrics.js';
 import { packageRoot } from '../../common/package-root.js';
@@ -57,8 +58,8 @@ export class MultilangDealer {
       reportBusyTime: () => undefined,
     } as unknown as TopologyContext;
     const collector: OutputCollector = {
-      emit: (values) => {
-        d.waiter?.resolve(values);
+      emit: (a: unknown, b?: unknown, c?: unknown) => {
+        d.waiter?.resolve(readEmitArgs('bolt', 'dealer', a, b, c).values);
         d.waiter = null;
         return [3];
       },

@@ -110,6 +110,6 @@ export default ({ config }: TopologyModuleContext) => {
   const b = new TopologyBuilder();
   b.setSpout('sentences', () => new SentenceSpout(), 1);
   b.setBolt('split', () => new Split(), 2).shuffleGrouping('sentences');
-  b.setBolt('count', () => (stateful ? new StateCount() : new MapCount()), 2).fieldsGrouping('split', ['word']);
+  b.setBolt('count', stateful ? () => new StateCount() : () => new MapCount(), 2).fieldsGrouping('split', ['word']);
   return b.createTopology({ 'topology.workers': 2 });
 };

@@ -7,7 +7,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { CONFIG_KEYS, RESERVED_PREFIXES, type ConfigKey, type ConfigValue } from './schema.js';
-import { stormKeyHint } from './storm-keys.js';
+import { isUnsupportedStormKey, stormKeyHint, stormValueHint } from './storm-keys.js';
 import { closestName } from '../did-you-mean.js';
 import type { z } from 'zod';
 
@@ -92,6 +92,7 @@ export function checkKey(key: string, value: unknown, where?: string): unknown;
 export function checkKey(key: string, value: unknown, where?: string): unknown {
   const src = where ? ` in ${where}` : '';
   const storm = stormKeyHint(key);
+  if (storm && isUnsupportedStormKey(key)) throw new ConfigError(`config key "${key}"${src} is not supported: ${storm}`, key, value);
   if (storm) throw new ConfigError(`unknown config key "${key}"${src}: ${storm}`, key, value);
   if (!isKnownKey(key)) {
     const hint = closestName(key, Object.keys(CONFIG_KEYS));
@@ -103,8 +104,9 @@ export function checkKey(key: string, value: unknown, where?: string): unknown {
     const issue = parsed.error.issues[0];
     const at = issue && issue.path.length ? ` (at ${issue.path.join('.')})` : '';
     const allowed = describeAllowed(spec.schema, issue?.message ?? 'see docs');
+    const storm = stormValueHint(key, value);
     throw new ConfigError(
-      `invalid value for config key "${key}"${src}: ${JSON.stringify(value)}${at}; allowed: ${allowed}`,
+      `invalid value for config key "${key}"${src}: ${JSON.stringify(value)}${at}; allowed: ${allowed}${storm ? ` — ${storm}` : ''}`,
       key,
       value,
     );
@@ -160,6 +162,15 @@ export function checkCrossKeys(c: RawConfig): void {
       `invalid value for config key "topology.gpu.workers": ${gpuWorkers}; allowed: at most topology.workers (${workers})`,
       'topology.gpu.workers',
       gpuWorkers,
+    );
+  }
+  const slots = c['supervisor.slots.ports'] as readonly number[] | undefined;
+  const logviewer = c['supervisor.logviewer.port'] as number | null | undefined;
+  if (slots && typeof logviewer === 'number' && logviewer !== 0 && slots.includes(logviewer)) {
+    throw new ConfigError(
+      `invalid value for config key "supervisor.logviewer.port": ${logviewer}; allowed: a port that is not one of supervisor.slots.ports (${slots.join(', ')}), 0 (any free port) or null (no log server)`,
+      'supervisor.logviewer.port',
+      logviewer,
     );
   }
   const lower = c['topology.localityaware.lower.bound'] as number | undefined;

@@ -116,6 +116,7 @@ export const CONFIG_KEYS = {
   'topology.state.checkpoint.interval.ms': key(z.number().int().min(100), 1000, 'topology', 'how often stateful bolts checkpoint their state (Storm\'s default 1000, at least 100); a stateful bolt\'s input is acked at the checkpoint after it, so this must be below topology.message.timeout.secs, and topology.max.spout.pending must cover the tuples a spout emits in one interval'),
   'topology.spout.wait.ms': key(z.number().min(0), 1, 'topology', 'spout sleep when nextTuple emits nothing'),
   'topology.subprocess.timeout.secs': key(posNum.nullable(), null, 'topology', 'multilang (ShellBolt/ShellSpout): a subprocess silent this long while it owes an answer (a heartbeat sync, a spout sync) is killed, its pending tuples failed, and it is restarted; null: nimbus.task.timeout.secs, as Storm falls back to supervisor.worker.timeout.secs'),
+  'topology.tick.tuple.freq.secs': key(posNum.nullable(), null, 'topology', "Storm's tick tuples: every bolt task gets a tuple from component __system on stream __tick (values [rate_secs]) this often, in seconds (fractions allowed, unlike Storm); set it topology-wide, or per component with addConfiguration or the component's getComponentConfiguration(); null: none"),
   'topology.stats.report.secs': key(posNum, 1, 'topology', 'how often workers report metrics'),
   'topology.gpu.batch.size': key(posInt, 16, 'topology', 'tuples gathered into one GPU kernel launch'),
   'topology.gpu.batch.max.wait.ms': key(z.number().min(0), 2, 'topology', 'longest wait for a GPU batch to fill'),

@@ -15,11 +15,17 @@
  * entries are those before it or after it. (Storm's own commit is a sequence
  * of HMSET, HDEL and DEL: a crash between them leaves a mixture.)
  *
+ * node-redis is loaded when a Redis store is made (a dynamic import): a
+ * worker whose topology keeps no state, or keeps it in memory, never loads a
+ * Redis client (the rule the connectors keep: test/unit/connectors/client-loading.test.ts).
+ *
  * Commands fail fast while Redis is unreachable (no offline queue) and after
  * `commandTimeoutMs`; the client reconnects by itself. A failed call rejects
  * with StateStoreError, and the checkpoint that made it fails and is retried.
  */
-import { createClient, RESP_TYPES } from 'redis';
+// Types only (erased by tsc): node-redis itself loads through import() when a Redis store is made, below.
+// eslint-disable-next-line no-restricted-imports
+import type * as Redis from 'redis';
 import { StateStoreError, StateTxidError } from '../errors.js';
 import { quoteBytes, type StateEntry, type StateStore, type StateStoreSettings, type StateTxids } from './state-store.js';
 
@@ -44,13 +50,15 @@ redis.call('HDEL', KEYS[3], 'prepare')
 return 1
 `;
 
-function makeClient(s: StateStoreSettings) {
-  return createClient({
+type RedisModule = typeof Redis;
+
+function makeClient(redis: RedisModule, s: StateStoreSettings) {
+  return redis.createClient({
     url: s.url,
     disableOfflineQueue: true,
     commandOptions: { timeout: s.commandTimeoutMs },
     socket: { connectTimeout: s.connectTimeoutMs, reconnectStrategy: (attempt: number) => Math.min(RECONNECT_MAX_MS, (attempt + 1) * RECONNECT_STEP_MS) },
-  }).withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
+  }).withTypeMapping({ [redis.RESP_TYPES.BLOB_STRING]: Buffer });
 }
 
 type Client = ReturnType<typeof makeClient>;
@@ -63,7 +71,9 @@ export interface RedisStateStoreOptions {
 export class RedisStateStore implements StateStore {
   readonly provider = 'redis';
   readonly where: string;
-  private readonly client: Client;
+  /** The client once node-redis has loaded (every call awaits `loading` first). */
+  private loaded: Client | null = null;
+  private readonly loading: Promise<Client>;
   private readonly prefix: string;
   private readonly connectTimeoutMs: number;
   private closed = false;
@@ -74,16 +84,29 @@ export class RedisStateStore implements StateStore {
   constructor(settings: StateStoreSettings, opts: RedisStateStoreOptions = {}) {
     this.prefix = settings.keyPrefix;
     this.where = `${redactUrl(settings.url)} (key prefix ${JSON.stringify(settings.keyPrefix)})`;
-    this.client = makeClient(settings);
     this.connectTimeoutMs = settings.connectTimeoutMs;
-    this.client.on('error', (err: Error) => opts.onConnectionError?.(err));
-    this.firstConnection = new Promise<void>((resolve) => this.client.once('ready', () => resolve()));
-    this.client.connect().catch(() => undefined); // it keeps retrying; each call reports what it met
+    let connected!: () => void;
+    this.firstConnection = new Promise<void>((resolve) => (connected = resolve));
+    this.loading = import('redis').then((redis) => {
+      const client = makeClient(redis, settings);
+      client.on('error', (err: Error) => opts.onConnectionError?.(err));
+      client.once('ready', () => connected());
+      this.loaded = client;
+      if (!this.closed) client.connect().catch(() => undefined); // it keeps retrying; each call reports what it met
+      return client;
+    });
+    this.loading.catch(() => undefined); // a failed load is reported by the first call
+  }
+
+  private get client(): Client {
+    if (this.loaded === null) throw new StateStoreError(`the state store at ${this.where} has no Redis client yet`, this.where);
+    return this.loaded;
   }
 
   /** Resolves once connected (tests and tools that want to wait instead of failing fast). */
   async ready(timeoutMs: number): Promise<void> {
     const until = Date.now() + timeoutMs;
+    await this.loading;
     while (!this.client.isReady) {
       if (Date.now() > until) throw new StateStoreError(`the state store at ${this.where} did not answer within ${timeoutMs} ms`, this.where);
       await new Promise((r) => setTimeout(r, 20));
@@ -170,9 +193,11 @@ export class RedisStateStore implements StateStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    // A clean QUIT when connected; a client still trying to connect is torn down.
-    if (this.client.isReady) await this.client.close().catch(() => this.client.destroy());
-    else this.client.destroy();
+    const client = this.loaded ?? (await this.loading.catch(() => null));
+    if (client === null) return;
+    // A clean QUIT when connected; a client still trying to connect (or never started) is torn down.
+    if (client.isReady) await client.close().catch(() => destroy(client));
+    else destroy(client);
   }
 
   // ── internals ─────────────────────────────────────────────────────────────
@@ -194,7 +219,13 @@ export class RedisStateStore implements StateStore {
   /** Runs one store call; anything but a txid conflict becomes a StateStoreError naming the store and key. */
   private async call<T>(ns: string, fn: () => Promise<T>): Promise<T> {
     if (this.closed) throw new StateStoreError(`the state store at ${this.where} is closed`, this.where);
-    if (this.firstConnection !== null && !this.client.isReady) {
+    let client: Client;
+    try {
+      client = this.loaded ?? (await this.loading);
+    } catch (err) {
+      throw new StateStoreError(`the state store at ${this.where} could not load its Redis client (node-redis): ${(err as Error)?.message ?? String(err)}`, this.where, { cause: err });
+    }
+    if (this.firstConnection !== null && !client.isReady) {
       let timer: NodeJS.Timeout | undefined;
       const waited = await Promise.race([this.firstConnection.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), this.connectTimeoutMs)))]);
       clearTimeout(timer);
@@ -209,6 +240,15 @@ export class RedisStateStore implements StateStore {
       const why = (err as Error)?.message ?? String(err);
       throw new StateStoreError(`state store call for ${this.locate(ns)} failed: ${why}`, this.where, { cause: err });
     }
+  }
+}
+
+/** Tears a client down; one that never connected may refuse (it has nothing to tear down). */
+function destroy(client: Client): void {
+  try {
+    client.destroy();
+  } catch {
+    // closed already
   }
 }
 

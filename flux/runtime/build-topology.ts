@@ -1,14 +1,15 @@
 /**
  * A Flux plan → a StormTopology, through the SDK's TopologyBuilder as a
- * module written by hand would: each spout and bolt a factory that makes a
+ * module written by hand would: the classes of `topology.kryo.register`
+ * registered (registerSerialization), each spout and bolt a factory that makes a
  * fresh object graph per task, its declarer given the per-component config,
  * GPU request and loads, and each stream a grouping call on the receiving
  * bolt's declarer.
  */
-import { TopologyBuilder, TopologyValidationError, type BoltDeclarer, type SpoutDeclarer, type StormTopology } from '../../topology-sdk/index.js';
-import { FluxNotYetError } from './errors.js';
-import { Instantiator, type ModuleNamespace } from './instantiate.js';
-import { formatPosition, type FluxPlan, type StreamPlan, type VertexPlan } from './plan.js';
+import { TopologyBuilder, TopologyValidationError, type BoltDeclarer, type ClassOf, type CustomStreamGrouping, type Serializer, type SpoutDeclarer, type StormTopology } from '../../topology-sdk/index.js';
+import { FluxClassError } from './errors.js';
+import { Instantiator, resolveClass, type ModuleNamespace } from './instantiate.js';
+import { formatPosition, type FluxPlan, type SerializationPlan, type StreamPlan, type VertexPlan } from './plan.js';
 
 /** What the builder's factories must return, seen as the Flux runtime uses it. */
 interface Component {
@@ -42,27 +43,20 @@ function configure(d: SpoutDeclarer | BoltDeclarer, v: VertexPlan, probe: Compon
   if (v.gpu) d.gpu(v.gpu);
   if (v.cpuLoad !== null) d.setCPULoad(v.cpuLoad);
   if (v.memoryLoad !== null) d.setMemoryLoad(v.memoryLoad);
-  if (v.numTasks !== null && v.numTasks !== v.parallelism) {
-    const setNumTasks = (d as unknown as { setNumTasks?: (n: number) => unknown }).setNumTasks;
-    if (typeof setNumTasks !== 'function') {
-      throw new FluxNotYetError(
-        `"${v.id}": numTasks ${v.numTasks} differs from parallelism ${v.parallelism}; hstorm runs one task per executor until setNumTasks lands (issue 32): drop numTasks or make it equal`,
-        v.at,
-        `${v.key}.numTasks`,
-        'setNumTasks',
-      );
-    }
-    setNumTasks.call(d, v.numTasks);
-  }
+  // Storm runs numTasks tasks on parallelism executors; a worker here runs every task as its own executor, so the
+  // component gets numTasks of both (setNumTasks, as a module's declarer would).
+  if (v.numTasks !== null && v.numTasks !== v.parallelism) d.setNumTasks(v.numTasks);
 }
 
 function subscribe(d: BoltDeclarer, s: StreamPlan, plan: FluxPlan, modules: readonly ModuleNamespace[]): void {
   const { from, streamId: stream } = s;
   switch (s.grouping.type) {
-    // Storm's none grouping is a shuffle ("currently, none groupings are equivalent to shuffle groupings").
     case 'SHUFFLE':
-    case 'NONE':
       d.shuffleGrouping(from, stream);
+      return;
+    // Routed as a shuffle, as in Storm ("currently, none groupings are equivalent to shuffle groupings").
+    case 'NONE':
+      d.noneGrouping(from, stream);
       return;
     case 'FIELDS':
       d.fieldsGrouping(from, stream, s.grouping.fields);
@@ -86,21 +80,38 @@ function subscribe(d: BoltDeclarer, s: StreamPlan, plan: FluxPlan, modules: read
       d.loadAwareShuffleGrouping(from, stream);
       return;
     case 'CUSTOM': {
-      const customGrouping = (d as unknown as { customGrouping?: (component: string, stream: string, grouping: unknown) => unknown }).customGrouping;
-      if (typeof customGrouping !== 'function') {
-        throw new FluxNotYetError(
-          `stream ${from} → ${s.to}: grouping CUSTOM is not yet in hstorm: it needs the builder's customGrouping (issue 32); use SHUFFLE, FIELDS, TWO_CHOICE or LOAD_AWARE_SHUFFLE meanwhile`,
-          s.at,
-          s.key,
-          'customGrouping',
+      // The compiler refuses CUSTOM without customClass.
+      const custom = s.grouping.custom!;
+      const grouping = new Instantiator(plan, modules).make(custom, `customClass of stream ${from} → ${s.to}`) as Partial<CustomStreamGrouping>;
+      if (typeof grouping?.prepare !== 'function' || typeof grouping.chooseTasks !== 'function') {
+        throw new FluxClassError(
+          `${custom.className.spec} is not a CustomStreamGrouping: it needs prepare(context, stream, targetTasks) and chooseTasks(taskId, values)`,
+          custom.at,
+          `${custom.key}.className`,
+          custom.className.spec,
         );
       }
-      // The compiler refuses CUSTOM without customClass.
-      const grouping = new Instantiator(plan, modules).make(s.grouping.custom!, `customClass of stream ${from} → ${s.to}`);
-      customGrouping.call(d, from, stream, grouping);
+      d.customGrouping(from, stream, grouping as CustomStreamGrouping);
       return;
     }
   }
+}
+
+/** One entry of `topology.kryo.register`: the class, and its serializer made with no arguments (or given as an object). */
+function register(b: TopologyBuilder, s: SerializationPlan, modules: readonly ModuleNamespace[]): void {
+  const Class = resolveClass(s.className, modules, s.at, s.key);
+  if (typeof Class !== 'function' || typeof (Class as { prototype?: unknown }).prototype !== 'object') {
+    throw new FluxClassError(`${s.className.spec} is not a class (it is ${typeof Class}): topology.kryo.register lists the classes whose instances travel between workers`, s.at, s.key, s.className.spec);
+  }
+  let serializer: Partial<Serializer> | null = null;
+  if (s.serializer) {
+    const Ser = resolveClass(s.serializer, modules, s.at, s.key);
+    serializer = (typeof Ser === 'function' ? new (Ser as new () => unknown)() : Ser) as Partial<Serializer> | null;
+    if (typeof serializer?.write !== 'function' || typeof serializer.read !== 'function') {
+      throw new FluxClassError(`${s.serializer.spec} is not a serializer of ${s.className.spec}: it needs write(value) and read(data)`, s.at, s.key, s.serializer.spec);
+    }
+  }
+  b.registerSerialization(Class as ClassOf<unknown>, serializer as Serializer | null);
 }
 
 /**
@@ -111,6 +122,7 @@ function subscribe(d: BoltDeclarer, s: StreamPlan, plan: FluxPlan, modules: read
  */
 export function buildFluxTopology(plan: FluxPlan, modules: readonly ModuleNamespace[]): StormTopology {
   const b = new TopologyBuilder();
+  for (const s of plan.serializations) register(b, s, modules);
   const at = new Map<string, VertexPlan>();
   for (const v of plan.spouts) {
     const { factory, first } = vertexFactory(plan, modules, v, 'spout');

@@ -19,7 +19,16 @@ export function formatPosition(at: FluxPosition): string {
 }
 
 /** Storm classes hstorm recognises by name and runs as built-ins of its own (storm-classes.ts). */
-export type BuiltinClassName = 'FluxShellSpout' | 'FluxShellBolt' | 'LogInfoBolt' | 'TestWordCounter' | 'TestWordSpout';
+export type BuiltinClassName =
+  | 'FluxShellSpout'
+  | 'FluxShellBolt'
+  | 'LogInfoBolt'
+  | 'TestWordCounter'
+  | 'TestWordSpout'
+  | 'WindowCount'
+  | 'WindowDuration'
+  | 'TestWindowBolt'
+  | 'TestPrintBolt';
 
 /** What a `className` names: an export of a module (by its index in the generated module's import list), or a built-in. */
 export type ClassRef =
@@ -91,10 +100,25 @@ export interface StreamPlan {
   key: string;
 }
 
+/**
+ * A class whose instances travel between workers: an entry of the config's `topology.kryo.register` (Storm's way of
+ * registering a class in a Flux file), built into `registerSerialization(Class, serializer?)`.
+ */
+export interface SerializationPlan {
+  className: ClassRef;
+  /** Storm's `{ Class: Serializer }` form: a class made with no arguments (or an object) with write(value) and read(data); null: the instance's own fields. */
+  serializer: ClassRef | null;
+  /** Where the entry is written, and its path in the file. */
+  at: FluxPosition;
+  key: string;
+}
+
 export interface FluxPlan {
   /** The Flux file the plan came from, as given. */
   source: string;
   config: Record<string, unknown>;
+  /** `topology.kryo.register`, taken out of config (where hstorm's config refuses it) into registrations. */
+  serializations: SerializationPlan[];
   components: ComponentPlan[];
   spouts: VertexPlan[];
   bolts: VertexPlan[];

@@ -5,8 +5,8 @@
  * test bolts and spout are rewritten here. A Flux file naming them runs
  * unchanged (flux-examples' multilang.yaml, flux-core's shell_test.yaml).
  */
-import { BasicBolt, ShellBolt, ShellSpout, Spout } from '../../topology-sdk/index.js';
-import type { BasicOutputCollector, Conf, OutputFieldsDeclarer, SpoutOutputCollector, TopologyContext, Tuple } from '../../topology-sdk/index.js';
+import { BasicBolt, Count, Duration, ShellBolt, ShellSpout, Spout, WindowedBolt } from '../../topology-sdk/index.js';
+import type { BasicOutputCollector, Conf, OutputCollector, OutputFieldsDeclarer, SpoutOutputCollector, TopologyContext, Tuple, TupleWindow } from '../../topology-sdk/index.js';
 import type { BuiltinClassName } from './plan.js';
 
 /** Storm's fully qualified names → the built-in that runs them. */
@@ -16,6 +16,10 @@ export const STORM_CLASSES: Readonly<Record<string, BuiltinClassName>> = {
   'org.apache.storm.flux.wrappers.bolts.LogInfoBolt': 'LogInfoBolt',
   'org.apache.storm.testing.TestWordCounter': 'TestWordCounter',
   'org.apache.storm.testing.TestWordSpout': 'TestWordSpout',
+  'org.apache.storm.topology.base.BaseWindowedBolt$Count': 'WindowCount',
+  'org.apache.storm.topology.base.BaseWindowedBolt$Duration': 'WindowDuration',
+  'org.apache.storm.flux.examples.TestWindowBolt': 'TestWindowBolt',
+  'org.apache.storm.flux.examples.TestPrintBolt': 'TestPrintBolt',
 };
 
 /** Output streams and component config of Storm's Flux shell wrappers (`setDefaultStream`, `setNamedStream`, `addComponentConfig`). */
@@ -61,7 +65,7 @@ export class FluxShellSpout extends ShellSpout {
   }
 
   /** Storm's IComponent.getComponentConfiguration: the Flux runtime adds it to the component's config. */
-  getComponentConfiguration(): Record<string, unknown> | null {
+  override getComponentConfiguration(): Record<string, unknown> | null {
     return this.flux.config;
   }
 }
@@ -91,7 +95,7 @@ export class FluxShellBolt extends ShellBolt {
     this.flux.declare(d);
   }
 
-  getComponentConfiguration(): Record<string, unknown> | null {
+  override getComponentConfiguration(): Record<string, unknown> | null {
     return this.flux.config;
   }
 }
@@ -150,6 +154,79 @@ export class TestWordSpout extends Spout {
   }
 }
 
+/**
+ * Storm's `BaseWindowedBolt.Count(value)` (and its `Count.of(value)`): a Flux file makes one with `constructorArgs`
+ * and hands it to a windowed bolt's `withWindow` / `withTumblingWindow` config method; `new` gives hstorm's Count.
+ */
+export class WindowCount {
+  constructor(value: number) {
+    // A constructor may return another object: the bolt's config methods take hstorm's own Count.
+    return Count.of(value);
+  }
+
+  static of(value: number): Count {
+    return Count.of(value);
+  }
+}
+
+/** Java's TimeUnit names (a Flux file gives the enum as its name), in ms; below a millisecond hstorm has no windows. */
+const TIME_UNIT_MS: Readonly<Record<string, number>> = { MILLISECONDS: 1, SECONDS: 1000, MINUTES: 60_000, HOURS: 3_600_000, DAYS: 86_400_000 };
+
+/** Storm's `BaseWindowedBolt.Duration(value, timeUnit)` and its factories (`seconds`, `minutes`, …): hstorm's Duration. */
+export class WindowDuration {
+  constructor(value: number, timeUnit: string) {
+    const unit = TIME_UNIT_MS[String(timeUnit).replace(/^(java\.util\.concurrent\.)?TimeUnit\./, '')];
+    if (unit === undefined) {
+      throw new TypeError(`BaseWindowedBolt$Duration(${String(value)}, ${String(timeUnit)}): the time unit must be one of ${Object.keys(TIME_UNIT_MS).join(', ')}`);
+    }
+    return Duration.ofMillis(value * unit);
+  }
+
+  static of(ms: number): Duration {
+    return Duration.ofMillis(ms);
+  }
+
+  static seconds(n: number): Duration {
+    return Duration.ofSeconds(n);
+  }
+
+  static minutes(n: number): Duration {
+    return Duration.ofMinutes(n);
+  }
+
+  static hours(n: number): Duration {
+    return Duration.ofHours(n);
+  }
+
+  static days(n: number): Duration {
+    return Duration.ofHours(n * 24);
+  }
+}
+
+/** Storm's flux-examples TestWindowBolt: emits the size of each window on field `count`. */
+export class TestWindowBolt extends WindowedBolt {
+  private collector!: OutputCollector;
+
+  override prepare(_conf: Conf, _ctx: TopologyContext, collector: OutputCollector): void {
+    this.collector = collector;
+  }
+
+  execute(window: TupleWindow): void {
+    this.collector.emit([window.get().length]);
+  }
+
+  override declareOutputFields(d: OutputFieldsDeclarer): void {
+    d.declare(['count']);
+  }
+}
+
+/** Storm's flux-examples TestPrintBolt: writes each tuple to the worker's stdout (its log), emits nothing. */
+export class TestPrintBolt extends BasicBolt {
+  execute(tuple: Tuple): void {
+    process.stdout.write(`source: ${tuple.getSourceComponent()}:${tuple.getSourceTask()}, stream: ${tuple.getSourceStreamId()}, values: ${JSON.stringify(tuple.getValues())}\n`);
+  }
+}
+
 /** The constructors behind each built-in name. */
 export const BUILTINS: Readonly<Record<BuiltinClassName, abstract new (...args: never[]) => unknown>> = {
   FluxShellSpout,
@@ -157,4 +234,8 @@ export const BUILTINS: Readonly<Record<BuiltinClassName, abstract new (...args: 
   LogInfoBolt,
   TestWordCounter,
   TestWordSpout,
+  WindowCount,
+  WindowDuration,
+  TestWindowBolt,
+  TestPrintBolt,
 };

@@ -9,6 +9,7 @@ import type { TopologyDef } from '../../common/topology-def.js';
 import type { GpuBackendHandle } from '../../topology-sdk/gpu-backend-handle.js';
 import { MetricRegistry } from '../../topology-sdk/user-metrics.js';
 import { MemoryStateStore, type StateStore } from '../../common/state-store/index.js';
+import { stormContextGetters } from '../../topology-sdk/internal/storm-context.js';
 
 export class FakeSignalBus {
   private readonly handlers = new Map<string, ((s: Signal) => void)[]>();
@@ -77,15 +78,18 @@ export function fakeContext(opts: FakeContextOptions = {}): FakeContext {
   const rec = (level: string) => (obj: object | string, msg?: string) => {
     logged.push({ level, obj, msg });
   };
+  const def = opts.def ?? { components: [], config: {} };
+  const tasksOf = (c: string): readonly number[] => (c === component ? tasks : (opts.tasksOf?.(c) ?? []));
   const ctx: FakeContext = {
+    ...stormContextGetters({ def, topologyId: 'test-1', componentId: component, taskId, workerPort: 6700, tasksOf }),
     topologyId: 'test-1',
     topologyName: 'test',
     componentId: component,
     taskId,
     taskIndex: tasks.indexOf(taskId),
     componentTasks: tasks,
-    tasksOf: (c) => (c === component ? tasks : (opts.tasksOf?.(c) ?? [])),
-    topologyDef: opts.def ?? { components: [], config: {} },
+    tasksOf,
+    topologyDef: def,
     placementOf: (c) => opts.placement?.(c) ?? { running: c === component ? tasks : [], unplaced: [], reason: null },
     onPlacementChange: (listener) => {
       placementListeners.add(listener);

@@ -4,7 +4,7 @@
  * the backend each GPU bolt actually ran on — a CPU backend here is labelled
  * a fallback, never a GPU run. Also the matmul generator's command line.
  *
- * Every example also has a Flux YAML form (docs/flux.md): each test runs the
+ * Every example but sliding-covariance also has a Flux YAML form (docs/flux.md): each test runs the
  * module and then the YAML with the same config, checks both alike, and
  * compares what they produced.
  *
@@ -25,6 +25,7 @@ import type { RunSummary } from '../../cli/run-summary.js';
 import { verifiedIds } from '../helpers/matmul-output.js';
 import { HEADER_BYTES, MatrixFileReader, pairBytes, writeMatrixFile } from '../../examples/matmul/matrix-file.js';
 import { SENTENCES } from '../../examples/word-count/index.js';
+import { WORDS } from '../../examples/rolling-top-words/index.js';
 import { spikeIds } from '../../examples/sliding-covariance/readings.js';
 
 type Form = 'module' | 'yaml';
@@ -241,6 +242,42 @@ describe('examples (local mode smoke test)', function () {
       assert.ok(s.components.reader?.split?.length, 'the reader reports its split');
     }
     assert.deepEqual(verifiedIds(runs.yaml.output), verifiedIds(runs.module.output));
+  });
+
+  it("rolling-top-words (module and Flux YAML, two workers): the total ranker's top 5 counts every word the spouts emitted, both forms alike", async () => {
+    // storm-starter's shape and timing (window 9 s, counts every 3 s, rankings every 2 s), spouts stopped after a known
+    // number of words: while those words are all in the window, the total ranker's top 5 (all five words) sums to it.
+    const perTask = 40;
+    const total = 5 * perTask;
+    type Top = [string, number][];
+    const lines = (output: string): Top[] => {
+      try {
+        return readFileSync(output, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Top);
+      } catch {
+        return [];
+      }
+    };
+    const complete = (output: string) => lines(output).find((top) => top.reduce((n, [, c]) => n + c, 0) === total);
+    const runs = await bothForms(
+      { module: 'examples/rolling-top-words', yaml: 'examples/rolling-top-words/topology.yaml' },
+      (form) => join(dir, `rolling-${form}.jsonl`),
+      (output) => ({
+        durationSec: 120,
+        drainSec: 1,
+        until: () => complete(output) !== undefined,
+        overrides: { 'topology.workers': 2, 'rtw.spout.words': perTask, 'rtw.spout.interval.ms': 10, 'rtw.output': output },
+      }),
+    );
+    for (const [form, { s, output }] of Object.entries(runs)) {
+      const top = complete(output);
+      assert.ok(top, `${form}: no ranking of the total ranker counts all ${total} words: ${JSON.stringify(lines(output).slice(-3))}`);
+      assert.deepEqual(top.map(([w]) => w).sort(), [...WORDS].sort(), `${form}: the top 5 of five words is all of them`);
+      assert.deepEqual(top.map(([, c]) => c), top.map(([, c]) => c).sort((a, b) => b - a), `${form}: highest count first`);
+      assert.equal(s.workers, 2);
+      assert.equal(s.components.wordGenerator!.emitted, total);
+      for (const c of ['counter', 'intermediateRanker', 'finalRanker']) assert.ok((s.components[c]!.ticks ?? 0) > 0, `${form}: ${c} got tick tuples`);
+      assert.equal(s.components.counter!.executed, total, `${form}: the counter executed every word (ticks counted apart)`);
+    }
   });
 
   it('word-count (module and Flux YAML): every word counted exactly once, both forms alike', async () => {

@@ -1,6 +1,7 @@
 /**
  * Flux files through `hstorm local` and the real binary: Storm's own
- * flux-examples multilang.yaml and flux-core shell_test.yaml run unchanged
+ * flux-examples multilang.yaml and simple_windowing.yaml and flux-core
+ * shell_test.yaml run unchanged
  * with Storm's scripts (third_party/apache-storm-flux/: randomsentence.js,
  * splitsentence.py, storm.js, storm.py in resources/ beside the YAML); then
  * the command line — --dry-run with --filter and --env-filter, a Flux error
@@ -51,6 +52,23 @@ describe("flux: Storm's Flux files and the command line", function () {
     for (const id of ['sentence-spout', 'splitsentence']) {
       assert.deepEqual(def.components.find((c) => c.id === id)!.config, { 'rabbitmq.configfile': 'etc/rabbit.yml', 'publisher.data_paths': ['actions'] });
     }
+  });
+
+  it("runs Storm's flux-examples simple_windowing.yaml unchanged: BaseWindowedBolt$Count components handed to withWindow, windows of 5 sliding by 3", async () => {
+    const s = await runLocal({
+      module: join(STORM_FLUX, 'simple_windowing.yaml'),
+      durationSec: 90,
+      drainSec: 1,
+      until: (x) => (x.components['bolt-1']?.window?.[0]?.windows ?? 0) >= 4,
+      overrides: {},
+    });
+    const w = s.components['bolt-1']!.window![0]!;
+    assert.match(w.spec, /5 tuples.*3 tuples/);
+    assert.ok(w.windows >= 4, `${w.windows} windows`);
+    // A sliding count window of 5 every 3 tuples: 3 tuples in the first, 5 in every later one.
+    assert.equal(w.maxWindowTuples, 5);
+    assert.equal(s.components['bolt-2']!.executed, s.components['bolt-1']!.emitted, 'TestPrintBolt printed every window size');
+    assert.equal(s.failed, 0);
   });
 
   it('--dry-run prints the topology with --filter and --env-filter filled, runs nothing; submit --dry-run sends nothing', async () => {

@@ -3,7 +3,7 @@
  * in-memory store over IPC, the same nimbus/supervisor code as a cluster.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLocal, PACKAGE_ROOT } from '../../cli/local-run.js';
@@ -11,6 +11,7 @@ import { untilAcked } from '../helpers/until-acked.js';
 import { SENTENCES } from '../../examples/word-count/index.js';
 import type { RunSummary } from '../../cli/run-summary.js';
 import type { WorkerLogLine } from '../../cli/worker-log-tail.js';
+import type { TypeCheckResult } from '../../cli/type-check.js';
 
 function readLines<T>(file: string): T[] {
   if (!existsSync(file)) return [];
@@ -54,18 +55,17 @@ describe('local mode (multi-process)', function () {
     assert.ok(summary.components.count!.executed > 0);
   });
 
-  it('shows a throwing bolt: its warnings streamed, failed counted alike in the headline and the table, last error, run dir kept', async () => {
+  it('shows a throwing bolt: its warnings streamed, failed counted alike in the headline and the table, last error, worker logs kept where asked', async () => {
     const lines: WorkerLogLine[] = [];
-    let kept: string | null = null;
+    const logs = join(dir, 'kept-logs');
     const summary = await runLocal({
       module: join(PACKAGE_ROOT, 'test/fixtures/always-throwing-bolt-topology'),
       durationSec: 2,
       overrides: { 'throwing.messages': 200 },
       onWorkerLog: (l) => lines.push(l),
-      keepRunDir: 'on-failure',
-      onRunDirKept: (d) => (kept = d),
+      keepLogsIn: logs,
     });
-    try {
+    {
       assert.equal(summary.components.numbers!.failed, 200);
       assert.equal(summary.failed, summary.components.numbers!.failed, 'headline and table disagree');
       const last = summary.components.typo!.lastError;
@@ -77,14 +77,15 @@ describe('local mode (multi-process)', function () {
       assert.ok(streamed.length > 0, 'the error was not streamed from the worker log');
       // The worker's own log is rate-limited per message: not 200 lines with stacks.
       assert.ok(streamed.length <= 10, `${streamed.length} identical warnings reached the worker log`);
-      assert.ok(kept !== null && existsSync(kept), 'the run directory was not kept');
-      assert.equal(summary.runDir, kept);
-    } finally {
-      if (kept) rmSync(kept, { recursive: true, force: true });
+      // The worker logs were copied out of the run's temp dir before it was removed: the bolt's error is in them.
+      assert.equal(summary.logsDir, logs);
+      const files = readdirSync(logs, { recursive: true }).map(String).filter((f) => f.endsWith('.log'));
+      assert.ok(files.length > 0, 'no worker log was kept');
+      assert.ok(files.some((f) => /execute threw/.test(readFileSync(join(logs, f), 'utf8'))), 'the kept logs do not hold the error');
     }
   });
 
-  it('runs a TypeScript module from outside the package, named after its directory, with stack traces at its .ts lines', async () => {
+  it('runs a TypeScript module from outside the package, named after its directory, with stack traces at its .ts lines and its type errors as warnings', async () => {
     const mod = join(dir, 'mytopo');
     mkdirSync(mod);
     writeFileSync(
@@ -117,11 +118,19 @@ describe('local mode (multi-process)', function () {
         "  b.setBolt('picky', () => new Picky(), 1).shuffleGrouping('numbers');",
         '  return b.createTopology({});',
         '};',
+        '// A type error tsc sees and esbuild does not: reported, and the run goes on.',
+        "export const label: string = 42;",
       ].join('\n'),
     );
-    let kept: string | null = null;
-    const summary = await runLocal({ module: join(mod, 'index.ts'), durationSec: 2, overrides: {}, keepRunDir: 'on-failure', onRunDirKept: (d) => (kept = d) });
-    try {
+    const checks: TypeCheckResult[] = [];
+    const summary = await runLocal({ module: join(mod, 'index.ts'), durationSec: 2, overrides: {}, onTypeCheck: (r) => checks.push(r) });
+    {
+      assert.equal(checks.length, 1);
+      assert.deepEqual(
+        checks[0]!.diagnostics.map((d) => [d.file?.endsWith('index.ts'), d.line, d.code]),
+        [[true, 17, 2322]],
+      );
+      assert.equal(summary.typeCheck?.diagnostics.length, 1);
       assert.equal(summary.topology, 'mytopo');
       assert.equal(summary.acked, 98);
       assert.equal(summary.failed, 2);
@@ -130,23 +139,7 @@ describe('local mode (multi-process)', function () {
       assert.match(last.error, /picky about (7|57)/);
       // Line 5 column 27 of bolt.ts, through the inline source map — not a line of the compiled bundle.
       assert.match(last.error, new RegExp(`${join(mod, 'bolt.ts').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:5:\\d+`));
-    } finally {
-      if (kept) rmSync(kept, { recursive: true, force: true });
     }
-  });
-
-  it('removes the run directory of a run where nothing failed', async () => {
-    let kept: string | null = null;
-    const summary = await runLocal({
-      module: join(PACKAGE_ROOT, 'examples/word-count'),
-      durationSec: 1,
-      overrides: { 'wordcount.sentences': 20, 'wordcount.output': join(dir, 'wc.jsonl') },
-      keepRunDir: 'on-failure',
-      onRunDirKept: (d) => (kept = d),
-    });
-    assert.equal(summary.failed, 0);
-    assert.equal(kept, null);
-    assert.equal(summary.runDir, undefined);
   });
 
   it('is at-least-once: a bolt failing ~10% still gets every message acked', async () => {

@@ -6,29 +6,34 @@
  * says the author means it (as Storm's explicit-anchors emit allows).
  */
 import { EmitError } from '../../common/errors.js';
-import { DEFAULT_STREAM } from '../../common/topology-def.js';
-import type { EmitOptions, OutputCollector } from '../components.js';
+import type { OutputCollector } from '../components.js';
+import type { Tuple } from '../tuple.js';
+import { readEmitArgs } from './emit-args.js';
 
-export function requireAnchors(component: string, options: EmitOptions | undefined): void {
-  if (options?.anchors !== undefined) return;
-  const stream = options?.stream ?? DEFAULT_STREAM;
+export function requireAnchors(component: string, stream: string, anchors: Tuple | readonly Tuple[] | undefined): void {
+  if (anchors !== undefined) return;
   throw new EmitError(
-    `component "${component}" emitted on stream "${stream}" without anchors in a topology with a stateful bolt: anchor it to its input (emit(values, { anchors: tuple })) so a failure replays it, or pass anchors: [] to emit unanchored on purpose`,
+    `component "${component}" emitted on stream "${stream}" without anchors in a topology with a stateful bolt: anchor it to its input (emit(tuple, values), or emit(values, { anchors: tuple })) so a failure replays it, or pass anchors: [] to emit unanchored on purpose`,
     component,
     stream,
   );
 }
 
-/** `out` with emits that must carry anchors, and `ack` as given (a stateful bolt holds acks; a forwarder passes them). */
+/**
+ * `out` with emits that must carry anchors (any of Storm's emit forms: see emit-args.ts), and `ack` as given (a
+ * stateful bolt holds acks; a forwarder passes them).
+ */
 export function anchoringCollector(component: string, out: OutputCollector, ack: (t: Parameters<OutputCollector['ack']>[0]) => void): OutputCollector {
   return {
-    emit: (values, options) => {
-      requireAnchors(component, options);
-      return out.emit(values, options);
+    emit: (a: unknown, b?: unknown, c?: unknown): number[] => {
+      const e = readEmitArgs('bolt', component, a, b, c);
+      requireAnchors(component, e.stream, e.anchors);
+      return out.emit(e.values, { stream: e.stream, anchors: e.anchors });
     },
-    emitDirect: (task, values, options) => {
-      requireAnchors(component, options);
-      out.emitDirect(task, values, options);
+    emitDirect: (task: number, a?: unknown, b?: unknown, c?: unknown): void => {
+      const e = readEmitArgs('bolt', component, a, b, c, 'emitDirect');
+      requireAnchors(component, e.stream, e.anchors);
+      out.emitDirect(task, e.values, { stream: e.stream, anchors: e.anchors });
     },
     ack,
     fail: (t) => out.fail(t),

@@ -19,10 +19,12 @@ import { CHECKPOINT_STREAM } from '../../common/topology-def.js';
 import { CheckpointBarrier } from './checkpoint-barrier.js';
 import { isCheckpoint, readCheckpoint } from './checkpoint-protocol.js';
 import { anchoringCollector } from './anchoring.js';
+import { readEmitArgs } from './emit-args.js';
 
 export class CheckpointForwarder extends Bolt {
   private out!: OutputCollector;
   private barrier!: CheckpointBarrier;
+  private component = '';
 
   constructor(readonly bolt: Bolt | BasicBolt) {
     super();
@@ -30,6 +32,7 @@ export class CheckpointForwarder extends Bolt {
 
   override async prepare(conf: Conf, context: TopologyContext, collector: OutputCollector): Promise<void> {
     this.out = collector;
+    this.component = context.componentId;
     this.barrier = new CheckpointBarrier(CheckpointBarrier.inputsOf(context));
     if (this.bolt instanceof BasicBolt) await this.bolt.prepare(conf, context);
     else await this.bolt.prepare(conf, context, anchoringCollector(context.componentId, collector, (t) => collector.ack(t)));
@@ -52,9 +55,16 @@ export class CheckpointForwarder extends Bolt {
     if (!(this.bolt instanceof BasicBolt)) return this.bolt.execute(tuple);
     // A BasicBolt as the worker runs one: emits anchored to the input, acked when execute returns, failed when it throws.
     const out = this.out;
+    const component = this.component;
     const basic: BasicOutputCollector = {
-      emit: (values, options) => out.emit(values, { stream: options?.stream, anchors: tuple }),
-      emitDirect: (task, values, options) => out.emitDirect(task, values, { stream: options?.stream, anchors: tuple }),
+      emit: (a: unknown, b?: unknown, c?: unknown): number[] => {
+        const e = readEmitArgs('basic', component, a, b, c);
+        return out.emit(e.values, { stream: e.stream, anchors: tuple });
+      },
+      emitDirect: (task: number, a?: unknown, b?: unknown, c?: unknown): void => {
+        const e = readEmitArgs('basic', component, a, b, c, 'emitDirect');
+        out.emitDirect(task, e.values, { stream: e.stream, anchors: tuple });
+      },
       reportError: (err) => out.reportError(err),
     };
     const r = this.bolt.execute(tuple, basic);

@@ -7,12 +7,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { ACKER_COMPONENT, DEFAULT_STREAM, type GroupingDef, type TopologyDef } from '../../common/topology-def.js';
+import { ACKER_COMPONENT, DEFAULT_STREAM, SYSTEM_TASK_ID, type GroupingDef, type TopologyDef } from '../../common/topology-def.js';
 
 /** Stream of the heartbeat tuples a ShellBolt sends; the subprocess answers each with `sync`. */
 export const HEARTBEAT_STREAM = '__heartbeat';
-/** Storm's system task id: the `task` of heartbeat tuples. */
-export const SYSTEM_TASK_ID = -1;
+/** Storm's system task id: the `task` of heartbeat (and tick) tuples. */
+export { SYSTEM_TASK_ID };
 
 const id = z.union([z.string(), z.number()]);
 
@@ -157,8 +157,12 @@ function stormGrouping(g: GroupingDef): { type: string; fields?: string[] } {
       return { type: 'FIELDS', fields: [] };
     case 'localOrShuffle':
       return { type: 'LOCAL_OR_SHUFFLE' };
+    case 'partialKey':
+    case 'custom':
+      // Storm's PartialKeyGrouping is a custom grouping, and a custom grouping object travels serialized.
+      return { type: 'CUSTOM_SERIALIZED' };
     default:
-      // shuffle, all, direct, and groupings added later: camelCase → SNAKE_CASE.
+      // shuffle, none, all, direct, and groupings added later: camelCase → SNAKE_CASE.
       return { type: (g as { type: string }).type.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase() };
   }
 }

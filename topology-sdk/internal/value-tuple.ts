@@ -7,6 +7,7 @@
 import type { Fields } from '../fields.js';
 import type { MessageId, Tuple } from '../tuple.js';
 import { TupleFieldError, TupleValueError } from '../../common/errors.js';
+import { SYSTEM_COMPONENT, SYSTEM_TASK_ID, TICK_STREAM } from '../../common/topology-def.js';
 
 function describeValue(v: unknown): string {
   try {
@@ -192,6 +193,11 @@ export class ValueTuple implements Tuple {
       this.sourceComponent,
       this.sourceStreamId,
     );
+  }
+
+  /** A tick tuple (from `__system` on `__tick`; Storm's TupleUtils.isTick). */
+  isTick(): boolean {
+    return this.sourceTask === SYSTEM_TASK_ID && this.sourceStreamId === TICK_STREAM && this.sourceComponent === SYSTEM_COMPONENT;
   }
 
   /** Field name → value, for logging and tests. */

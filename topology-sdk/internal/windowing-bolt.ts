@@ -18,7 +18,8 @@
  * with `clock.now()` and a timer moves the window grid; event time computes
  * the watermark every watermark interval (watermark-tracker.ts).
  */
-import { Bolt, type Conf, type EmitOptions, type OutputCollector, type Values } from '../components.js';
+import { Bolt, type Conf, type EmitOptions, type OutputCollector } from '../components.js';
+import { readEmitArgs } from './emit-args.js';
 import type { TopologyContext } from '../context.js';
 import type { OutputFieldsDeclarer } from '../output-declarer.js';
 import type { Tuple } from '../tuple.js';
@@ -187,8 +188,15 @@ export abstract class WindowingBolt<T> extends Bolt {
 
   /** What the author's bolt emits through: anchored to the windows being evaluated. */
   private readonly windowCollector: OutputCollector = {
-    emit: (values: Values, options?: EmitOptions) => this.collector!.emit(values, this.anchored(options)),
-    emitDirect: (task: number, values: Values, options?: EmitOptions) => this.collector!.emitDirect(task, values, this.anchored(options)),
+    // Storm's positional forms are read here: an emit without anchors of its own is anchored to the window.
+    emit: (a: unknown, b?: unknown, c?: unknown): number[] => {
+      const e = readEmitArgs('bolt', this.context!.componentId, a, b, c);
+      return this.collector!.emit(e.values, this.anchored({ stream: e.stream, anchors: e.anchors }));
+    },
+    emitDirect: (task: number, a?: unknown, b?: unknown, c?: unknown): void => {
+      const e = readEmitArgs('bolt', this.context!.componentId, a, b, c, 'emitDirect');
+      this.collector!.emitDirect(task, e.values, this.anchored({ stream: e.stream, anchors: e.anchors }));
+    },
     // The runtime acks each tuple when it leaves its last window; an ack from the author would ack it twice.
     ack: () => undefined,
     // Fails the window being evaluated. Outside an evaluation there is none: the tuple is still held by its windows.

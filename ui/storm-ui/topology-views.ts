@@ -12,7 +12,8 @@ import { ACKER_COMPONENT, type ComponentDef } from '../../common/topology-def.js
 import type { TopologySnapshot } from '../../nimbus/read-model.js';
 import { STORM_WINDOWS, type StatsHistory, type StormWindow, type WindowStats } from '../stats/topology-stats.js';
 import { topologyRecord } from './cluster-views.js';
-import { errorsOf, foldGpu, foldUserMetrics, taskBeats, type ReportedError, type TaskBeat } from './executor-beats.js';
+import { errorsOf, foldGpu, taskBeats, type ReportedError, type TaskBeat } from './executor-beats.js';
+import { foldUserMetrics } from '../../common/user-metrics-fold.js';
 import { executorId, fixed3, prettyUptime, windowPretty } from './format.js';
 
 /** A topology as nimbus's read model sees it, with the windowed statistics and the window and components asked for. */

@@ -1,5 +1,5 @@
 /** A component's user metrics (metrics v2) in one table cell. */
-import type { ComponentUserMetrics } from '../storm-ui/executor-beats.js';
+import type { ComponentUserMetrics } from '../../common/user-metrics-fold.js';
 import { num } from './format.js';
 
 export function UserMetricsCell({ m }: { m: ComponentUserMetrics | null }) {

@@ -18,6 +18,7 @@ import type { SignalHub } from './signal-hub.js';
 import { WorkerGpuBackends } from '../gpu/gpu-backend.js';
 import { readComponentLoad } from './component-load.js';
 import { userMetricsOf } from './user-metrics-api.js';
+import { stormContextGetters } from '../../topology-sdk/internal/storm-context.js';
 import type { ComponentSettings, WorkerSettings } from '../worker-settings.js';
 import { openStateStore, type StateStore } from '../../common/state-store/index.js';
 import { RateLimitedLog } from '../../common/logger.js';
@@ -87,6 +88,7 @@ export class TopologyContextFactory {
       get stateStore() {
         return state();
       },
+      ...stormContextGetters({ def: src.def, topologyId: src.topologyId, componentId: component, taskId: task, workerPort: src.launch.port, tasksOf: src.tasksOf }),
       topologyId: src.topologyId,
       topologyName: src.topologyName(),
       componentId: component,

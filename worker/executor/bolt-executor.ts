@@ -4,23 +4,30 @@
  * anchors emits into the ack tree, and turns a throw into a failed tuple.
  * Handles both Bolt (explicit ack/fail) and BasicBolt (ack on return).
  */
-import { Bolt, BasicBolt, type BasicOutputCollector, type EmitOptions, type OutputCollector, type Values } from '../../topology-sdk/components.js';
+import { Bolt, BasicBolt, type BasicOutputCollector, type OutputCollector, type Values } from '../../topology-sdk/components.js';
 import type { Tuple } from '../../topology-sdk/tuple.js';
-import type { RuntimeTuple } from './runtime-tuple.js';
+import { RuntimeTuple } from './runtime-tuple.js';
 import { Executor } from './executor.js';
 import type { ExecutorHost, LocalAcker } from './executor-host.js';
 import type { ComponentSettings } from '../worker-settings.js';
 import { OutputRouter } from '../routing/output-router.js';
-import { randomId64 } from '../acking/ack-ids.js';
-import { ACK_ACK, ACK_FAIL } from '../acking/system-streams.js';
+import { writeRandomId } from '../acking/ack-ids.js';
+import { ACK, FAIL } from '../acking/ack-messages.js';
 import { DEFAULT_STREAM } from '../../common/topology-def.js';
+import { EmitError } from '../../common/errors.js';
+import { isEmitOptions, readEmitArgs } from '../../topology-sdk/internal/emit-args.js';
+import { TickSource, isTickTuple } from './tick-source.js';
 
 export class BoltExecutor extends Executor {
   private readonly router: OutputRouter;
   private readonly basic: boolean;
   private prepared = false;
-  /** Acker task → the acker when it runs in this process, else null (looked up once per acker). */
-  private readonly localAckers = new Map<number, LocalAcker | null>();
+  /** By acker task: the acker when it runs in this process, else null (looked up once per acker; task ids are small). */
+  private readonly localAckers: (LocalAcker | null | undefined)[] = [];
+  /** Tick tuples into this task's queue, when its config asks for them (topology.tick.tuple.freq.secs). */
+  private readonly ticks: TickSource | null;
+  /** A stream's fields, to name a refused value's field. */
+  private readonly fieldsOf = (stream: string): readonly string[] | undefined => this.router.fieldsOf(stream);
 
   constructor(
     host: ExecutorHost,
@@ -30,15 +37,34 @@ export class BoltExecutor extends Executor {
     private readonly bolt: Bolt | BasicBolt,
   ) {
     super(host, component, task, settings);
-    this.router = new OutputRouter(component, host);
+    this.router = new OutputRouter(component, host, Math.random, task);
     this.downstream = this.router.allTargets();
     this.basic = bolt instanceof BasicBolt || !(bolt instanceof Bolt);
+    this.ticks = settings.tick
+      ? new TickSource(
+          settings.tick,
+          (t) => {
+            this.queue.push(t);
+            this.host.wake();
+          },
+          host.clock,
+        )
+      : null;
   }
 
   readonly collector: OutputCollector = {
-    emit: (values: Values, options?: EmitOptions) => this.emit(values, options, null),
-    emitDirect: (task: number, values: Values, options?: EmitOptions) => {
-      this.emit(values, options, task);
+    emit: (a: unknown, b?: unknown, c?: unknown): number[] => {
+      // The options form first, read without a parse (the hot path); Storm's positional forms go through readEmitArgs.
+      if (Array.isArray(a) && c === undefined) {
+        if (b === undefined) return this.emit(DEFAULT_STREAM, a, undefined, null);
+        if (isEmitOptions(b) && b.messageId === undefined && (b.stream === undefined || typeof b.stream === 'string')) return this.emit(b.stream ?? DEFAULT_STREAM, a, b.anchors, null);
+      }
+      const e = readEmitArgs('bolt', this.component, a, b, c);
+      return this.emit(e.stream, e.values, e.anchors, null);
+    },
+    emitDirect: (task: number, a?: unknown, b?: unknown, c?: unknown): void => {
+      const e = readEmitArgs('bolt', this.component, a, b, c, 'emitDirect');
+      this.emit(e.stream, e.values, e.anchors, task);
     },
     // The Tuple a bolt hands back is one the runtime gave it: a RuntimeTuple under its read-only type.
     ack: (tuple: Tuple) => this.ack(tuple as RuntimeTuple),
@@ -52,11 +78,14 @@ export class BoltExecutor extends Executor {
     if (this.bolt instanceof Bolt) await this.bolt.prepare(conf, ctx, this.collector);
     else await (this.bolt as BasicBolt).prepare(conf, ctx);
     this.prepared = true;
+    // Ticks from the end of prepare on, as Storm starts its tick timer once the executor is set up.
+    this.ticks?.start();
     // Tuples from other workers may have queued while prepare ran (a GPU bolt's probe takes a while).
     this.host.wake();
   }
 
   async stop(): Promise<void> {
+    this.ticks?.close();
     if (this.prepared) await this.bolt.cleanup();
   }
 
@@ -81,9 +110,11 @@ export class BoltExecutor extends Executor {
   }
 
   private executeOne(tuple: RuntimeTuple): void {
-    const started = this.metrics.sampleExecute() ? performance.now() : -1;
+    const tick = isTickTuple(tuple);
+    const started = tick || this.metrics.sampleExecute() ? performance.now() : -1;
     const done = (err: unknown): void => {
-      this.metrics.countExecute(started < 0 ? -1 : performance.now() - started);
+      if (tick) this.metrics.countTick(performance.now() - started);
+      else this.metrics.countExecute(started < 0 ? -1 : performance.now() - started);
       if (err) {
         this.reportError(err, 'execute threw; failing the tuple', { stream: tuple.sourceStreamId, source: tuple.sourceComponent });
         this.fail(tuple);
@@ -93,9 +124,14 @@ export class BoltExecutor extends Executor {
     };
     if (this.basic) {
       const basic: BasicOutputCollector = {
-        emit: (values, options) => this.emit(values, { stream: options?.stream, anchors: tuple }, null),
-        emitDirect: (task, values, options) => {
-          this.emit(values, { stream: options?.stream, anchors: tuple }, task);
+        emit: (a: unknown, b?: unknown, c?: unknown): number[] => {
+          if (Array.isArray(a) && b === undefined && c === undefined) return this.emit(DEFAULT_STREAM, a, tuple, null);
+          const e = readEmitArgs('basic', this.component, a, b, c);
+          return this.emit(e.stream, e.values, tuple, null);
+        },
+        emitDirect: (task: number, a?: unknown, b?: unknown, c?: unknown): void => {
+          const e = readEmitArgs('basic', this.component, a, b, c, 'emitDirect');
+          this.emit(e.stream, e.values, tuple, task);
         },
         reportError: (err) => this.reportError(err, 'bolt reported an error'),
       };
@@ -105,12 +141,15 @@ export class BoltExecutor extends Executor {
     }
   }
 
-  private emit(values: Values, options: EmitOptions | undefined, directTask: number | null): number[] {
-    const stream = options?.stream ?? DEFAULT_STREAM;
+  private emit(stream: string, values: Values, a: Tuple | readonly Tuple[] | undefined, directTask: number | null): number[] {
+    const wire = this.checkValues(stream, values, this.fieldsOf);
     const targets = this.router.targets(stream, values, directTask);
     this.metrics.emitted++;
-    const a = options?.anchors;
     const anchors = (a === undefined ? [] : Array.isArray(a) ? a : [a]) as readonly RuntimeTuple[];
+    // Anchors must be tuples the runtime gave this bolt (RuntimeTuples under their read-only type): anything else has no ack tree to join.
+    for (let i = 0; i < anchors.length; i++) {
+      if (!(anchors[i] instanceof RuntimeTuple)) throw new EmitError(`emit from "${this.component}" on stream "${stream}": anchor ${i} is not a tuple the bolt received`, this.component, stream);
+    }
     if (this.router.unplaced !== null) {
       // A subscriber has no running task: an anchored tuple's trees could never complete, so they fail now (their
       // spouts replay) instead of at the timeout; an unanchored one still goes to the subscribers that run.
@@ -121,26 +160,31 @@ export class BoltExecutor extends Executor {
       }
     }
     this.metrics.transferred += targets.length;
-    for (const t of targets) this.host.send(t, this.component, this.task, stream, values, anchorIds(anchors));
+    for (const t of targets) this.host.send(t, this.component, this.task, stream, values, anchorIds(anchors), wire);
     return targets;
   }
 
   private ack(tuple: RuntimeTuple): void {
+    if (isTickTuple(tuple)) return; // untracked, and counted apart: acking a tick is harmless
     this.metrics.acked++;
     const ids = tuple.anchors;
     if (!ids) return;
-    for (let i = 0; i < ids.length; i += 2) {
-      const root = ids[i]!;
-      const acker = this.host.ackerFor(root);
+    for (let i = 0; i < ids.length; i += 4) {
+      const lo = ids[i]!;
+      const hi = ids[i + 1]!;
+      const acker = this.host.ackerFor(lo);
       if (acker === null) continue;
-      const val = tuple.ackVal === 0n ? ids[i + 1]! : ids[i + 1]! ^ tuple.ackVal; // a leaf (nothing anchored): no BigInt XOR
+      // The tuple's edge XOR the edges of the tuples anchored to it, as halves (an XOR yields an int32: >>> 0).
+      const valLo = (ids[i + 2]! ^ tuple.ackLo) >>> 0;
+      const valHi = (ids[i + 3]! ^ tuple.ackHi) >>> 0;
       const local = this.localAcker(acker);
-      if (local) local.ackLocal(root, val);
-      else this.host.send(acker, this.component, this.task, ACK_ACK, [root, val], null);
+      if (local) local.ackLocal(lo, hi, valLo, valHi);
+      else this.host.sendAck(acker, this.task, ACK, lo, hi, valLo, valHi);
     }
   }
 
   private fail(tuple: RuntimeTuple): void {
+    if (isTickTuple(tuple)) return;
     this.metrics.failed++;
     this.failTrees(tuple);
   }
@@ -149,22 +193,23 @@ export class BoltExecutor extends Executor {
   private failTrees(tuple: RuntimeTuple): void {
     const ids = tuple.anchors;
     if (!ids) return;
-    for (let i = 0; i < ids.length; i += 2) {
-      const root = ids[i]!;
-      const acker = this.host.ackerFor(root);
+    for (let i = 0; i < ids.length; i += 4) {
+      const lo = ids[i]!;
+      const hi = ids[i + 1]!;
+      const acker = this.host.ackerFor(lo);
       if (acker === null) continue;
       const local = this.localAcker(acker);
-      if (local) local.failLocal(root);
-      else this.host.send(acker, this.component, this.task, ACK_FAIL, [root], null);
+      if (local) local.failLocal(lo, hi);
+      else this.host.sendAck(acker, this.task, FAIL, lo, hi, 0, 0);
     }
   }
 
   /** The acker when it runs in this process: the ack is a call, not a tuple (see acking/acker-executor.ts). */
   private localAcker(acker: number): LocalAcker | null {
-    let local = this.localAckers.get(acker);
+    let local = this.localAckers[acker];
     if (local === undefined) {
       local = this.host.localAcker(acker) ?? null;
-      this.localAckers.set(acker, local);
+      this.localAckers[acker] = local;
     }
     return local;
   }
@@ -173,22 +218,32 @@ export class BoltExecutor extends Executor {
 /**
  * Ack-tree ids for one new tuple anchored to `anchors` (Storm's
  * BoltOutputCollector): one fresh edge id per anchor, XORed into the anchor's
- * ackVal and into the new tuple's id for each of the anchor's roots.
+ * ack value and into the new tuple's id for each of the anchor's roots. Ids as
+ * halves (runtime-tuple.ts AnchorIds).
  */
-function anchorIds(anchors: readonly RuntimeTuple[]): bigint[] | null {
-  let out: bigint[] | null = null;
+const edge = [0, 0];
+function anchorIds(anchors: readonly RuntimeTuple[]): number[] | null {
+  let out: number[] | null = null;
   for (const a of anchors) {
     const ids = a.anchors;
     if (!ids || ids.length === 0) continue;
-    const edge = randomId64();
-    a.ackVal ^= edge;
+    writeRandomId(edge, 0);
+    const edgeLo = edge[0]!;
+    const edgeHi = edge[1]!;
+    a.ackLo = (a.ackLo ^ edgeLo) >>> 0;
+    a.ackHi = (a.ackHi ^ edgeHi) >>> 0;
     out ??= [];
-    for (let i = 0; i < ids.length; i += 2) {
-      const root = ids[i]!;
+    for (let i = 0; i < ids.length; i += 4) {
+      const lo = ids[i]!;
+      const hi = ids[i + 1]!;
       let j = 0;
-      while (j < out.length && out[j] !== root) j += 2;
-      if (j < out.length) out[j + 1] = out[j + 1]! ^ edge;
-      else out.push(root, edge);
+      while (j < out.length && (out[j] !== lo || out[j + 1] !== hi)) j += 4;
+      if (j < out.length) {
+        out[j + 2] = (out[j + 2]! ^ edgeLo) >>> 0;
+        out[j + 3] = (out[j + 3]! ^ edgeHi) >>> 0;
+      } else {
+        out.push(lo, hi, edgeLo, edgeHi);
+      }
     }
   }
   return out;

@@ -5,6 +5,7 @@
  */
 import { BoundedQueue } from './bounded-queue.js';
 import type { RuntimeTuple } from './runtime-tuple.js';
+import type { AckKind, AckMessages } from '../acking/ack-messages.js';
 import { ExecutorMetricsRecorder } from './executor-metrics.js';
 import type { ExecutorHost } from './executor-host.js';
 import type { ComponentSettings } from '../worker-settings.js';
@@ -12,6 +13,9 @@ import type { Logger } from '../../common/logger.js';
 import { RateLimitedLog } from '../../common/logger.js';
 import { MAX_REPORTED_ERRORS, type ComponentError, type UnplacedTarget } from '../../common/storm-base.js';
 import { TargetUnplacedError } from '../errors.js';
+import { EmitError } from '../../common/errors.js';
+import { NO_VALUE_TYPES, ValueRefusal, inspectValues, type ValueTypes } from '../values/value-types.js';
+import { toWireForm } from '../values/wire-form.js';
 
 /** How often tuples failed towards an unplaced component are reported again as the component's error. */
 const UNPLACED_REPORT_MS = 10_000;
@@ -20,8 +24,8 @@ import { MetricRegistry } from '../../topology-sdk/user-metrics.js';
 export abstract class Executor {
   /** Data tuples; bounded (producers hold back when full). */
   readonly queue: BoundedQueue<RuntimeTuple>;
-  /** Ack-protocol tuples; never held back, so acks cannot deadlock behind data. */
-  readonly systemQueue: BoundedQueue<RuntimeTuple>;
+  /** Ack-protocol messages (runs of one kind, acking/ack-messages.ts); never held back, so acks cannot deadlock behind data. */
+  readonly ackQueue: BoundedQueue<AckMessages>;
   readonly metrics: ExecutorMetricsRecorder;
   readonly log: Logger;
   protected readonly errors: RateLimitedLog;
@@ -37,6 +41,8 @@ export abstract class Executor {
   /** Tuples not sent because a subscriber had no running task, by stream and subscriber (in the heartbeat). */
   private readonly unplacedSends = new Map<string, UnplacedTarget>();
   private unplacedReportedAt = -Infinity;
+  /** The classes whose instances this topology may emit (registerSerialization). */
+  private readonly valueTypes: ValueTypes;
 
   constructor(
     protected readonly host: ExecutorHost,
@@ -46,10 +52,45 @@ export abstract class Executor {
     protected readonly settings: ComponentSettings,
   ) {
     this.queue = new BoundedQueue<RuntimeTuple>(settings.receiveBufferSize);
-    this.systemQueue = new BoundedQueue<RuntimeTuple>(settings.receiveBufferSize);
+    this.ackQueue = new BoundedQueue<AckMessages>(settings.receiveBufferSize);
     this.metrics = new ExecutorMetricsRecorder(component, task);
     this.log = host.log.child({ component, task });
     this.errors = new RateLimitedLog(this.log);
+    this.valueTypes = host.valueTypes ?? NO_VALUE_TYPES;
+  }
+
+  /**
+   * Checks the values of an emit before anything is routed or sent (worker/values/): returns their wire form when
+   * they need one to reach another worker as they are, else null; a value that cannot travel is an EmitError naming
+   * the field and what it is — whether the target task is in this worker or another, so a topology that works on one
+   * worker works on many.
+   */
+  protected checkValues(stream: string, values: readonly unknown[], fieldsOf: (stream: string) => readonly string[] | undefined): unknown[] | null {
+    // Strings and numbers (not -0) first, inline: a tuple of them — most tuples — leaves here after one type check
+    // per value, without a call or a try (inspectValues does the rest; docs/benchmarks.md, "Values at emit").
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      if (typeof v === 'string' || (typeof v === 'number' && (v !== 0 || 1 / v > 0))) continue;
+      return this.checkRest(stream, values, fieldsOf);
+    }
+    return null;
+  }
+
+  private checkRest(stream: string, values: readonly unknown[], fieldsOf: (stream: string) => readonly string[] | undefined): unknown[] | null {
+    try {
+      return inspectValues(values, this.valueTypes) ? toWireForm(values, this.valueTypes) : null;
+    } catch (err) {
+      if (!(err instanceof ValueRefusal)) throw err;
+      // The stream's field names only now: looking them up on every emit would cost the hot path a Map read.
+      const field = fieldsOf(stream)?.[err.index] ?? null;
+      const type = err.what;
+      throw new EmitError(
+        `component "${this.component}" emitted ${type}${err.path ? ` at ${err.path}` : ''} in value ${err.index}${field ? ` ("${field}")` : ''} on stream "${stream}": it cannot travel between workers, so the emit is refused (in every worker alike); ${err.hint}`,
+        this.component,
+        stream,
+        { index: err.index, field, path: err.path, type },
+      );
+    }
   }
 
   abstract start(): Promise<void>;
@@ -115,30 +156,33 @@ export abstract class Executor {
     this.errors.flush();
   }
 
+  /** Whether this task takes data tuples (a spout and an acker take none: one arriving for them was forged). */
+  readonly takesTuples: boolean = true;
+
+  /** Queues a data tuple. */
+  enqueue(t: RuntimeTuple): void {
+    this.queue.push(t);
+  }
+
   /**
-   * Queues a tuple; false (and the tuple dropped, logged rate-limited) for a
-   * system tuple this task does not take — wrong stream for its kind, or
-   * values of the wrong shape — so a forged frame never reaches the ack logic.
+   * Queues a run of ack-protocol messages; false (the run dropped, logged rate-limited) for a kind this task does not
+   * take — a reply to a bolt, an init to a spout — so a forged or misdirected frame never reaches the ack logic.
    */
-  enqueue(t: RuntimeTuple, system: boolean): boolean {
-    if (!system) {
-      this.queue.push(t);
+  enqueueAcks(m: AckMessages): boolean {
+    if (this.acceptsAcks(m.kind)) {
+      this.ackQueue.push(m);
       return true;
     }
-    if (this.acceptsSystem(t.sourceStreamId, t.values)) {
-      this.systemQueue.push(t);
-      return true;
-    }
-    this.rejectedSystemTuples++;
-    this.errors.warn({ stream: t.sourceStreamId, from: t.sourceTask, rejected: this.rejectedSystemTuples }, 'dropped a malformed or misdirected system tuple');
+    this.rejectedAcks++;
+    this.errors.warn({ kind: m.kind, from: m.src, rejected: this.rejectedAcks }, 'dropped ack-protocol messages of a kind this task does not take');
     return false;
   }
 
-  /** System tuples dropped by `enqueue`. */
-  rejectedSystemTuples = 0;
+  /** Runs of ack messages dropped by `enqueueAcks`. */
+  rejectedAcks = 0;
 
-  /** Whether this task takes a system tuple of `stream` with these values (ackers and spouts override). */
-  acceptsSystem(_stream: string, _values: readonly unknown[]): boolean {
+  /** Whether this task takes ack-protocol messages of `kind` (ackers and spouts override). */
+  acceptsAcks(_kind: AckKind): boolean {
     return false;
   }
 
@@ -148,7 +192,7 @@ export abstract class Executor {
   }
 
   get queueDepth(): number {
-    return this.queue.length + this.systemQueue.length;
+    return this.queue.length + this.ackQueue.length;
   }
 
   protected congested(): boolean {

@@ -1,7 +1,7 @@
 /**
  * The runtime's tuple: the read-only Tuple a bolt sees (topology-sdk/tuple.ts,
  * its getters in topology-sdk/internal/value-tuple.ts) plus the ack
- * bookkeeping only executors touch (`anchors`, `ackVal`). Kept out of the
+ * bookkeeping only executors touch (`anchors`, `ackLo`/`ackHi`). Kept out of the
  * SDK's exports so that a topology can neither build one nor corrupt its ack
  * ids; executors receive these and narrow the Tuple a bolt hands back
  * (collector.ack/fail, emit anchors) to this class.
@@ -9,16 +9,18 @@
 import type { Fields } from '../../topology-sdk/fields.js';
 import type { MessageId } from '../../topology-sdk/tuple.js';
 import { ValueTuple } from '../../topology-sdk/internal/value-tuple.js';
+import { idOfHalves } from '../acking/ack-ids.js';
 
 /**
- * Ack-tree ids this tuple carries: pairs of (root id, edge id) flattened as
- * [root0, edge0, root1, edge1, …]; null when the tuple is not tracked.
+ * Ack-tree ids this tuple carries, each 64-bit id as its uint32 halves (acking/ack-ids.ts): per anchor four words,
+ * [root low, root high, edge low, edge high, …]; null when the tuple is not tracked.
  */
-export type AnchorIds = bigint[] | null;
+export type AnchorIds = number[] | null;
 
 export class RuntimeTuple extends ValueTuple {
-  /** XOR of the edge ids of tuples anchored to this one (runtime bookkeeping). */
-  ackVal = 0n;
+  /** XOR of the edge ids of tuples anchored to this one (runtime bookkeeping), low and high half. */
+  ackLo = 0;
+  ackHi = 0;
 
   constructor(
     values: readonly unknown[],
@@ -35,7 +37,7 @@ export class RuntimeTuple extends ValueTuple {
   override getMessageId(): MessageId {
     const anchorsToIds = new Map<bigint, bigint>();
     const a = this.anchors ?? [];
-    for (let i = 0; i + 1 < a.length; i += 2) anchorsToIds.set(a[i]!, a[i + 1]!);
+    for (let i = 0; i + 3 < a.length; i += 4) anchorsToIds.set(idOfHalves(a[i]!, a[i + 1]!), idOfHalves(a[i + 2]!, a[i + 3]!));
     return { anchorsToIds };
   }
 }

@@ -4,18 +4,26 @@
  * topology definition; `route` is on the hot path and allocates one array.
  *
  * It follows the assignment (updatePlacement, at every one the worker
- * applies): groupings free to choose (shuffle, localOrShuffle, twoChoice,
- * loadAwareShuffle) choose among the subscriber's running tasks; one that
- * must reach a given task (fields, global, all, direct) leaves out a task no
- * worker runs, and `unplaced` then names the subscriber, so the executor can
- * fail the tuple at once rather than let it wait out the message timeout.
+ * applies): groupings free to choose (shuffle, none, localOrShuffle, twoChoice,
+ * loadAwareShuffle) choose among the subscriber's running tasks, partialKey
+ * between its two candidates the one that runs; one that must reach a given
+ * task (fields, global, all, direct, and a custom grouping's choice) leaves
+ * out a task no worker runs, and `unplaced` then names the subscriber, so the
+ * executor can fail the tuple at once rather than let it wait out the message
+ * timeout.
  */
 import type { GroupingDef, TopologyDef } from '../../common/topology-def.js';
 import { EmitError, TopologyValidationError } from '../../common/errors.js';
-import { hashValues } from './fields-hash.js';
+import type { CustomStreamGrouping } from '../../topology-sdk/custom-grouping.js';
+import type { TopologyContext } from '../../topology-sdk/context.js';
+import { fmix32, hashValues } from './fields-hash.js';
 import { NO_LOAD, type RoutingLoad } from './load/task-load.js';
 import { pickTwoChoice } from './load/two-choice.js';
 import { LoadAwareShuffle } from './load/load-aware-shuffle.js';
+import { PartialKeyChooser } from './load/partial-key.js';
+
+/** Seed of partial key grouping's second hash (any odd constant other than FNV's offset basis). */
+const SECOND_HASH_SEED = 0x9e3779b1;
 
 interface Subscription {
   component: string;
@@ -32,6 +40,11 @@ interface Subscription {
   cursor: number;
   /** loadAwareShuffle: its weights and scope. */
   loadAware: LoadAwareShuffle | null;
+  /** partialKey: the chooser between a key's two candidates. */
+  partialKey: PartialKeyChooser | null;
+  /** custom: the emitting task's own grouping object, prepared, and the tasks it may choose. */
+  custom: CustomStreamGrouping | null;
+  taskSet: ReadonlySet<number> | null;
 }
 
 export interface RoutingTopology {
@@ -40,8 +53,12 @@ export interface RoutingTopology {
   isLocal(task: number): boolean;
   /** A worker runs the task in the current assignment. */
   isPlaced(task: number): boolean;
-  /** The load signal of twoChoice / loadAwareShuffle; absent: no figures (they route at random). */
+  /** The load signal of twoChoice / loadAwareShuffle / partialKey; absent: no figures (they route at random). */
   readonly routingLoad?: RoutingLoad | null;
+  /** A new object of the custom grouping `subscriber` uses on `source`'s `stream` (from the topology module). */
+  customGrouping?(subscriber: string, source: string, stream: string): CustomStreamGrouping | undefined;
+  /** The context a custom grouping is prepared with: the emitting task's. */
+  contextFor?(component: string, task: number): TopologyContext;
 }
 
 /** Storm's defaults, for a host that provides no load signal. */
@@ -57,10 +74,12 @@ export class OutputRouter {
   /** Set by the last route / targets call: a subscriber it could not reach, no worker running the task it needed. */
   unplaced: string | null = null;
 
+  /** `task`: the emitting task (a custom grouping's chooseTasks is told it; -1 where none is known). */
   constructor(
     readonly component: string,
     private readonly topo: RoutingTopology,
     private readonly random: () => number = Math.random,
+    private readonly task = -1,
   ) {
     const src = topo.def.components.find((c) => c.id === component);
     if (!src) throw new TopologyValidationError(`unknown component "${component}"`);
@@ -81,10 +100,13 @@ export class OutputRouter {
           running: tasks,
           allRunning: true,
           localTasks: [],
-          fieldIndexes: input.grouping.type === 'fields' ? input.grouping.fields.map((f) => fields.indexOf(f)) : [],
+          fieldIndexes: input.grouping.type === 'fields' || input.grouping.type === 'partialKey' ? input.grouping.fields.map((f) => fields.indexOf(f)) : [],
           deck: [],
           cursor: 0,
           loadAware: null,
+          partialKey: input.grouping.type === 'partialKey' ? new PartialKeyChooser(this.load.view) : null,
+          custom: input.grouping.type === 'custom' ? this.prepareCustom(c.id, input.stream, tasks) : null,
+          taskSet: input.grouping.type === 'custom' ? new Set(tasks) : null,
         };
         this.subscriptions.push(sub);
         this.byStream.get(input.stream)?.push(sub);
@@ -96,6 +118,16 @@ export class OutputRouter {
       }
     }
     this.updatePlacement();
+  }
+
+  /** The emitting task's own object of a subscriber's custom grouping, prepared as Storm prepares it. */
+  private prepareCustom(subscriber: string, stream: string, tasks: readonly number[]): CustomStreamGrouping {
+    const grouping = this.topo.customGrouping?.(subscriber, this.component, stream);
+    // createTopology refuses a custom grouping without its object, and every worker builds the same topology.
+    if (!grouping) throw new TopologyValidationError(`bolt "${subscriber}": the topology module has no custom grouping for stream "${stream}" of "${this.component}"`, subscriber);
+    const context = this.topo.contextFor?.(this.component, this.task);
+    if (context) grouping.prepare(context, { componentId: this.component, streamId: stream }, [...tasks]);
+    return grouping;
   }
 
   /** Re-reads which subscriber tasks run and which run in this worker (at every assignment the worker applies). */
@@ -113,6 +145,11 @@ export class OutputRouter {
         s.loadAware = new LoadAwareShuffle(s.running.length > 0 ? s.running : s.tasks, localTasks, this.load, this.random);
       }
     }
+  }
+
+  /** The fields a stream declares; undefined for an undeclared stream. */
+  fieldsOf(stream: string): readonly string[] | undefined {
+    return this.declared.get(stream);
   }
 
   hasStream(stream: string): boolean {
@@ -155,6 +192,7 @@ export class OutputRouter {
       }
       switch (s.grouping.type) {
         case 'shuffle':
+        case 'none':
           out.push(this.deal(s, s.running));
           break;
         case 'localOrShuffle':
@@ -177,6 +215,12 @@ export class OutputRouter {
         case 'loadAwareShuffle':
           out.push(s.loadAware!.pick());
           break;
+        case 'partialKey':
+          this.pushPartialKey(s, values, out);
+          break;
+        case 'custom':
+          this.pushCustom(s, stream, values, out);
+          break;
       }
     }
     return out;
@@ -193,6 +237,40 @@ export class OutputRouter {
     }
     this.unplaced = this.topo.def.components.find((c) => this.topo.tasksOf(c.id).includes(directTask))?.id ?? String(directTask);
     return [];
+  }
+
+  /** The less loaded of the key's two candidates, of those a worker runs. */
+  private pushPartialKey(s: Subscription, values: readonly unknown[], out: number[]): void {
+    const n = s.tasks.length;
+    // Mixed (fmix32): FNV's low bits depend only on the seeds' low bits, so `% n` of two raw FNV hashes are correlated.
+    const a = s.tasks[fmix32(hashValues(values, s.fieldIndexes)) % n]!;
+    const b = s.tasks[fmix32(hashValues(values, s.fieldIndexes, SECOND_HASH_SEED)) % n]!;
+    if (s.allRunning) {
+      out.push(s.partialKey!.pick(a, b));
+      return;
+    }
+    const ra = this.topo.isPlaced(a);
+    const rb = this.topo.isPlaced(b);
+    if (ra || rb) out.push(ra && rb ? s.partialKey!.pick(a, b) : ra ? a : b);
+    else this.unplaced = s.component;
+  }
+
+  /** The custom grouping's choice, checked: a task the subscriber does not have is the grouping's mistake. */
+  private pushCustom(s: Subscription, stream: string, values: readonly unknown[], out: number[]): void {
+    const chosen = s.custom!.chooseTasks(this.task, values);
+    if (!Array.isArray(chosen)) {
+      throw new EmitError(`the custom grouping of "${s.component}" on stream "${stream}" of "${this.component}" returned ${typeof chosen}, not an array of task ids`, this.component, stream);
+    }
+    for (const t of chosen as readonly unknown[]) {
+      if (typeof t !== 'number' || !s.taskSet!.has(t)) {
+        throw new EmitError(
+          `the custom grouping of "${s.component}" on stream "${stream}" of "${this.component}" chose task ${String(t)}, which is not one of its target tasks (${s.tasks.join(', ')})`,
+          this.component,
+          stream,
+        );
+      }
+      this.pushPlaced(s, t, out);
+    }
   }
 
   /** A task the grouping must reach: kept when a worker runs it, else the subscriber is marked unplaced. */

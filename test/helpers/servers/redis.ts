@@ -11,23 +11,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../ports.js';
-import { ServerProcess, tcpAnswer } from './server-process.js';
+import { restartableServer, ServerProcess, tcpAnswer, type TestServer } from './server-process.js';
 
-export interface TestRedis {
-  host: string;
-  port: number;
-  /** `redis://host:port`, for a client's `url` option. */
-  url: string;
+/** `url` is `redis://host:port`; data survives takeDown only with `persistent: true`. */
+export interface TestRedis extends TestServer {
   /** The server's own temporary directory (config, append-only file). */
   dir: string;
-  /** The running server process (a test's `kill -9` is `process.signal('SIGKILL')`). */
-  readonly process: ServerProcess;
-  /** Stops the server and keeps its directory (data survives only with `persistent: true`). */
-  takeDown(): Promise<void>;
-  /** Starts the server again on the same port and directory. */
-  bringUp(): Promise<void>;
-  /** Stops the server and removes its directory. */
-  stop(): Promise<void>;
 }
 
 export interface TestRedisOptions {
@@ -75,24 +64,7 @@ export async function startTestRedis(options: TestRedisOptions = {}): Promise<Te
         // PING answers -LOADING while the append-only file is read back: ready only at +PONG.
         ready: async () => (await tcpAnswer(host, port, 'PING\r\n')).startsWith('+PONG'),
       });
-    let server = await start();
-    return {
-      host,
-      port,
-      url: `redis://${host}:${port}`,
-      dir,
-      get process() {
-        return server;
-      },
-      takeDown: () => server.stop(),
-      bringUp: async () => {
-        server = await start();
-      },
-      stop: async () => {
-        await server.stop();
-        await rm(dir, { recursive: true, force: true });
-      },
-    };
+    return await restartableServer({ host, port, url: `redis://${host}:${port}`, dir }, start, { cleanup: () => rm(dir, { recursive: true, force: true }) });
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     throw err;

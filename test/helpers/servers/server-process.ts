@@ -2,7 +2,10 @@
  * One database or broker server process started by a test: spawned with its
  * output kept (a tail, for error messages), waited on until a readiness probe
  * passes, stopped with SIGTERM then SIGKILL, and killed when the test process
- * exits so that no server outlives the run. The servers themselves
+ * exits so that no server outlives the run. Each runs in its own process
+ * group and signals go to the whole group: RabbitMQ's start script forwards
+ * SIGTERM to the Erlang VM it runs as a child, and a SIGKILL of the script
+ * alone would leave the VM running. The servers themselves
  * (redis.ts, postgres.ts, rabbitmq.ts) say how to start and probe each.
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
@@ -27,7 +30,7 @@ export class ServerProcess {
   private tail = '';
   private stopping: Promise<void> | undefined;
   private readonly killOnExit = (): void => {
-    this.proc.kill('SIGKILL');
+    this.signalGroup('SIGKILL');
   };
   /** Resolves with the exit code or signal once the process has ended. */
   readonly exited: Promise<number | string>;
@@ -57,7 +60,12 @@ export class ServerProcess {
 
   /** Spawns the server and waits until `spec.ready()` holds; on failure kills it and throws with its output. */
   static async start(spec: ServerProcessSpec): Promise<ServerProcess> {
-    const options: SpawnOptions = { stdio: ['ignore', 'pipe', 'pipe'], env: spec.env ?? process.env, cwd: spec.cwd };
+    const options: SpawnOptions = {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: spec.env ?? process.env,
+      cwd: spec.cwd,
+      detached: true,
+    };
     if (spec.uid !== undefined) options.uid = spec.uid;
     if (spec.gid !== undefined) options.gid = spec.gid;
     const server = new ServerProcess(spawn(spec.command, spec.args, options));
@@ -81,16 +89,29 @@ export class ServerProcess {
 
   /** Sends a signal now (a test's `kill -9`); `exited` says when it has ended. */
   signal(sig: NodeJS.Signals): void {
-    if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill(sig);
+    if (this.running) this.signalGroup(sig);
+  }
+
+  private get running(): boolean {
+    return this.proc.pid !== undefined && this.proc.exitCode === null && this.proc.signalCode === null;
+  }
+
+  private signalGroup(sig: NodeJS.Signals): void {
+    if (this.proc.pid === undefined) return;
+    try {
+      process.kill(-this.proc.pid, sig);
+    } catch {
+      // ESRCH: the group is gone already.
+    }
   }
 
   /** SIGTERM (or `sig`), then SIGKILL after `graceMs`; resolves once the process is gone. */
   stop(graceMs = 10_000, sig: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     this.stopping ??= (async () => {
       process.removeListener('exit', this.killOnExit);
-      if (this.proc.pid === undefined || this.proc.exitCode !== null || this.proc.signalCode !== null) return;
-      this.proc.kill(sig);
-      const timer = setTimeout(() => this.proc.kill('SIGKILL'), graceMs);
+      if (!this.running) return;
+      this.signalGroup(sig);
+      const timer = setTimeout(() => this.signalGroup('SIGKILL'), graceMs);
       await this.exited;
       clearTimeout(timer);
     })();
@@ -121,4 +142,46 @@ export function tcpAnswer(host: string, port: number, request: string | Buffer, 
       done();
     });
   });
+}
+
+/** What every test server offers: where it listens, its process, and outages on demand. */
+export interface TestServer {
+  host: string;
+  port: number;
+  /** The URL a client connects with. */
+  url: string;
+  /** The running server (a test's `kill -9` is `process.signal('SIGKILL')`); a new one after bringUp. */
+  readonly process: ServerProcess;
+  /** Stops the server and keeps its data (what survives depends on the server: see each one). */
+  takeDown(): Promise<void>;
+  /** Starts the server again on the same port with the same data. */
+  bringUp(): Promise<void>;
+  /** Stops the server and removes everything it wrote. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A TestServer around `start` (which starts the server process, again after each takeDown), with `fields` besides;
+ * `stop` ends the process, then runs `cleanup` (remove the directory, end helper processes).
+ */
+export async function restartableServer<F extends { host: string; port: number; url: string }>(
+  fields: F,
+  start: () => Promise<ServerProcess>,
+  options: { cleanup: () => Promise<void>; graceMs?: number; stopSignal?: NodeJS.Signals },
+): Promise<F & TestServer> {
+  let server = await start();
+  const halt = (): Promise<void> => server.stop(options.graceMs, options.stopSignal);
+  const handle = {
+    ...fields,
+    takeDown: halt,
+    bringUp: async () => {
+      server = await start();
+    },
+    stop: async () => {
+      await halt();
+      await options.cleanup();
+    },
+  };
+  // A getter, not a copy: after bringUp it is the new process.
+  return Object.defineProperty(handle, 'process', { get: () => server, enumerable: true }) as F & TestServer;
 }

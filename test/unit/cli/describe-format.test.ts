@@ -13,6 +13,7 @@ function stats(kind: ComponentStats['kind'], extra: Partial<ComponentStats> = {}
     executed: 0,
     acked: 0,
     failed: 0,
+    ticks: 0,
     executeLatencyMs: null,
     completeLatencyMs: null,
     completeLatencyP50Ms: null,
@@ -54,6 +55,24 @@ function detail(components: Record<string, ComponentStats>, queue: QueueView | n
 }
 
 describe('describe output', () => {
+  it('shows user metrics of every kind per component', () => {
+    const userMetrics = {
+      counters: { lines: 7 },
+      gauges: { backlog: { min: 5, max: 9, mean: 7, byTask: { 1: 5, 2: 9 } } },
+      histograms: { size: { count: 8, mean: 26.5, p50: 2, p99: 100, max: 100 } },
+      meters: { bytes: { count: 20, meanRate: 4, m1Rate: 3 } },
+    };
+    const out = formatDetail(detail({ read: stats('spout', { userMetrics }), sink: stats('bolt') }));
+    assert.match(out, /user metrics:\n {2}read\n {4}counters: lines 7\n {4}gauges: backlog 5\.\.9 \(mean 7\)\n {4}histograms: size count 8 p50 2 p99 100 max 100\n {4}meters: bytes count 20 rate 4\/s \(1 min 3\/s\)/);
+    assert.doesNotMatch(out, /\n {2}sink\n {4}counters/);
+  });
+
+  it('counts tick tuples apart from the data tuples', () => {
+    const out = formatDetail(detail({ rolling: stats('bolt', { executed: 40, ticks: 9 }), total: stats('bolt', { executed: 3 }) }));
+    assert.match(out, /tick tuples \(counted apart from the tuples above\): rolling 9\n/);
+    assert.doesNotMatch(out, /total \d/);
+  });
+
   it("shows each component's last error with its task, host, port and first stack frames", () => {
     const out = formatDetail(
       detail({

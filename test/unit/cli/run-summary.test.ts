@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { formatSummary, progressLine, summarize } from '../../../cli/run-summary.js';
 import type { ExecutorMetrics, WorkerHeartbeat } from '../../../common/storm-base.js';
+import { MetricRegistry } from '../../../topology-sdk/user-metrics.js';
 
 const none = { count: 0, mean: 0, p50: 0, p99: 0, max: 0 };
 
@@ -12,7 +13,39 @@ function beat(port: number, executors: ExecutorMetrics[]): WorkerHeartbeat {
   return { version: 1, topologyId: 't-1', supervisorId: 's', host: 'h1', port, pid: 1, epoch: 1, time: 0, uptimeSecs: 1, rssMB: 50, droppedFrames: 0, executors };
 }
 
+/** A task's user metrics of every kind, as MetricRegistry reports them. */
+function userMetrics(counter: number, gauge: number): ExecutorMetrics['user'] {
+  const reg = new MetricRegistry();
+  reg.counter('lines').inc(counter);
+  reg.gauge('backlog', () => gauge);
+  const h = reg.histogram('size');
+  for (const v of [1, 2, 3, 100]) h.update(v);
+  reg.meter('bytes').mark(10);
+  return reg.snapshot();
+}
+
 describe('cli/run-summary', () => {
+  it('shows user metrics of every kind, folded over the tasks (JSON and text)', () => {
+    const s = summarize('t', [beat(6700, [exec('read', 1, { user: userMetrics(3, 5) }), exec('read', 2, { user: userMetrics(4, 9) })])], 1);
+    const m = s.components.read!.userMetrics!;
+    assert.deepEqual(m.counters, { lines: 7 });
+    assert.deepEqual(s.components.read!.counters, { lines: 7 });
+    assert.equal(m.gauges.backlog!.min, 5);
+    assert.equal(m.gauges.backlog!.max, 9);
+    assert.equal(m.histograms.size!.count, 8);
+    assert.equal(m.meters.bytes!.count, 20);
+    const text = formatSummary(s);
+    assert.match(text, /counters: lines 7\n {4}gauges: backlog 5\.\.9 \(mean 7\)\n {4}histograms: size count 8 p50 [\d.]+ p99 [\d.]+ max 100\n {4}meters: bytes count 20/);
+  });
+
+  it('sums tick tuples per component, apart from executed', () => {
+    const s = summarize('t', [beat(6700, [exec('rolling', 1, { executed: 10, ticks: 3 }), exec('rolling', 2, { executed: 5, ticks: 4 }), exec('sink', 3, { executed: 2 })])], 1);
+    assert.equal(s.components.rolling!.ticks, 7);
+    assert.equal(s.components.rolling!.executed, 15);
+    assert.equal(s.components.sink!.ticks, undefined);
+    assert.match(formatSummary(s), /rolling .*\n {4}tick tuples: 7 \(not in executed\/acked\)/);
+  });
+
   it("counts a spout whose every tuple failed in the headline, like the component table (it never tracked a complete latency)", () => {
     const beats = [beat(6700, [exec('nums', 1, { emitted: 1000, failed: 1000 }), exec('bad', 2, { executed: 1000, failed: 1000 })])];
     const s = summarize('t', beats, 2, new Set(['nums']));

@@ -13,6 +13,7 @@ import {
   topologyKeys,
   validateEntries,
 } from '../../../common/config/index.js';
+import { UNSUPPORTED_STORM_PREFIXES } from '../../../common/config/storm-keys.js';
 import { ConfigError } from '../../../common/errors.js';
 
 /** Asserts a ConfigError whose key is `key` and whose message contains every one of `parts`. */
@@ -201,6 +202,16 @@ describe('common/config', () => {
     });
   });
 
+  describe('supervisor.logviewer.port', () => {
+    it('may not be one of supervisor.slots.ports (0 and null still allowed)', () => {
+      const slots = { 'supervisor.slots.ports': [6700, 6701] };
+      assert.equal(buildConfig([slots, { 'supervisor.logviewer.port': 8000 }], cluster)['supervisor.logviewer.port'], 8000);
+      assert.equal(buildConfig([slots, { 'supervisor.logviewer.port': 0 }], cluster)['supervisor.logviewer.port'], 0);
+      assert.equal(buildConfig([slots, { 'supervisor.logviewer.port': null }], cluster)['supervisor.logviewer.port'], null);
+      assert.throws(() => buildConfig([slots, { 'supervisor.logviewer.port': 6701 }], cluster), configError('supervisor.logviewer.port', '6701', 'supervisor.slots.ports (6700, 6701)'));
+    });
+  });
+
   describe('load-aware grouping keys', () => {
     it('take Storm\'s locality bounds and reject a lower bound not below the higher one, naming both', () => {
       const c = buildConfig([], topology);
@@ -256,5 +267,54 @@ describe('common/config Storm key names', () => {
     assert.throws(() => validateEntries({ 'storm.messaging.transport': 'x' }, { allowUserKeys: true }), /Storm key with no hstorm equivalent/);
     // The author's own keys still pass.
     assert.deepEqual(validateEntries({ 'wordcount.sentences': 3 }, { allowUserKeys: true }), { 'wordcount.sentences': 3 });
+  });
+
+  it("refuses Storm keys hstorm knows but does not implement as not supported, saying what to do instead (not as unknown)", () => {
+    const notSupported = (key: string, instead: RegExp) => (e: unknown): boolean => {
+      assert.ok(e instanceof ConfigError, String(e));
+      assert.equal(e.key, key);
+      assert.match(e.message, new RegExp(`^config key "${key.replace(/\./g, '\\.')}" in topology config is not supported: `));
+      assert.doesNotMatch(e.message, /unknown/);
+      assert.match(e.message, instead);
+      return true;
+    };
+    const where = { allowUserKeys: true, where: 'topology config' };
+    assert.throws(() => validateEntries({ 'topology.auto.task.hooks': ['x.Hook'] }, where), notSupported('topology.auto.task.hooks', /task hooks \(ITaskHook\) are not implemented/));
+    assert.throws(() => validateEntries({ 'topology.eventlogger.executors': 1 }, where), notSupported('topology.eventlogger.executors', /event logger is not implemented/));
+    assert.throws(() => validateEntries({ 'topology.kryo.register': ['Point'] }, where), notSupported('topology.kryo.register', /registerSerialization\(Class\)/));
+    assert.throws(() => validateEntries({ 'topology.tasks': 4 }, where), notSupported('topology.tasks', /setNumTasks/));
+    // Whole features by their key families, Storm's daemon keys among them (they would pass as the author's own keys).
+    assert.throws(() => validateEntries({ 'topology.state.kryo.register': ['x.Point'] }, where), notSupported('topology.state.kryo.register', /msgpackr, not Kryo/));
+    assert.throws(() => validateEntries({ 'topology.trident.batch.emit.interval.millis': 500 }, where), notSupported('topology.trident.batch.emit.interval.millis', /Trident is not implemented/));
+    assert.throws(() => validateEntries({ 'drpc.servers': ['h'] }, where), notSupported('drpc.servers', /DRPC is not implemented/));
+    assert.throws(() => validateEntries({ 'pacemaker.servers': ['h'] }, where), notSupported('pacemaker.servers', /Pacemaker/));
+    assert.throws(() => validateEntries({ 'topology.ras.constraints': [] }, where), notSupported('topology.ras.constraints', /setCPULoad/));
+    assert.throws(() => validateEntries({ 'topology.blobstore.map': {} }, where), notSupported('topology.blobstore.map', /resources\//));
+    assert.throws(() => validateEntries({ 'topology.classpath': 'a.jar' }, where), notSupported('topology.classpath', /bundle/));
+  });
+
+  it("takes Storm's state keys, which are hstorm's, and says what to write for Storm's Java values", () => {
+    const where = { allowUserKeys: true, where: 'topology config' };
+    assert.deepEqual(
+      validateEntries({ 'topology.state.provider': 'redis', 'topology.state.provider.config': { url: 'redis://127.0.0.1:6380/2' }, 'topology.state.checkpoint.interval.ms': 500 }, where),
+      { 'topology.state.provider': 'redis', 'topology.state.provider.config': { url: 'redis://127.0.0.1:6380/2' }, 'topology.state.checkpoint.interval.ms': 500 },
+    );
+    const refused = (key: string, value: unknown, hint: RegExp) =>
+      assert.throws(() => validateEntries({ [key]: value }, where), (e: unknown) => {
+        assert.ok(e instanceof ConfigError, String(e));
+        assert.equal(e.key, key);
+        assert.match(e.message, new RegExp(`^invalid value for config key "${key.replace(/\./g, '\\.')}" in topology config: `));
+        assert.match(e.message, hint);
+        return true;
+      });
+    refused('topology.state.provider', 'org.apache.storm.redis.state.RedisKeyValueStateProvider', /allowed: .*memory.*redis.* Storm state provider class; hstorm names its providers \(write "redis"\)/);
+    refused('topology.state.provider', 'org.apache.storm.state.InMemoryKeyValueStateProvider', /\(write "memory"\)/);
+    refused('topology.state.provider.config', '{"jedisPoolConfig":{"host":"localhost","port":6379}}', /is a URL here: \{ url: "redis:/);
+    refused('topology.state.checkpoint.interval.ms', 50, /allowed: /);
+  });
+
+  it("no hstorm key lies under a family of Storm keys refused as not supported", () => {
+    const clash = Object.keys(CONFIG_KEYS).filter((k) => Object.keys(UNSUPPORTED_STORM_PREFIXES).some((p) => k.startsWith(p)));
+    assert.deepEqual(clash, []);
   });
 });

@@ -50,7 +50,12 @@ const CASES: Case[] = [
     at: '7:16',
     says: [/bolts\[0\]\.className: "org\.apache\.storm\.starter\.bolt\.WordCountBolt" is a Java class hstorm does not know/, /"\.\/components\.js#SplitBolt"/, /org\.apache\.storm\.flux\.wrappers\.bolts\.LogInfoBolt/],
   },
-  { file: 'windowed.yaml', code: 'HSTORM_ERR_FLUX_NOT_YET', at: '4:16', says: [/components\[0\]\.className: .*BaseWindowedBolt\$Count.* not yet in hstorm/] },
+  {
+    file: 'window-unit.yaml',
+    code: 'HSTORM_ERR_FLUX_CLASS',
+    at: '4:16',
+    says: [/components\[0\]\.className: .*BaseWindowedBolt\$Duration\(5, FORTNIGHTS\): the time unit must be one of MILLISECONDS, SECONDS, MINUTES, HOURS, DAYS/],
+  },
   {
     file: 'unknown-ref.yaml',
     code: 'HSTORM_ERR_FLUX_REFERENCE',
@@ -70,13 +75,31 @@ const CASES: Case[] = [
     file: 'missing-export.yaml',
     code: 'HSTORM_ERR_FLUX_CLASS',
     at: '7:16',
-    says: [/bolts\[0\]\.className: "\.\.\/components\.js#CountBolt": the module has no export "CountBolt"; it exports "EchoBolt", "Greeting", "Salutations", "WordSpout", "default", "notAClass"/],
+    says: [/bolts\[0\]\.className: "\.\.\/components\.js#CountBolt": the module has no export "CountBolt"; it exports "EchoBolt", "FirstTaskGrouping", "Greeting", "GreetingSerializer", "Salutations", "WordSpout", "default", "notAClass"/],
   },
   {
     file: 'custom-grouping.yaml',
-    code: 'HSTORM_ERR_FLUX_NOT_YET',
-    at: '12:13',
-    says: [/streams\[0\]\.grouping\.type: .*grouping CUSTOM is not yet in hstorm: it needs the builder's customGrouping \(issue 32\)/],
+    code: 'HSTORM_ERR_FLUX_CLASS',
+    at: '14:20',
+    says: [/streams\[0\]\.grouping\.customClass\.className: \.\.\/components\.js#Greeting is not a CustomStreamGrouping: it needs prepare\(context, stream, targetTasks\) and chooseTasks\(taskId, values\)/],
+  },
+  {
+    file: 'kryo-entry.yaml',
+    code: 'HSTORM_ERR_FLUX_INVALID',
+    at: '5:7',
+    says: [/config\.topology\.kryo\.register\[1\]: expected a className or one \{ className: serializerClassName \} pair; config\.topology\.kryo\.register is a list of classNames/],
+  },
+  {
+    file: 'kryo-serializer.yaml',
+    code: 'HSTORM_ERR_FLUX_CLASS',
+    at: '4:7',
+    says: [/\.\.\/components\.js#Salutations is not a serializer of \.\.\/components\.js#Greeting: it needs write\(value\) and read\(data\)/],
+  },
+  {
+    file: 'kryo-not-class.yaml',
+    code: 'HSTORM_ERR_FLUX_CLASS',
+    at: '4:7',
+    says: [/\.\.\/components\.js#notAClass is not a class \(it is function\): topology\.kryo\.register lists the classes whose instances travel between workers/],
   },
 ];
 

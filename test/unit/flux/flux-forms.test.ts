@@ -3,7 +3,7 @@
  * components.ts): constructorArgs with ref and reflist, a static factory with
  * factoryArgs, properties by setter, by field and by ref, configMethods,
  * per-component config over the class's getComponentConfiguration(), CPU and
- * memory loads, gpu, the default export, and every grouping type but CUSTOM,
+ * memory loads, gpu, the default export, and every grouping type,
  * each turned into what the TopologyBuilder call would give.
  */
 import assert from 'node:assert/strict';
@@ -34,7 +34,8 @@ describe('flux: the forms of a component', () => {
         ['words', 'spout', 2],
         ['echo', 'bolt', 3],
         ['gpu-echo', 'bolt', 1],
-        ['sink', 'bolt', 1],
+        // numTasks: a task per executor here (setNumTasks).
+        ['sink', 'bolt', 2],
       ],
     );
     // The Flux file's config wins over getComponentConfiguration(); on- and off-heap memory add up.
@@ -51,12 +52,32 @@ describe('flux: the forms of a component', () => {
       { component: 'words', stream: 'other', grouping: { type: 'localOrShuffle' } },
       { component: 'echo', stream: 'default', grouping: { type: 'global' } },
     ]);
-    // NONE is a shuffle, as in Storm.
     assert.deepEqual(comp(def.components, 'sink').inputs, [
-      { component: 'echo', stream: 'default', grouping: { type: 'shuffle' } },
+      { component: 'echo', stream: 'default', grouping: { type: 'none' } },
       { component: 'gpu-echo', stream: 'default', grouping: { type: 'twoChoice' } },
       { component: 'words', stream: 'other', grouping: { type: 'loadAwareShuffle' } },
+      { component: 'words', stream: 'default', grouping: { type: 'custom', name: 'FirstTaskGrouping' } },
     ]);
+    assert.equal(topology.customGrouping('sink', 'words', 'default')?.constructor.name, 'FirstTaskGrouping', 'the grouping object is handed to the builder');
+  });
+
+  it("registers topology.kryo.register's classes (registerSerialization), with the serializer the entry names, and keeps the key out of config", async () => {
+    const { topology, compiled } = await load();
+    assert.deepEqual(topology.def.serializations, ['Salutations', 'Greeting']);
+    assert.equal(topology.def.config['topology.kryo.register'], undefined);
+    const [salutations, greeting] = topology.serializations;
+    assert.equal(salutations!.serializer, null, 'a className alone: the instance travels as its fields');
+    assert.equal(greeting!.serializer!.constructor.name, 'GreetingSerializer');
+    const round = greeting!.serializer!.read(greeting!.serializer!.write(new (greeting!.Class as new (t: string) => { text: string })('hi'))) as { text: string };
+    assert.ok(round instanceof (greeting!.Class as new (...a: never[]) => unknown));
+    assert.equal(round.text, 'hi');
+    assert.deepEqual(
+      compiled.plan.serializations.map((r) => [r.className.spec, r.serializer?.spec ?? null, r.key]),
+      [
+        ['./components.js#Salutations', null, 'config.topology.kryo.register[0]'],
+        ['./components.js#Greeting', './components.js#GreetingSerializer', 'config.topology.kryo.register[1]'],
+      ],
+    );
   });
 
   it('makes each object as the file says: refs, reflist, factory, setter, field, config methods, variables', async () => {

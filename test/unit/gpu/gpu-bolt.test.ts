@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { GpuKernelRunner } from '../../../topology-sdk/internal/gpu-kernel-runner.js';
 import type { GpuBackendHandle, GpuBackendName, GpuDeviceMonitor, GpuDeviceStats } from '../../../topology-sdk/gpu-backend-handle.js';
 import { backendOfMode } from '../../../topology-sdk/internal/gpu-kernel-runner.js';
-import type { EmitOptions, OutputCollector, Values } from '../../../topology-sdk/components.js';
+import type { OutputCollector, Values } from '../../../topology-sdk/components.js';
+import { readEmitArgs } from '../../../topology-sdk/internal/emit-args.js';
 import type { BatchInputs } from '../../../topology-sdk/internal/gpu-batch.js';
 import { RuntimeTuple } from '../../../worker/executor/runtime-tuple.js';
+import { tickTuple } from '../../../worker/executor/tick-source.js';
 import type { Tuple } from '../../../topology-sdk/tuple.js';
 import { Fields } from '../../../topology-sdk/fields.js';
 import type { GpuMetrics } from '../../../common/storm-base.js';
@@ -76,7 +78,7 @@ function matrixTuples(count: number, seed = 7): Tuple[] {
   return Array.from({ length: count }, (_, id) => {
     const a = randomMatrix(N, rand);
     const b = randomMatrix(N, rand);
-    return new RuntimeTuple([id, N, a, b, expectedProductSum(a, b, N)], FIELDS, 'matrices', 'default', 1, [BigInt(id + 1), 1n]);
+    return new RuntimeTuple([id, N, a, b, expectedProductSum(a, b, N)], FIELDS, 'matrices', 'default', 1, [id + 1, 0, 1, 0]);
   });
 }
 
@@ -89,8 +91,9 @@ function recordingCollector(): OutputCollector & Recorded {
   const r: Recorded = { emitted: [], acked: [], failed: [] };
   return {
     ...r,
-    emit(values: Values, options?: EmitOptions) {
-      r.emitted.push({ values, anchors: options?.anchors });
+    emit(a: unknown, b?: unknown, c?: unknown) {
+      const e = readEmitArgs('bolt', 'gpu', a, b, c);
+      r.emitted.push({ values: e.values, anchors: e.anchors });
       return [2];
     },
     emitDirect() {},
@@ -295,6 +298,29 @@ describe('GpuBolt', function () {
     await held;
     assert.ok(out.acked.length >= 2, 'released only after a launch finished');
     await until('all acked', () => out.acked.length === 4);
+    await bolt.cleanup();
+  });
+
+  it('a tick tuple goes to onTick, never into a kernel batch; flushBatch launches the partial batch', async () => {
+    const ticks: Tuple[] = [];
+    class Ticking extends GpuMultiplyBolt {
+      protected override onTick(tick: Tuple): void {
+        ticks.push(tick);
+        this.flushBatch();
+      }
+    }
+    const bolt = new Ticking();
+    const { ctx, out } = await preparedBolt(bolt, { 'topology.gpu.batch.size': 8, 'topology.gpu.batch.max.wait.ms': 60_000 });
+    const [t0, t1] = matrixTuples(2);
+    await bolt.execute(t0!);
+    await bolt.execute(t1!);
+    const tick = tickTuple(5);
+    await bolt.execute(tick);
+    assert.deepEqual(ticks, [tick]);
+    // Without the tick's flush the two would wait a minute for six more; the batch holds only them, not the tick.
+    await until('the partial batch launched by the tick', () => out.acked.length === 2);
+    assert.equal(out.emitted.length, 2);
+    assert.equal((ctx.sections.get('gpu')!() as GpuMetrics).tuples, 2);
     await bolt.cleanup();
   });
 

@@ -22,7 +22,7 @@ import { ManualClock } from '../../helpers/manual-clock.js';
 const CHANNELS = 3;
 const FIELDS = new Fields(['id', 'readings', 'ts']);
 const ROWS = readingStream(64, CHANNELS, 11);
-const reading = (id: number, ts = id) => new RuntimeTuple([id, ROWS[id]!, ts], FIELDS, 'readings', 'default', 1, [BigInt(id + 1), 1n]);
+const reading = (id: number, ts = id) => new RuntimeTuple([id, ROWS[id]!, ts], FIELDS, 'readings', 'default', 1, [id + 1, 0, 1, 0]);
 
 function handle(backend: 'webasm' | 'cpu'): GpuBackendHandle {
   return { backend, requested: backend, fallback: false, fallbackReason: null, device: null, adapter: null, monitor: null, cpuBackend: 'webasm', cpuThreads: () => 2 };
@@ -38,8 +38,9 @@ function recorder(): OutputCollector & Out {
   const r: Out = { emits: [], acked: [], failed: [] };
   const id = (t: Tuple) => t.getIntegerByField('id');
   return Object.assign(r, {
-    emit(values: Values, o?: EmitOptions) {
-      r.emits.push({ values, anchors: o?.anchors as readonly Tuple[] });
+    // Only the options form: the windowing bolt hands every emit on in it.
+    emit: (values: unknown, o?: unknown): number[] => {
+      r.emits.push({ values: values as Values, anchors: (o as EmitOptions | undefined)?.anchors as readonly Tuple[] });
       return [];
     },
     emitDirect() {},

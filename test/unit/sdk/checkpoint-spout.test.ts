@@ -9,10 +9,11 @@
  * the test moves the clock is sent then.
  */
 import assert from 'node:assert/strict';
-import type { EmitOptions, SpoutOutputCollector, Values } from 'hstorm';
+import type { SpoutOutputCollector } from 'hstorm';
 import { CHECKPOINT_COMPONENT, CHECKPOINT_STREAM } from '../../../common/topology-def.js';
 import { MemoryStateStore, type StateStore } from '../../../common/state-store/index.js';
 import { CheckpointSpout } from '../../../topology-sdk/internal/checkpoint-spout.js';
+import { readEmitArgs } from '../../../topology-sdk/internal/emit-args.js';
 import { decodeState, encodeState } from '../../../topology-sdk/internal/state-codec.js';
 import { fakeContext } from '../../helpers/fake-context.js';
 import { FlakyStateStore } from '../../helpers/flaky-state-store.js';
@@ -32,9 +33,10 @@ async function opened(store: StateStore = new MemoryStateStore(), intervalMs = 1
   const sent: Sent[] = [];
   const errors: unknown[] = [];
   const collector: SpoutOutputCollector = {
-    emit(values: Values, options?: EmitOptions) {
-      assert.equal(options?.stream, CHECKPOINT_STREAM);
-      sent.push({ txid: values[0] as number, action: values[1] as string, messageId: options?.messageId });
+    emit(a: unknown, b?: unknown, c?: unknown) {
+      const { stream, values, messageId } = readEmitArgs('spout', CHECKPOINT_COMPONENT, a, b, c);
+      assert.equal(stream, CHECKPOINT_STREAM);
+      sent.push({ txid: values[0] as number, action: values[1] as string, messageId });
       return [1];
     },
     emitDirect() {},

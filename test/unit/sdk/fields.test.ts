@@ -33,7 +33,7 @@ describe('topology-sdk/fields: Storm habits', () => {
     assert.deepEqual(a.select(new Fields('count'), ['x', 3]), [3]);
     assert.deepEqual(a.select(['count', 'word'], ['x', 3]), [3, 'x']);
     assert.deepEqual([...a], ['word', 'count']);
-    assert.equal(new Fields().size, 0);
+    assert.equal(new Fields().size(), 0);
   });
 
   it('refuses what is not a field name, saying where', () => {

@@ -12,6 +12,8 @@ import type { OutputCollector } from '../../../topology-sdk/components.js';
 import { Fields } from '../../../topology-sdk/fields.js';
 import { ShellBolt } from '../../../topology-sdk/shell-bolt.js';
 import { RuntimeTuple } from '../../../worker/executor/runtime-tuple.js';
+import { tickTuple } from '../../../worker/executor/tick-source.js';
+import { readEmitArgs } from '../../../topology-sdk/internal/emit-args.js';
 import type { Tuple } from '../../../topology-sdk/tuple.js';
 import { fakeContext } from '../../helpers/fake-context.js';
 import { waitFor } from '../../helpers/wait-for.js';
@@ -25,6 +27,24 @@ rl.on('line', (line) => {
     hello = false;
     process.stdout.write(JSON.stringify({ pid: process.pid }) + '\\nend\\n' + JSON.stringify({ command: 'log', msg: 'right behind the pid', level: 3 }) + '\\nend\\n');
   }
+});
+`;
+
+// storm.js's way, by hand: after the handshake, echo each tuple's comp, stream, task and values as an emit anchored to it, then ack it.
+const ECHO = `
+const rl = require('readline').createInterface({ input: process.stdin });
+let lines = [];
+let hello = true;
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\\nend\\n');
+rl.on('line', (line) => {
+  if (line !== 'end') return void lines.push(line);
+  const msg = JSON.parse(lines.join('\\n'));
+  lines = [];
+  if (hello) { hello = false; return send({ pid: process.pid }); }
+  if (Array.isArray(msg)) return; // task ids of an emit
+  if (msg.stream === '__heartbeat') return send({ command: 'sync' });
+  send({ command: 'emit', anchors: [msg.id], tuple: [msg.comp, msg.stream, msg.task, msg.tuple] });
+  send({ command: 'ack', id: msg.id });
 });
 `;
 
@@ -81,6 +101,30 @@ describe('ShellBolt', () => {
     await waitFor('a second launch', () => ctx.logged.filter((l) => l.msg === 'launched multilang subprocess').length === 2, 10_000, 10);
     await bolt.execute(t);
     assert.equal(bolt.pendingCount, 1);
+  });
+
+  it('hands tick tuples to the subprocess as Storm does (comp __system, stream __tick, task -1), and its ack of one is harmless', async () => {
+    writeFileSync(join(dir, 'echo.cjs'), ECHO);
+    bolt = new ShellBolt({ command: [process.execPath, 'echo.cjs'], cwd: dir, outputFields: ['comp', 'stream', 'task', 'values'] });
+    const emitted: unknown[][] = [];
+    const acked: Tuple[] = [];
+    const collector = {
+      emit: (a: unknown, b?: unknown, c?: unknown) => {
+        emitted.push(readEmitArgs('bolt', 'echo', a, b, c).values);
+        return [9];
+      },
+      emitDirect: () => undefined,
+      ack: (t: Tuple) => void acked.push(t),
+      fail: () => assert.fail('nothing fails'),
+      reportError: (err: unknown) => assert.fail(String(err)),
+    } as OutputCollector;
+    await bolt.prepare({ 'topology.subprocess.timeout.secs': 30 }, fakeContext({ component: 'echo', taskId: 4 }), collector);
+    const tick = tickTuple(5);
+    await bolt.execute(tick);
+    await waitFor('the tick echoed and acked', () => acked.length === 1, 10_000, 10);
+    assert.deepEqual(emitted, [['__system', '__tick', -1, [5]]]);
+    assert.equal(acked[0], tick);
+    assert.equal(bolt.pendingCount, 0);
   });
 
   it('fails to prepare, naming the command and directory, when the program cannot run', async () => {

@@ -26,6 +26,7 @@ import { type StateCorruptError } from '../../../common/errors.js';
 import { MemoryStateStore } from '../../../common/state-store/index.js';
 import { Fields } from '../../../topology-sdk/fields.js';
 import { RuntimeTuple } from '../../../worker/executor/runtime-tuple.js';
+import { readEmitArgs } from '../../../topology-sdk/internal/emit-args.js';
 import { StatefulBoltExecutor } from '../../../topology-sdk/internal/stateful-bolt-executor.js';
 import { CheckpointForwarder } from '../../../topology-sdk/internal/checkpoint-forwarder.js';
 import { CheckpointSpout } from '../../../topology-sdk/internal/checkpoint-spout.js';
@@ -94,8 +95,10 @@ interface Recorded {
 function recorder(): OutputCollector & Recorded {
   const r: Recorded = { emits: [], acked: [], failed: [], errors: [] };
   return Object.assign(r, {
-    emit(values: Values, options?: EmitOptions) {
-      r.emits.push({ values, options });
+    // Any of Storm's forms, recorded as the options form.
+    emit(a: unknown, b?: unknown, c?: unknown) {
+      const e = readEmitArgs('bolt', 'recorder', a, b, c);
+      r.emits.push({ values: e.values, options: { stream: e.stream, anchors: e.anchors } });
       return [];
     },
     emitDirect() {},
@@ -107,9 +110,9 @@ function recorder(): OutputCollector & Recorded {
 
 const WORD = new Fields(['word']);
 const CP = new Fields(['txid', 'action']);
-let root = 1n;
-const word = (w: string, task = 1) => new RuntimeTuple([w], WORD, 'src', 'default', task, [root++, 1n]);
-const cp = (txid: number, action: string, from = 9) => new RuntimeTuple([txid, action], CP, CHECKPOINT_COMPONENT, CHECKPOINT_STREAM, from, [root++, 1n]);
+let root = 1;
+const word = (w: string, task = 1) => new RuntimeTuple([w], WORD, 'src', 'default', task, [root++, 0, 1, 0]);
+const cp = (txid: number, action: string, from = 9) => new RuntimeTuple([txid, action], CP, CHECKPOINT_COMPONENT, CHECKPOINT_STREAM, from, [root++, 0, 1, 0]);
 const words = (ts: readonly Tuple[]) => ts.filter((t) => t.sourceStreamId === 'default').map((t) => t.getStringByField('word'));
 
 /** src (tasks 1, 2) and the checkpoint spout (task 9, or `cpTasks`) → count (task 3). */
@@ -368,7 +371,7 @@ describe('CheckpointForwarder', () => {
     await f.prepare({}, ctx, out);
     const t = word('a');
     await f.execute(t);
-    assert.deepEqual(out.emits[0], { values: ['A'], options: { stream: undefined, anchors: t } });
+    assert.deepEqual(out.emits[0], { values: ['A'], options: { stream: 'default', anchors: t } });
     assert.deepEqual(out.acked, [t]);
     inner.throws = true;
     assert.throws(() => f.execute(word('b')), /boom/, 'a throw reaches the worker, which fails the tuple');

@@ -58,9 +58,9 @@ class Recorder extends StatefulWindowedBolt<KeyValueState<string, number>> {
 
 const F = new Fields(['id', 'ts', 'payload']);
 const CP = new Fields(['txid', 'action']);
-let root = 1n;
-const tuple = (id: number, ts = 0) => new RuntimeTuple([id, ts, `p${id}`], F, 'src', 'default', 1, [root++, 1n]);
-const cp = (txid: number, action: string) => new RuntimeTuple([txid, action], CP, CHECKPOINT_COMPONENT, CHECKPOINT_STREAM, 9, [root++, 1n]);
+let root = 1;
+const tuple = (id: number, ts = 0) => new RuntimeTuple([id, ts, `p${id}`], F, 'src', 'default', 1, [root++, 0, 1, 0]);
+const cp = (txid: number, action: string) => new RuntimeTuple([txid, action], CP, CHECKPOINT_COMPONENT, CHECKPOINT_STREAM, 9, [root++, 0, 1, 0]);
 const ids = (ts: readonly Tuple[]) => ts.filter((t) => t.sourceStreamId === 'default').map((t) => t.getIntegerByField('id'));
 
 const DEF: TopologyDef = {
@@ -179,7 +179,7 @@ describe('StatefulWindowedBolt, withMessageIdField (windows in memory)', () => {
   it('fails a tuple whose message id is not a whole number, naming the field', async () => {
     const a = await start(counting, new MemoryStateStore(), new ManualClock(0));
     await a.init(0);
-    const bad = new RuntimeTuple(['x', 0, ''], F, 'src', 'default', 1, [root++, 1n]);
+    const bad = new RuntimeTuple(['x', 0, ''], F, 'src', 'default', 1, [root++, 0, 1, 0]);
     await assert.rejects(async () => a.exec.execute(bad), (err: unknown) => {
       assert.equal((err as { code: string }).code, 'HSTORM_ERR_WORKER_WINDOW_MESSAGE_ID');
       assert.match((err as Error).message, /message id field "id" of a tuple from src:default is "x"/);

@@ -62,8 +62,9 @@ function recorder(): OutputCollector & Recorded {
   const id = (t: Tuple) => t.getIntegerByField('id');
   return {
     ...r,
-    emit(values, options) {
-      r.emits.push({ values, options });
+    // Only the options form: the windowing bolt hands every emit on in it.
+    emit: (values: unknown, options?: unknown): number[] => {
+      r.emits.push({ values: values as Values, options: options as EmitOptions | undefined });
       return [];
     },
     emitDirect() {},
@@ -83,7 +84,7 @@ function recorder(): OutputCollector & Recorded {
 }
 
 const FIELDS = new Fields(['id', 'ts']);
-const tuple = (id: number, ts = 0, task = 1) => new RuntimeTuple([id, ts], FIELDS, 'src', 'default', task, [BigInt(id + 1), 1n]);
+const tuple = (id: number, ts = 0, task = 1) => new RuntimeTuple([id, ts], FIELDS, 'src', 'default', task, [id + 1, 0, 1, 0]);
 
 /** A topology of src (2 tasks) → win, for the context's tasksOf and topologyDef. */
 const DEF: TopologyDef = {

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { StreamSplit, SPLIT_GAMMA_SIGNAL, type GammaUpdate } from '../../../topology-sdk/stream-split.js';
 import type { SpoutOutputCollector } from '../../../topology-sdk/components.js';
+import { readEmitArgs } from '../../../topology-sdk/internal/emit-args.js';
 import type { ComponentPlacement } from '../../../topology-sdk/context.js';
 import type { ComponentDef, TopologyDef } from '../../../common/topology-def.js';
 import { FakeSignalBus, fakeContext, type FakeContext } from '../../helpers/fake-context.js';
@@ -36,8 +37,8 @@ function collector(): SpoutOutputCollector & { streams: string[] } {
   const streams: string[] = [];
   return {
     streams,
-    emit: (_values, options) => {
-      streams.push(options?.stream ?? 'default');
+    emit: (a: unknown, b?: unknown, c?: unknown) => {
+      streams.push(readEmitArgs('spout', 'spout', a, b, c).stream);
       return [1];
     },
     emitDirect: () => undefined,

@@ -4,7 +4,8 @@
  * that yields no δ leaves the reported δ and latencies as they were.
  */
 import assert from 'node:assert/strict';
-import type { EmitOptions, SpoutOutputCollector, Values } from '../../../topology-sdk/components.js';
+import type { SpoutOutputCollector } from '../../../topology-sdk/components.js';
+import { readEmitArgs } from '../../../topology-sdk/internal/emit-args.js';
 import { SPLIT_GAMMA_SIGNAL, StreamSplit, type GammaUpdate } from '../../../topology-sdk/stream-split.js';
 import { FakeSignalBus, fakeContext } from '../../helpers/fake-context.js';
 import { ManualClock, settle } from '../../helpers/manual-clock.js';
@@ -13,8 +14,8 @@ function recordingCollector(): SpoutOutputCollector & { streams: string[] } {
   const streams: string[] = [];
   return {
     streams,
-    emit(_values: Values, options?: EmitOptions) {
-      streams.push(options?.stream ?? 'default');
+    emit(a: unknown, b?: unknown, c?: unknown) {
+      streams.push(readEmitArgs('spout', 'spout', a, b, c).stream);
       return [1];
     },
     emitDirect() {},

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { StreamSplit, SPLIT_GAMMA_SIGNAL } from '../../../topology-sdk/stream-split.js';
-import type { SpoutOutputCollector, EmitOptions, Values } from '../../../topology-sdk/components.js';
+import type { SpoutOutputCollector } from '../../../topology-sdk/components.js';
+import { readEmitArgs } from '../../../topology-sdk/internal/emit-args.js';
 import type { SplitMetrics } from '../../../common/storm-base.js';
 import { ConfigError } from '../../../common/errors.js';
 import { OutputFieldsDeclarer } from '../../../topology-sdk/output-declarer.js';
@@ -12,10 +13,10 @@ function completingCollector(ctx: FakeContext, latencyMs: Record<string, number>
   const streams: string[] = [];
   return {
     streams,
-    emit(_values: Values, options?: EmitOptions) {
-      const stream = options?.stream ?? 'default';
+    emit(a: unknown, b?: unknown, c?: unknown) {
+      const { stream, messageId } = readEmitArgs('spout', 'spout', a, b, c);
       streams.push(stream);
-      if (options?.messageId !== undefined) {
+      if (messageId !== undefined) {
         setImmediate(() => {
           for (const l of ctx.completeListeners) l(stream, latencyMs[stream] ?? 0, true);
         });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Assignment } from '../../../common/assignment.js';
 import type { ParsedWorkerHeartbeat } from '../../../common/record-schemas.js';
 import { prettyUptime, parseWindow, windowPretty } from '../../../ui/storm-ui/format.js';
-import { foldUserMetrics } from '../../../ui/storm-ui/executor-beats.js';
+import { foldUserMetrics } from '../../../common/user-metrics-fold.js';
 import { StatsHistory } from '../../../ui/stats/topology-stats.js';
 import { WindowedSums } from '../../../ui/stats/windowed-sums.js';
 import { MetricRegistry } from '../../../topology-sdk/user-metrics.js';

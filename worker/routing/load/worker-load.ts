@@ -1,6 +1,6 @@
 /**
  * The load signal of one worker, for topologies that use a load-based
- * grouping (twoChoice, loadAwareShuffle): watches this worker's tasks of the
+ * grouping (twoChoice, loadAwareShuffle, partialKey): watches this worker's tasks of the
  * components such groupings feed, refreshes their service times and
  * publishes their figures to every peer worker every
  * topology.load.update.interval.ms, and takes the peers' reports in.
@@ -13,7 +13,7 @@ import { encodeLoadReport } from './load-message.js';
 import type { RoutingLoad } from './task-load.js';
 import type { LoadSettings } from '../../worker-settings.js';
 
-const LOAD_GROUPINGS = new Set(['twoChoice', 'loadAwareShuffle']);
+const LOAD_GROUPINGS = new Set(['twoChoice', 'loadAwareShuffle', 'partialKey']);
 
 /** Components some stream feeds through a load-based grouping. */
 export function loadRoutedComponents(def: TopologyDef): Set<string> {

@@ -1,0 +1,103 @@
+/**
+ * An ExecutorHost without a worker, for unit tests of executors: every task of
+ * the definition counts as local and placed, sends are recorded (and handed to
+ * a receiving executor when the test registers one), and acking is off unless
+ * the test gives acker tasks.
+ */
+import { computeTasks, type TopologyDef } from '../../common/topology-def.js';
+import { silentLogger } from '../../common/logger.js';
+import type { ComponentPlacement, TopologyContext } from '../../topology-sdk/context.js';
+import type { ExecutorHost, LocalAcker } from '../../worker/executor/executor-host.js';
+import type { AnchorIds } from '../../worker/executor/runtime-tuple.js';
+import { ackArity, type AckKind } from '../../worker/acking/ack-messages.js';
+import { fakeContext } from './fake-context.js';
+
+export interface Sent {
+  dest: number;
+  srcComponent: string;
+  srcTask: number;
+  stream: string;
+  values: unknown[];
+  anchors: AnchorIds;
+}
+
+/** An ack-protocol message sent (ExecutorHost.sendAck / sendAcks, one entry per message). */
+export interface SentAck {
+  dest: number;
+  srcTask: number;
+  kind: AckKind;
+  words: number[];
+}
+
+export class FakeHost implements ExecutorHost {
+  readonly topologyId = 'fake-1';
+  readonly log = silentLogger();
+  readonly sent: Sent[] = [];
+  readonly sentAcks: SentAck[] = [];
+  wakes = 0;
+  private readonly tasks: ReturnType<typeof computeTasks>;
+
+  constructor(
+    readonly def: TopologyDef,
+    private readonly config: Record<string, unknown> = {},
+  ) {
+    this.tasks = computeTasks(def, 0);
+  }
+
+  tasksOf(component: string): readonly number[] {
+    return this.tasks.filter((t) => t.component === component).map((t) => t.task);
+  }
+
+  isLocal(): boolean {
+    return true;
+  }
+
+  isPlaced(): boolean {
+    return true;
+  }
+
+  configOf(): Readonly<Record<string, unknown>> {
+    return this.config;
+  }
+
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds): void {
+    this.sent.push({ dest, srcComponent, srcTask, stream, values, anchors });
+  }
+
+  sendAck(dest: number, srcTask: number, kind: AckKind, rootLo: number, rootHi: number, valLo: number, valHi: number): void {
+    this.sentAcks.push({ dest, srcTask, kind, words: ackArity(kind) === 4 ? [rootLo, rootHi, valLo, valHi] : [rootLo, rootHi] });
+  }
+
+  sendAcks(dest: number, srcTask: number, kind: AckKind, words: Uint32Array): void {
+    const n = ackArity(kind);
+    for (let i = 0; i < words.length; i += n) this.sentAcks.push({ dest, srcTask, kind, words: Array.from(words.subarray(i, i + n)) });
+  }
+
+  ackerFor(): number | null {
+    return null;
+  }
+
+  isCongested(): boolean {
+    return false;
+  }
+
+  wake(): void {
+    this.wakes++;
+  }
+
+  localAcker(): LocalAcker | undefined {
+    return undefined;
+  }
+
+  runsHere(): boolean {
+    return true;
+  }
+
+  placementOf(component: string): ComponentPlacement {
+    return { running: [...this.tasksOf(component)], unplaced: [], reason: null };
+  }
+
+  contextFor(component: string, task: number): TopologyContext {
+    return fakeContext({ component, taskId: task, tasks: [...this.tasksOf(component)], def: this.def });
+  }
+}

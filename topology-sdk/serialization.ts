@@ -1,0 +1,34 @@
+/**
+ * Values of the author's own classes between workers (Storm's
+ * `topology.kryo.register`): a class registered with
+ * `TopologyBuilder.registerSerialization(Point)` arrives as a Point — its
+ * prototype and methods — in a task of another worker; an instance of a class
+ * not registered is refused at emit, naming it, in the same worker or another.
+ *
+ * Without a serializer an instance travels as its own enumerable fields
+ * (Kryo's FieldSerializer), and is rebuilt without calling its constructor;
+ * its fields must themselves be values that can travel. A serializer turns an
+ * instance into such a value and back (a Kryo Serializer), for classes with
+ * private state (`#fields`), getters or invariants the constructor keeps.
+ *
+ * @example
+ * b.registerSerialization(Point);
+ * b.registerSerialization(Rankings, { write: (r) => r.toJSON(), read: (d) => Rankings.from(d as RankingsData) });
+ */
+
+/** Turns an instance into a value that can travel (plain data, arrays, Maps, other registered classes) and back. */
+export interface Serializer<T = unknown> {
+  write(value: T): unknown;
+  read(data: unknown): T;
+}
+
+/** A class constructor (abstract or not, any parameters), as registerSerialization takes it: identified, never called. */
+export type ClassOf<T> = abstract new (...args: never[]) => T;
+
+export interface SerializationRegistration {
+  /** The name the value travels under (the class's name unless given): the same in every worker. */
+  name: string;
+  Class: ClassOf<unknown>;
+  /** null: the instance's own enumerable fields. */
+  serializer: Serializer | null;
+}

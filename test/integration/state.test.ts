@@ -143,11 +143,14 @@ describe('stateful bolts on a cluster, with Redis (kill -9, kill and resubmit, R
       const before = committedTxid(await describeWhen(name, `${name}: committing (round ${round})`, (x) => committedTxid(x) >= 3 + round * 5));
       const victim = countWorker(d);
       const pid = victim.metrics!.pid;
+      const spoutRecoveries = d.components.__checkpointspout!.state!.recoveries;
+      // The checkpoint spout may share the victim's worker: then its new instance recovers at start (a count of its own).
+      const spoutKilled = victim.executors.some((e) => e.component === '__checkpointspout');
       process.kill(pid, 'SIGKILL');
       d = await describeWhen(name, `${name}: a new worker in place of ${pid}, committing again`, (x) => running(x) && !x.workers.some((w) => w.metrics?.pid === pid) && committedTxid(x) > before);
       cluster.trackPids(d.workers.map((w) => w.metrics!.pid));
-      const state = d.components.count!.state!;
-      assert.ok(state.recoveries >= 0 && d.components.__checkpointspout!.state!.recoveries >= 2, 'the checkpoint spout went through recovery');
+      const recoveries = d.components.__checkpointspout!.state!.recoveries;
+      assert.ok(spoutKilled ? recoveries >= 1 : recoveries > spoutRecoveries, `the checkpoint spout went through recovery (${spoutKilled ? 'restarted with the victim' : 'in the other worker'}: ${spoutRecoveries} → ${recoveries})`);
     }
     await allAcked(name, messages);
     const o = compare('kill -9 twice', await committedCounts(name), trueCounts(1, 0, messages));

@@ -26,14 +26,6 @@ export class BoundedQueue<T> {
     this.len++;
   }
 
-  /** Puts `item` first, ahead of everything queued (a checkpoint's COMMIT: see checkpoint-lane.ts). */
-  unshift(item: T): void {
-    if (this.len === this.buf.length) this.grow();
-    this.head = (this.head - 1 + this.buf.length) % this.buf.length;
-    this.buf[this.head] = item;
-    this.len++;
-  }
-
   shift(): T | undefined {
     if (this.len === 0) return undefined;
     const item = this.buf[this.head];

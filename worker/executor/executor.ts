@@ -4,7 +4,6 @@
  * code for that task never overlap (an async call is awaited first).
  */
 import { BoundedQueue } from './bounded-queue.js';
-import { overtakesData } from './checkpoint-lane.js';
 import type { RuntimeTuple } from './runtime-tuple.js';
 import type { AckKind, AckMessages } from '../acking/ack-messages.js';
 import { ExecutorMetricsRecorder } from './executor-metrics.js';
@@ -160,10 +159,9 @@ export abstract class Executor {
   /** Whether this task takes data tuples (a spout and an acker take none: one arriving for them was forged). */
   readonly takesTuples: boolean = true;
 
-  /** Queues a data tuple (a checkpoint's COMMIT, ROLLBACK or INITSTATE ahead of the data: checkpoint-lane.ts). */
+  /** Queues a data tuple. */
   enqueue(t: RuntimeTuple): void {
-    if (overtakesData(t)) this.queue.unshift(t);
-    else this.queue.push(t);
+    this.queue.push(t);
   }
 
   /**

@@ -161,6 +161,32 @@ export function formatDetail(d: TopologyDetail): string {
       ),
     );
   }
+  const stateful = Object.entries(d.components).filter(([, c]) => c.state);
+  if (stateful.length) {
+    const cp = stateful.find(([, c]) => c.state!.role === 'checkpoint')?.[1].state ?? null;
+    const provider = stateful.find(([, c]) => c.state!.provider)?.[1].state!.provider ?? null;
+    out.push('', `state (${provider ?? 'provider not reported yet'}${cp?.phase ? `; checkpoint ${cp.phase}` : ''}; checkpoint ms: a bolt's own prepare + commit, the checkpoint spout's whole checkpoint):`);
+    out.push(
+      table(
+        ['COMPONENT', 'LAST COMMITTED', 'COMMITS', 'CHECKPOINT P50', 'CHECKPOINT P99', 'KEYS', 'HELD ACKS', 'RECOVERIES', 'FAILURES', 'CORRUPT'],
+        stateful.map(([id, c]) => {
+          const s = c.state!;
+          return [
+            id,
+            s.lastCommittedTxid === null ? '-' : String(s.lastCommittedTxid),
+            String(s.commits),
+            ms(s.checkpointMs?.p50 ?? null),
+            ms(s.checkpointMs?.p99 ?? null),
+            s.keys === null ? '-' : String(s.keys),
+            s.role === 'bolt' ? String(s.heldAcks) : '-',
+            String(s.recoveries),
+            String(s.failures),
+            s.role === 'bolt' ? String(s.corruptEntries) : '-',
+          ];
+        }),
+      ),
+    );
+  }
   const unplaced = Object.entries(d.components).flatMap(([id, c]) => (c.unplacedTargets ?? []).map((u) => ({ id, ...u })));
   if (unplaced.length) {
     out.push('', 'tuples failed at once (their target has no running task):');

@@ -6,6 +6,7 @@
 import { gpuSummary, rollup, type ComponentGpuSummary } from '../common/metrics-rollup.js';
 import { isGpuBackend } from '../common/gpu-backends.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
+import { stateRollup, type ComponentStateStats } from '../common/state-rollup.js';
 import type { ExecutorMetrics, LatencyStats, SplitMetrics, TupleCounters, WindowMetrics, WorkerHeartbeat } from '../common/storm-base.js';
 import type { TypeCheckResult } from './type-check.js';
 import { foldUserMetrics, type ComponentUserMetrics } from '../common/user-metrics-fold.js';
@@ -24,6 +25,8 @@ export interface ComponentSummary extends TupleCounters {
   split?: ExecutorMetrics['split'][];
   /** Windowed bolts: each task's window section. */
   window?: WindowMetrics[];
+  /** Stateful bolts and the checkpoint spout: their state, summed over tasks. */
+  state?: ComponentStateStats;
   /** The component's own counters (context.registerCounter; a multilang subprocess's `metrics`), summed over its tasks. */
   counters?: Record<string, number>;
   /** Every user metric the component registered (counters, gauges, histograms, meters), folded over its tasks. */
@@ -127,6 +130,8 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
     if (splits.length > 0) c.split = splits;
     const windows = list.flatMap((e) => (e.window ? [e.window] : []));
     if (windows.length > 0) c.window = windows;
+    const states = list.flatMap((e) => (e.state ? [e.state] : []));
+    if (states.length > 0) c.state = stateRollup(states[0]!.role, states);
     const user = foldUserMetrics(list.map((e) => ({ task: e.task, user: e.user })));
     if (user) {
       c.userMetrics = user;
@@ -237,6 +242,14 @@ export function formatWindow(tasks: readonly WindowMetrics[]): string {
   );
 }
 
+/** The state line under a stateful bolt or the checkpoint spout: transactions, checkpoint time, size, recoveries. */
+export function formatState(s: ComponentStateStats): string {
+  const cp = s.checkpointMs ? `, checkpoint p50 ${s.checkpointMs.p50} ms p99 ${s.checkpointMs.p99} ms` : '';
+  const head = s.role === 'checkpoint' ? `    checkpoints (${s.provider}): ${s.phase ?? ''}` : `    state (${s.provider}): ${s.keys ?? '-'} keys, ${s.heldAcks} acks held`;
+  const trouble = `${s.recoveries} recoveries, ${s.failures} failures${s.corruptEntries ? `, ${s.corruptEntries} corrupt entries left out` : ''}`;
+  return `${head}; last committed ${s.lastCommittedTxid ?? '-'}, ${s.commits} commits${cp}; ${trouble}`;
+}
+
 /** The human-readable end-of-run summary. */
 export function formatSummary(s: RunSummary): string {
   const lines = [
@@ -251,6 +264,7 @@ export function formatSummary(s: RunSummary): string {
     if (c.split) lines.push(...formatSplit(c.split));
     if (c.gpu) lines.push(...formatGpu(c.gpu));
     if (c.window) lines.push(formatWindow(c.window));
+    if (c.state) lines.push(formatState(c.state));
     if (c.userMetrics) lines.push(...formatUserMetrics(c.userMetrics, '    '));
     if (c.ticks) lines.push(`    tick tuples: ${c.ticks} (not in executed/acked)`);
   }

@@ -65,6 +65,82 @@ export class WindowValidationError extends TopologyValidationError {
 }
 
 /**
+ * A stateful topology cannot checkpoint as configured, found when it is built or submitted (`hstorm local`, `submit`,
+ * `schedule`, and nimbus): `topology.state.checkpoint.interval.ms` not below a spout's `topology.message.timeout.secs`
+ * (a stateful bolt acks its input at the checkpoint after it), acking off (checkpoints complete through acks), or a
+ * stateful window setting that cannot work. `limit` names the key it collides with, when it is one.
+ */
+export class StateValidationError extends TopologyValidationError {
+  constructor(
+    message: string,
+    component?: string,
+    readonly limit?: { key: string; value: unknown },
+  ) {
+    super(message, component, 'HSTORM_ERR_TOPOLOGY_STATE');
+  }
+}
+
+/**
+ * The state store could not do what a checkpoint asked: Redis unreachable, a command past its timeout, a key holding
+ * something other than hstorm's hash. The checkpoint fails and the checkpoint spout retries it; `where` says which
+ * store and key.
+ */
+export class StateStoreError extends HstormError {
+  constructor(
+    message: string,
+    readonly where: string,
+    options?: { cause?: unknown },
+  ) {
+    super('HSTORM_ERR_STATESTORE_UNAVAILABLE', message, options);
+  }
+}
+
+/**
+ * An entry of a stateful bolt's state does not decode (garbage bytes under its key, or another program's data). The
+ * entry is left out of the state the bolt gets, reported with the key, the component and the task, and left in the
+ * store untouched for an operator to inspect.
+ */
+export class StateCorruptError extends HstormError {
+  constructor(
+    message: string,
+    readonly key: string,
+    readonly component: string,
+    readonly task: number,
+    options?: { cause?: unknown },
+  ) {
+    super('HSTORM_ERR_STATESTORE_CORRUPT', message, options);
+  }
+}
+
+/**
+ * A checkpoint asked a state store namespace for a transaction out of order: a commit of a txid other than the one
+ * prepared. The checkpoint fails and recovery rolls the topology back.
+ */
+export class StateTxidError extends HstormError {
+  constructor(message: string) {
+    super('HSTORM_ERR_STATESTORE_TXID', message);
+  }
+}
+
+/**
+ * A stateful windowed bolt with `withMessageIdField` read a tuple's message id and got something other than a safe
+ * integer. The tuple fails (its spout replays it) and the error shows as the component's last error.
+ */
+export class WindowMessageIdError extends HstormError {
+  constructor(
+    readonly component: string,
+    readonly field: string,
+    readonly value: unknown,
+    source: string,
+  ) {
+    super(
+      'HSTORM_ERR_WORKER_WINDOW_MESSAGE_ID',
+      `stateful windowed bolt "${component}": the message id field "${field}" of a tuple from ${source} is ${typeof value === 'string' ? JSON.stringify(value) : String(value)} (${typeof value}); it must be a whole number that grows with every tuple a source task emits`,
+    );
+  }
+}
+
+/**
  * A windowed bolt in event time could not stamp a tuple: its timestamp field
  * or extractor gave something other than a finite number of ms. The tuple
  * fails (and the error shows as the component's last error).
@@ -97,6 +173,39 @@ export class EmitError extends HstormError {
     readonly value: { index: number; field: string | null; path: string; type: string } | null = null,
   ) {
     super('HSTORM_ERR_TOPOLOGY_EMIT', message);
+  }
+}
+
+/** A component asked a tuple for a field its stream does not declare (getValueByField, getIntegerByField, …). */
+export class TupleFieldError extends HstormError {
+  constructor(
+    readonly field: string,
+    /** The tuple's source component and stream. */
+    readonly component: string,
+    readonly stream: string,
+    declared: readonly string[],
+  ) {
+    super('HSTORM_ERR_WORKER_TUPLE_FIELD', `field "${field}" is not declared on stream "${stream}" of "${component}" (fields: ${declared.join(', ')})`);
+  }
+}
+
+/**
+ * A typed getter of a tuple (getInteger, getLongByField, …) found a value of
+ * another type, or none. A TypeError, as Storm's cast throws a
+ * ClassCastException (so `instanceof TypeError` holds), with a code like
+ * every HstormError.
+ */
+export class TupleValueError extends TypeError {
+  readonly code = 'HSTORM_ERR_WORKER_TUPLE_VALUE';
+  constructor(
+    message: string,
+    readonly index: number,
+    /** The tuple's source component and stream. */
+    readonly component: string,
+    readonly stream: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
   }
 }
 

@@ -110,6 +110,11 @@ const windowDefSchema = z.object({
   lateStream: z.string().min(1).nullable(),
 });
 
+const stateDefSchema = z.object({
+  messageIdField: z.string().min(1).nullable(),
+  maxEventsInMemory: z.number().int().min(1).nullable(),
+});
+
 export const topologyDefSchema = z.object({
   components: z
     .array(
@@ -122,6 +127,7 @@ export const topologyDefSchema = z.object({
         gpu: z.object({ memoryMB: count }).nullable(),
         config: configSchema,
         window: windowDefSchema.optional(),
+        state: stateDefSchema.optional(),
       }),
     )
     .min(1),
@@ -255,6 +261,23 @@ const windowMetricsSchema = z.looseObject({
   evaluateMs: count,
 });
 
+/** A stateful bolt's or the checkpoint spout's section; malformed, it is dropped (`.catch`), not the heartbeat. */
+const stateMetricsSchema = z.looseObject({
+  role: z.enum(['bolt', 'checkpoint']),
+  provider: z.enum(['memory', 'redis']),
+  lastCommittedTxid: z.number().int().nullable(),
+  commits: count,
+  checkpointMs: latencySchema,
+  checkpointHist: sparseHistSchema,
+  checkpointSum: count,
+  keys: count.nullable(),
+  recoveries: count,
+  failures: count,
+  heldAcks: count,
+  corruptEntries: count,
+  phase: z.string().nullable(),
+});
+
 const componentErrorSchema = z.object({ time: z.number(), error: z.string() });
 
 const executorMetricsSchema = z.looseObject({
@@ -276,6 +299,7 @@ const executorMetricsSchema = z.looseObject({
   // Split metrics are shown as reported; their inner shape belongs to the worker.
   split: z.looseObject({ gamma: z.number() }).optional(),
   window: windowMetricsSchema.optional().catch(undefined),
+  state: stateMetricsSchema.optional().catch(undefined),
   // Sparse latency histograms, so percentiles can be merged across executors (common/histogram.ts).
   executeHist: sparseHistSchema.optional(),
   executeSum: count.optional(),

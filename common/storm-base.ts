@@ -89,6 +89,8 @@ export interface ExecutorMetrics extends TupleCounters {
   split?: SplitMetrics;
   /** Windowed bolts: windows evaluated, their size, late tuples, the watermark. */
   window?: WindowMetrics;
+  /** Stateful bolts and the checkpoint spout: transactions, checkpoint time, state size, recoveries. */
+  state?: StateMetrics;
   /** Metrics the component registered itself (Storm metrics v2: counters, gauges, histograms, meters). */
   user?: UserMetricsSnapshot;
   /** The task's latest errors (reportError, a throwing execute or nextTuple), oldest first, at most MAX_REPORTED_ERRORS. */
@@ -211,6 +213,39 @@ export interface WindowMetrics {
   inputs: number | null;
   /** Cumulative ms spent evaluating windows (capacity counts it). */
   evaluateMs: number;
+}
+
+/**
+ * One stateful bolt task's state, or the checkpoint spout's view of the topology's transactions (cumulative since the
+ * task started).
+ */
+export interface StateMetrics {
+  /** `bolt`: a stateful bolt task; `checkpoint`: the checkpoint spout, which drives the transactions. */
+  role: 'bolt' | 'checkpoint';
+  provider: 'memory' | 'redis';
+  /** The last transaction this task committed (checkpoint spout: the topology committed); null before the first. */
+  lastCommittedTxid: number | null;
+  /** Transactions committed since the task started. */
+  commits: number;
+  /**
+   * How long a checkpoint took: a bolt's own part (saving its prepare, applying its commit); the checkpoint spout's,
+   * from sending PREPARE until every bolt acked the COMMIT.
+   */
+  checkpointMs: LatencyStats;
+  checkpointHist: [number, number][];
+  checkpointSum: number;
+  /** Keys in the state (bolt); null for the checkpoint spout. */
+  keys: number | null;
+  /** Bolt: rollbacks and state loads after the first; checkpoint spout: recovery rounds started (the one at start included). */
+  recoveries: number;
+  /** Checkpoint steps that failed (a store call, a tuple that failed or timed out) and were retried through recovery. */
+  failures: number;
+  /** Bolt: input tuples acked by the bolt, held until the commit that includes their updates. */
+  heldAcks: number;
+  /** Bolt: entries of its state that did not decode when it was loaded (left out, reported). */
+  corruptEntries: number;
+  /** Checkpoint spout: where the transaction stands ("COMMITTED 41", "recovering: ROLLBACK 42"); null for a bolt. */
+  phase: string | null;
 }
 
 export interface SplitMetrics {

@@ -6,6 +6,14 @@
 export const DEFAULT_STREAM = 'default';
 /** Component id of the acker tasks (as in Storm). */
 export const ACKER_COMPONENT = '__acker';
+/**
+ * The checkpoint spout the builder adds to a topology with a stateful bolt (Storm's `$checkpointspout`, named in
+ * hstorm's system style), and the stream it starts, which every bolt forwards (Storm's `$checkpoint`). Its tuples
+ * carry `[txid, action]`.
+ */
+export const CHECKPOINT_COMPONENT = '__checkpointspout';
+export const CHECKPOINT_STREAM = '__checkpoint';
+export const CHECKPOINT_FIELDS: readonly string[] = Object.freeze(['txid', 'action']);
 /** Storm's system component: the source of tick tuples (Constants.SYSTEM_COMPONENT_ID). */
 export const SYSTEM_COMPONENT = '__system';
 /** Storm's system task id, the source task of tick tuples (Constants.SYSTEM_TASK_ID). */
@@ -85,6 +93,18 @@ export interface WindowDef {
   lateStream: string | null;
 }
 
+/**
+ * A stateful bolt (topology-sdk/stateful-bolt.ts, stateful-windowed-bolt.ts): in the definition so that a submit can
+ * check the checkpoint interval against the message timeout, the window bounds know which tuples the checkpoint
+ * holds, and describe can show it.
+ */
+export interface StateDef {
+  /** Stateful windowed bolts: the tuple field holding each input's message id (withMessageIdField); null: none. */
+  messageIdField: string | null;
+  /** Stateful windowed bolts with withPersistence(): their tuples live in the state store, this many at most in memory; null: in memory. */
+  maxEventsInMemory: number | null;
+}
+
 export interface ComponentDef {
   id: string;
   kind: 'spout' | 'bolt';
@@ -97,6 +117,8 @@ export interface ComponentDef {
   config: Record<string, unknown>;
   /** Windowed bolts only: their window. */
   window?: WindowDef;
+  /** Stateful bolts only (the checkpoint spout is not one). */
+  state?: StateDef;
 }
 
 export interface TopologyDef {

@@ -21,8 +21,12 @@ const JAVA_NAME = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)+$/;
 
 /** Storm classes hstorm will run once their issue lands: the file is right, hstorm is not there yet. */
 const NOT_YET: readonly [RegExp, string, string][] = [
-  [/^org\.apache\.storm\.topology\.base\.BaseStatefulWindowedBolt\b/, 'stateful windowed bolts', "Storm's stateful windowed bolts are not yet in hstorm (DESIGN.md §13, State)"],
-  [/^org\.apache\.storm\.(topology\.base\.BaseStatefulBolt|state\.)/, 'stateful bolts', "Storm's stateful bolts and state providers are not yet in hstorm (DESIGN.md §13, State)"],
+  [
+    /^org\.apache\.storm\.topology\.base\.BaseStatefulWindowedBolt\b/,
+    'stateful windowed bolts',
+    "Storm's BaseStatefulWindowedBolt is Java: in hstorm a stateful windowed bolt is a module's class extending StatefulWindowedBolt (\"./windows.js#SessionTotals\"), and the state provider is topology.state.provider: redis (docs/state.md)",
+  ],
+  [/^org\.apache\.storm\.(topology\.base\.BaseStatefulBolt|state\.)/, 'stateful bolts', "Storm's stateful bolt and state classes are Java: in hstorm a stateful bolt is a module's class extending StatefulBolt (\"./counter.js#WordCount\"), and the state provider is topology.state.provider: redis (docs/state.md)"],
   [
     /^(org\.apache\.storm\.(kafka|redis|rabbitmq|hdfs|hbase|hive|jdbc|jms|kinesis|cassandra|elasticsearch|mongodb|mqtt|solr|eventhubs|druid|opentsdb|pmml|sql)|io\.latent\.storm\.rabbitmq)\./,
     'connectors',

@@ -30,7 +30,7 @@ import { NimbusRegistration } from './nimbus-registration.js';
 import type { ClusterReadModel, TopologyControl } from './read-model.js';
 import { Reconciler } from './reconciler.js';
 import { checkStormRecordSize, checkTopologyName, mergeTopologyConfig, parseTopologyDef } from './submit-validation.js';
-import { validateWindowBounds } from '../topology-sdk/validate-topology.js';
+import { validateStateBounds, validateWindowBounds } from '../topology-sdk/validate-topology.js';
 import { TopologyAdmin, type RebalanceOptions } from './topology-admin.js';
 
 export interface NimbusOptions {
@@ -153,6 +153,7 @@ export class Nimbus implements TopologyControl {
     const parsed = parseTopologyDef(def);
     const config = mergeTopologyConfig(this.config, parsed.config, topologyConfig);
     validateWindowBounds(parsed, config);
+    validateStateBounds(parsed, config);
     checkStormRecordSize({ def: parsed, config });
     if (code.kind === 'bundle' && !(await this.blobs?.has(code.sha256))) {
       throw new BadRequestError(`bundle ${code.sha256} was not uploaded to this nimbus`, 'code');

@@ -9,7 +9,7 @@ import { buildConfig, CONFIG_KEYS, isKnownKey, validateEntries, type Config, typ
 import { ConfigError, TopologyValidationError } from '../common/errors.js';
 import { topologyDefSchema } from '../common/record-schemas.js';
 import { TOPOLOGY_NAME } from '../common/storm-base.js';
-import { ACKER_COMPONENT, type TopologyDef } from '../common/topology-def.js';
+import { ACKER_COMPONENT, CHECKPOINT_COMPONENT, type TopologyDef } from '../common/topology-def.js';
 import { validateTopology } from '../topology-sdk/validate-topology.js';
 import { BadRequestError } from './errors.js';
 
@@ -57,7 +57,8 @@ export function parseTopologyDef(raw: unknown): TopologyDef {
   const def = parsed.data;
   const seen = new Set<string>();
   for (const c of def.components) {
-    if (c.id === ACKER_COMPONENT || c.id.startsWith('__')) {
+    // The checkpoint spout is the one "__" id a definition carries (TopologyBuilder adds it; validateStateBounds checks it).
+    if (c.id === ACKER_COMPONENT || (c.id.startsWith('__') && c.id !== CHECKPOINT_COMPONENT)) {
       throw new TopologyValidationError(`component id "${c.id}" is reserved (ids starting with "__" are hstorm's)`, c.id);
     }
     if (seen.has(c.id)) throw new TopologyValidationError(`two components have the id "${c.id}"`, c.id);

@@ -6,7 +6,9 @@
  */
 import { workerKey, type Assignment } from '../common/assignment.js';
 import { withDefaults } from '../common/config/index.js';
-import { ACKER_COMPONENT, type WindowDef } from '../common/topology-def.js';
+import { ACKER_COMPONENT, CHECKPOINT_COMPONENT, type ComponentDef } from '../common/topology-def.js';
+import { emptyStateStats, stateRollup } from '../common/state-rollup.js';
+import type { StateMetrics } from '../common/storm-base.js';
 import { describeWindow } from '../common/window-text.js';
 import { gpuSummary, rollup } from '../common/metrics-rollup.js';
 import { foldUserMetrics } from '../common/user-metrics-fold.js';
@@ -22,7 +24,8 @@ import type { ComponentStats, SupervisorSummary, TopologyDetail, TopologySummary
 
 type ExecutorMetrics = ParsedWorkerHeartbeat['executors'][number];
 
-function emptyStats(kind: ComponentStats['kind'], gpu: boolean, executors: number, window?: WindowDef): ComponentStats {
+function emptyStats(kind: ComponentStats['kind'], gpu: boolean, executors: number, def?: ComponentDef): ComponentStats {
+  const window = def?.window;
   return {
     kind,
     gpu,
@@ -45,6 +48,8 @@ function emptyStats(kind: ComponentStats['kind'], gpu: boolean, executors: numbe
     split: null,
     // A windowed bolt shows its window before its first heartbeat; the counts come from the tasks' sections.
     window: window ? { spec: describeWindow(window), eventTime: window.eventTime, windows: 0, failedWindows: 0, meanWindowTuples: null, maxWindowTuples: 0, held: 0, lateDropped: 0, lateRouted: 0, watermarkLagMs: null } : null,
+    // A stateful bolt (and the checkpoint spout) shows its state section before its first heartbeat too.
+    state: def?.state ? emptyStateStats('bolt') : def?.id === CHECKPOINT_COMPONENT ? emptyStateStats('checkpoint') : null,
     lastError: null,
     unplacedTargets: [],
   };
@@ -127,7 +132,7 @@ export function topologyDetail(
   const components: Record<string, ComponentStats> = {};
   const sums = new Map<string, Parts>();
   for (const c of storm.def.components) {
-    components[c.id] = emptyStats(c.kind, c.gpu !== null, c.parallelism, c.window);
+    components[c.id] = emptyStats(c.kind, c.gpu !== null, c.parallelism, c);
     sums.set(c.id, []);
   }
   const ackers = new Set<number>();
@@ -188,6 +193,8 @@ export function topologyDetail(
       fallbackReasons: r.fallbackReasons,
       gpuKernels: gpuSummary(r),
     });
+    const states = parts.flatMap((m) => (m.state ? [m.state as StateMetrics] : []));
+    if (states.length > 0) s.state = stateRollup(states[0]!.role, states);
     if (r.execute.count > 0) s.executeLatencyMs = r.execute.stats().mean;
     if (r.complete.count > 0) {
       const c = r.complete.stats();

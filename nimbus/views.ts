@@ -5,6 +5,7 @@
 import type { GpuBinding, QueueBlocker, UnassignedExecutor } from '../common/assignment.js';
 import type { GpuSource, ResourceVector, WorkerExitReport } from '../common/resources.js';
 import type { ComponentGpuSummary } from '../common/metrics-rollup.js';
+import type { ComponentStateStats } from '../common/state-rollup.js';
 import type { ComponentUserMetrics } from '../common/user-metrics-fold.js';
 import type { SchedulerStrategy } from './scheduler/types.js';
 import type { TopologyCode, TopologyStatus, TupleCounters, UnplacedTarget } from '../common/storm-base.js';
@@ -149,6 +150,8 @@ export interface ComponentStats extends TupleCounters {
   split: Record<string, unknown> | null;
   /** Windowed bolts: their window, and windows evaluated, size, late tuples and watermark lag summed over tasks. */
   window: ComponentWindowStats | null;
+  /** Stateful bolts and the checkpoint spout: transactions, checkpoint time, state size, recoveries (common/state-rollup.ts). */
+  state: ComponentStateStats | null;
   /** Storm's "last error": the newest error a task of the component reported (reportError, a throwing execute or nextTuple). */
   lastError: ComponentLastError | null;
   /** Tuples this component emitted towards a component with no running task, failed at once, per stream and target (summed over tasks). */
@@ -156,6 +159,8 @@ export interface ComponentStats extends TupleCounters {
   /** The user metrics its tasks registered (counters, gauges, histograms, meters), folded; null when none. */
   userMetrics?: ComponentUserMetrics | null;
 }
+
+export type { ComponentStateStats } from '../common/state-rollup.js';
 
 /** A windowed bolt's windows over all its tasks (from their heartbeats' `window` sections). */
 export interface ComponentWindowStats {

@@ -11,6 +11,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BasicBolt, Bolt, Spout, type BasicOutputCollector, type OutputCollector, type SpoutOutputCollector } from '../topology-sdk/index.js';
 import { readEmitArgs, type CollectorKind } from '../topology-sdk/internal/emit-args.js';
+import { CHECKPOINT_STREAM } from '../common/topology-def.js';
 import { decodeRecord, decodingWith, encodeRecord, inspectValues, toWireForm, type ValueTypes } from '../worker/index.js';
 
 /** Config key of the capture directory (a user key: outside hstorm's reserved prefixes). */
@@ -39,6 +40,9 @@ class CaptureFile {
   write(component: string, task: number, kind: CollectorKind, args: unknown[], directTask: number | null): void {
     // The emit succeeded, so its arguments are one of the forms and its values can travel.
     const e = readEmitArgs(kind, component, args[0], args[1], args[2], directTask === null ? 'emit' : 'emitDirect');
+    // A stateful topology's checkpoint stream is the runtime's traffic (the checkpoint spout's, forwarded by every
+    // bolt), not what a component emitted.
+    if (e.stream === CHECKPOINT_STREAM) return;
     const values = inspectValues(e.values, this.types) ? toWireForm(e.values, this.types) : e.values;
     const body = encodeRecord([component, e.stream, task, directTask, values] satisfies Record5);
     const head = Buffer.alloc(4);

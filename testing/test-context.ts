@@ -14,6 +14,7 @@ import type { ComponentMetricSections, ComponentPlacement, Signal, TopologyConte
 import { stormContextGetters } from '../topology-sdk/internal/storm-context.js';
 import type { StormTopology } from '../topology-sdk/topology-builder.js';
 import { MetricRegistry } from '../topology-sdk/user-metrics.js';
+import { MemoryStateStore, type StateStore } from '../common/state-store/index.js';
 
 export interface TestContextOptions {
   /** Component id; default "component", or the topology's first. */
@@ -26,6 +27,8 @@ export interface TestContextOptions {
   ackers?: number;
   /** Topology id; default "test-1". */
   topologyId?: string;
+  /** Where a stateful bolt's state lives (its KeyValueState): default a memory store of its own. */
+  stateStore?: StateStore;
 }
 
 export interface LoggedLine {
@@ -78,6 +81,7 @@ export function testContext(opts: TestContextOptions = {}): TestContext {
     tasksOf,
     placementOf,
     onPlacementChange: () => () => undefined,
+    stateStore: opts.stateStore ?? new MemoryStateStore(),
     topologyDef: def,
     codeDir: process.cwd(),
     workerPort: 0,

@@ -2,7 +2,8 @@
  * What a running component knows about itself and its topology, and the
  * logger and signal facility the runtime hands it.
  */
-import type { GpuMetrics, SplitMetrics, WindowMetrics } from '../common/storm-base.js';
+import type { GpuMetrics, SplitMetrics, StateMetrics, WindowMetrics } from '../common/storm-base.js';
+import type { StateStore } from '../common/state-store/state-store.js';
 import type { TopologyDef } from '../common/topology-def.js';
 import type { GpuBackendHandle } from './gpu-backend-handle.js';
 import type { Counter, Gauge, Meter, UserHistogram } from './user-metrics.js';
@@ -22,6 +23,7 @@ export interface ComponentMetricSections {
   gpu: GpuMetrics;
   split: SplitMetrics;
   window: WindowMetrics;
+  state: StateMetrics;
 }
 
 /** Called for every tracked spout message that completes: its stream, complete latency and fate. */
@@ -106,7 +108,12 @@ export interface TopologyContext extends StormContextGetters {
    * task's capacity counts it (the larger of that share and execute's).
    */
   reportBusyTime(supplier: () => number): void;
-  /** Adds a section (`gpu`, `split`, `window`) to this task's heartbeat metrics; `supplier` is called at each heartbeat. */
+  /**
+   * The topology's state store (`topology.state.provider`), opened by the worker on first use: where stateful bolts
+   * and the checkpoint spout keep their state. Authors use StatefulBolt rather than this.
+   */
+  readonly stateStore: StateStore;
+  /** Adds a section (`gpu`, `split`, `window`, `state`) to this task's heartbeat metrics; `supplier` is called at each heartbeat. */
   reportMetrics<K extends keyof ComponentMetricSections>(section: K, supplier: () => ComponentMetricSections[K]): void;
   /** Load of any component of the topology, from the latest worker heartbeats in the cluster state. */
   componentLoad(component: string): Promise<ComponentLoad>;

@@ -37,7 +37,7 @@ import { WindowValidationError } from '../common/errors.js';
 import type { GpuMetrics } from '../common/storm-base.js';
 import type { BatchInputs, BatchResult, ItemShape } from './internal/gpu-batch.js';
 import { GpuKernelRunner, type KernelSpec } from './internal/gpu-kernel-runner.js';
-import type { WindowBatchBolt } from './internal/windowed-bolt-executor.js';
+import type { WindowBatchBolt } from './internal/windowing-bolt.js';
 
 /** Emits one tuple for window `index` of the launch, anchored to that window's tuples. */
 export type GpuWindowEmit = (index: number, values: Values, stream?: string) => void;

@@ -26,7 +26,7 @@ export { Fields } from './fields.js';
 export type { OutputFieldsDeclarer } from './output-declarer.js';
 export type { Serializer, SerializationRegistration, ClassOf } from './serialization.js';
 export { DEFAULT_STREAM } from '../common/topology-def.js';
-export type { TopologyDef, ComponentDef, GroupingDef, StreamDef, GlobalStreamId, WindowDef, WindowSizeDef } from '../common/topology-def.js';
+export type { TopologyDef, ComponentDef, GroupingDef, StreamDef, GlobalStreamId, WindowDef, WindowSizeDef, StateDef } from '../common/topology-def.js';
 
 // Components and what the runtime hands them.
 export { Spout, Bolt, BasicBolt } from './components.js';
@@ -54,6 +54,12 @@ export type { TimestampExtractor } from './windowed-bolt.js';
 export { Count, Duration } from './window-units.js';
 export type { TupleWindow, LateTuple } from './tuple-window.js';
 
+// State (Storm's IStatefulBolt and KeyValueState; docs/state.md).
+export { StatefulBolt } from './stateful-bolt.js';
+export type { StatefulBoltFactory } from './stateful-bolt.js';
+export type { KeyValueState } from './state.js';
+export { StatefulWindowedBolt } from './stateful-windowed-bolt.js';
+
 // GPU bolts.
 export { GpuBolt } from './gpu-bolt.js';
 export type { GpuEmit } from './gpu-bolt.js';
@@ -74,6 +80,6 @@ export { ShellSpout } from './shell-spout.js';
 export type { ShellComponentOptions } from './internal/shell-runner.js';
 
 // Errors a topology may catch.
-export { HstormError, TopologyValidationError, ConfigError, EmitError, MultilangError } from '../common/errors.js';
+export { HstormError, TopologyValidationError, ConfigError, EmitError, MultilangError, StateValidationError } from '../common/errors.js';
 export { MetricRegistrationError } from './user-metrics.js';
 export { ContextLookupError } from './internal/storm-context.js';

@@ -3,7 +3,17 @@
  * a validated StormTopology (the serializable definition plus the factories a
  * worker uses to instantiate its tasks).
  */
-import { DEFAULT_STREAM, type ComponentDef, type GpuRequest, type GroupingDef, type StreamDef, type TopologyDef } from '../common/topology-def.js';
+import {
+  CHECKPOINT_COMPONENT,
+  CHECKPOINT_FIELDS,
+  CHECKPOINT_STREAM,
+  DEFAULT_STREAM,
+  type ComponentDef,
+  type GpuRequest,
+  type GroupingDef,
+  type StreamDef,
+  type TopologyDef,
+} from '../common/topology-def.js';
 import { TopologyValidationError } from '../common/errors.js';
 import { checkCrossKeys, checkKey, validateEntries } from '../common/config/config.js';
 import { OutputFieldsDeclarer } from './output-declarer.js';
@@ -16,7 +26,14 @@ import { dirname, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { groupingFactory, groupingName, isGrouping, subscriptionKey, type CustomGroupingSource, type CustomStreamGrouping } from './custom-grouping.js';
 import { WindowedBolt } from './windowed-bolt.js';
+import { StatefulBolt, type StatefulBoltFactory } from './stateful-bolt.js';
 import { WindowedBoltExecutor } from './internal/windowed-bolt-executor.js';
+import { StatefulBoltExecutor } from './internal/stateful-bolt-executor.js';
+import { CheckpointForwarder } from './internal/checkpoint-forwarder.js';
+import { CheckpointSpout } from './internal/checkpoint-spout.js';
+import { statefulWindowedExecutor } from './internal/stateful-windowed-bolt-executor.js';
+import { WindowingBolt } from './internal/windowing-bolt.js';
+import { StatefulWindowedBolt } from './stateful-windowed-bolt.js';
 
 /** A factory of windowed bolts: the builder wraps each in the runtime's windowing bolt, as Storm's setBolt does. */
 export type WindowedBoltFactory = () => WindowedBolt;
@@ -249,8 +266,12 @@ export class TopologyBuilder {
     return new SpoutDeclarer(this.add(id, 'spout', factory, parallelism), this.sink);
   }
 
-  setBolt(id: string, factory: BoltFactory | WindowedBoltFactory, parallelism = 1): BoltDeclarer {
-    return new BoltDeclarer(this.add(id, 'bolt', typeof factory === 'function' ? windowing(factory) : factory, parallelism), this.sink);
+  /**
+   * A bolt, a windowed bolt (wrapped in the windowing bolt), or a stateful bolt (wrapped in the stateful executor; with
+   * one in the topology, the builder adds the checkpoint spout and wires its stream through every bolt).
+   */
+  setBolt(id: string, factory: BoltFactory | WindowedBoltFactory | StatefulBoltFactory, parallelism = 1): BoltDeclarer {
+    return new BoltDeclarer(this.add(id, 'bolt', typeof factory === 'function' ? wrapped(factory) : factory, parallelism), this.sink);
   }
 
   private add(id: string, kind: 'spout' | 'bolt', factory: SpoutFactory | BoltFactory, parallelism: number): ComponentDef {
@@ -281,8 +302,11 @@ export class TopologyBuilder {
       c.streams = declared.streams;
       // Storm merges a component's own configuration under what its declarer adds.
       c.config = { ...declared.config, ...c.config };
-      // The window goes into the definition: nimbus checks it against the message timeout and spout pending bound.
-      if (instance instanceof WindowedBoltExecutor) c.window = instance.windowDef(c.id);
+      const core = instance instanceof StatefulBoltExecutor ? instance.bolt : instance;
+      // The window and the state go into the definition: nimbus checks them against the message timeout and spout
+      // pending bound, and describe shows them.
+      if (core instanceof WindowingBolt) c.window = core.windowDef(c.id);
+      if (instance instanceof StatefulBoltExecutor) c.state = stateDefOf(c.id, core);
     }
     // A grouping declared through grouping(…, { type: 'custom' }) has no object behind it.
     for (const c of this.components) {
@@ -292,14 +316,17 @@ export class TopologyBuilder {
         }
       }
     }
+    const components = this.components.map((c) => ({ ...structuredClone(c), config: validateEntries(c.config, { allowUserKeys: true, where: `component "${c.id}" config` }) }));
+    const factories = new Map(this.factories);
+    if (components.some((c) => c.state)) addCheckpointing(components, factories);
     const def: TopologyDef = {
       ...(this.serializations.length > 0 && { serializations: this.serializations.map((r) => r.name) }),
-      components: this.components.map((c) => ({ ...structuredClone(c), config: validateEntries(c.config, { allowUserKeys: true, where: `component "${c.id}" config` }) })),
+      components,
       config: validateEntries(config, { allowUserKeys: true, where: 'topology config' }),
     };
     checkCrossKeys(def.config);
     validateTopology(def);
-    return new StormTopology(def, new Map(this.factories), { customGroupings: new Map(this.sink.customGroupings), serializations: [...this.serializations], origin: callerFile() });
+    return new StormTopology(def, factories, { customGroupings: new Map(this.sink.customGroupings), serializations: [...this.serializations], origin: callerFile() });
   }
 }
 
@@ -329,12 +356,43 @@ function callerFile(): string | null {
   }
 }
 
-/** A bolt factory whose windowed bolts come wrapped (any other instance as it is). */
-function windowing(factory: BoltFactory | WindowedBoltFactory): BoltFactory {
+/** The stateful part of the definition: a stateful window's settings (checked, naming the component), or none. */
+function stateDefOf(id: string, core: unknown): NonNullable<ComponentDef['state']> {
+  return core instanceof WindowingBolt && core.bolt instanceof StatefulWindowedBolt ? core.bolt.stateDef(id) : { messageIdField: null, maxEventsInMemory: null };
+}
+
+/** A bolt factory whose windowed and stateful bolts come wrapped in the runtime's bolts (any other instance as it is). */
+function wrapped(factory: BoltFactory | WindowedBoltFactory | StatefulBoltFactory): BoltFactory {
   return () => {
     const b = factory();
-    return b instanceof WindowedBolt ? new WindowedBoltExecutor(b) : b;
+    if (b instanceof StatefulWindowedBolt) return new StatefulBoltExecutor(statefulWindowedExecutor(b));
+    if (b instanceof StatefulBolt) return new StatefulBoltExecutor(b);
+    if (b instanceof WindowedBolt) return new WindowedBoltExecutor(b);
+    return b;
   };
+}
+
+/**
+ * Storm's stateful wiring (TopologyBuilder with a stateful bolt): the checkpoint spout, one task, declared last so the
+ * other components keep their task ids; every bolt declares the checkpoint stream and takes it from each component it
+ * subscribes to (from the checkpoint spout in place of a spout), with all grouping; bolts that are not stateful are
+ * wrapped in the forwarder that passes it on.
+ */
+function addCheckpointing(components: ComponentDef[], factories: Map<string, SpoutFactory | BoltFactory>): void {
+  const spouts = new Set(components.filter((c) => c.kind === 'spout').map((c) => c.id));
+  const stream = { id: CHECKPOINT_STREAM, fields: [...CHECKPOINT_FIELDS], direct: false };
+  for (const c of components) {
+    if (c.kind !== 'bolt') continue;
+    c.streams.push({ ...stream, fields: [...stream.fields] });
+    const sources = new Set(c.inputs.map((i) => (spouts.has(i.component) ? CHECKPOINT_COMPONENT : i.component)));
+    for (const src of sources) c.inputs.push({ component: src, stream: CHECKPOINT_STREAM, grouping: { type: 'all' } });
+    if (!c.state) {
+      const inner = factories.get(c.id) as BoltFactory;
+      factories.set(c.id, () => new CheckpointForwarder(inner() as ConstructorParameters<typeof CheckpointForwarder>[0]));
+    }
+  }
+  components.push({ id: CHECKPOINT_COMPONENT, kind: 'spout', parallelism: 1, streams: [{ ...stream, fields: [...stream.fields] }], inputs: [], gpu: null, config: {} });
+  factories.set(CHECKPOINT_COMPONENT, () => new CheckpointSpout());
 }
 
 function instantiate(id: string, factory: SpoutFactory | BoltFactory): ReturnType<SpoutFactory | BoltFactory> {

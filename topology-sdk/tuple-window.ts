@@ -12,6 +12,12 @@ export interface TupleWindow {
   /** Tuples of the previous window evaluated that are not in this one. */
   getExpired(): readonly Tuple[];
   /**
+   * Every tuple in the window, oldest first, read as it goes (Storm's `getIter`): a persistent stateful window
+   * (`withPersistence()`) larger than its `withMaxEventsInMemory` reads its tuples back from the state store a part at
+   * a time, and only this way; elsewhere it walks `get()`.
+   */
+  getIter(): AsyncIterableIterator<Tuple>;
+  /**
    * Start of the window in ms: end − length for a time length (inclusive, epoch ms or the event-time
    * scale); the first tuple's timestamp for a count length. Count windows in processing time read the clock once
    * per window: their tuples carry the time the window before them ended.

@@ -2,8 +2,8 @@
  * Checks a topology definition as a whole, so that a bad topology fails when
  * it is built rather than when tuples start to flow.
  */
-import type { ComponentDef, TopologyDef, WindowDef } from '../common/topology-def.js';
-import { TopologyValidationError, WindowValidationError } from '../common/errors.js';
+import { CHECKPOINT_COMPONENT, CHECKPOINT_STREAM, type ComponentDef, type TopologyDef, type WindowDef } from '../common/topology-def.js';
+import { StateValidationError, TopologyValidationError, WindowValidationError } from '../common/errors.js';
 import { checkKey, type Config } from '../common/config/config.js';
 import { formatMs } from '../common/window-text.js';
 
@@ -72,9 +72,11 @@ export function validateWindowBounds(def: TopologyDef, config: Config): void {
   const byId = new Map(def.components.map((c) => [c.id, c]));
   for (const c of def.components) {
     if (!c.window) continue;
+    // A persistent window's tuples are in the state store, acked at the next checkpoint: the window holds none.
+    if (c.state && c.state.maxEventsInMemory !== null) continue;
     const spouts = upstreamSpouts(c, byId);
     const w = c.window;
-    const held = heldMs(w);
+    const held = heldMs(w, c.state ? config['topology.state.checkpoint.interval.ms'] : 0);
     if (held !== null) {
       const [timeoutSecs, spout] = tightest(spouts, config, 'topology.message.timeout.secs');
       if (timeoutSecs !== null && held.ms > timeoutSecs * 1000) {
@@ -101,14 +103,18 @@ export function validateWindowBounds(def: TopologyDef, config: Config): void {
   }
 }
 
-/** How long a window may hold a tuple, in ms, and of what: null when it is not bounded by time (a count length and slide). */
-function heldMs(w: WindowDef): { ms: number; terms: string } | null {
+/**
+ * How long a window may hold a tuple, in ms, and of what: null when it is not bounded by time (a count length and
+ * slide). A stateful window then holds its ack until the next checkpoint commits (`checkpointMs`).
+ */
+function heldMs(w: WindowDef, checkpointMs: number): { ms: number; terms: string } | null {
   const terms: [string, number][] = [];
   if (w.length.unit === 'ms') terms.push(['length', w.length.value]);
   if (w.slide.unit === 'ms') terms.push(['slide', w.slide.value]);
   if (terms.length === 0) return null;
   // Event time: a window closes once the watermark — lag behind the newest tuple, computed every interval — passes it.
   if (w.eventTime) terms.push(['lag', w.lagMs], ['watermark interval', w.watermarkIntervalMs]);
+  if (checkpointMs > 0) terms.push(['checkpoint interval', checkpointMs]);
   const shown = terms.filter(([, ms]) => ms > 0);
   return { ms: terms.reduce((s, [, ms]) => s + ms, 0), terms: shown.map(([n, ms]) => `${n} ${formatMs(ms)}`).join(' + ') };
 }
@@ -152,4 +158,37 @@ function tightest(spouts: readonly ComponentDef[], config: Config, key: BoundKey
     if (v !== null && (best[0] === null || v < best[0] || (v === best[0] && best[1] === null))) best = [v, Object.hasOwn(s.config, key) ? s.id : null];
   }
   return best;
+}
+
+/**
+ * A topology with stateful bolts against the config it will run with, at the same points as the window bounds: a
+ * stateful bolt acks its input only at the checkpoint after it, so `topology.state.checkpoint.interval.ms` must be
+ * below every spout's `topology.message.timeout.secs` (Storm checks the same); checkpoints complete through acks, so
+ * acking must be on. The checkpoint spout the builder added must be the one it adds.
+ */
+export function validateStateBounds(def: TopologyDef, config: Config): void {
+  const stateful = def.components.filter((c) => c.state);
+  const cp = def.components.find((c) => c.id === CHECKPOINT_COMPONENT);
+  if (stateful.length === 0 && !cp) return;
+  if (!cp || cp.kind !== 'spout' || cp.parallelism !== 1 || stateful.length === 0 || cp.streams.length !== 1 || cp.streams[0]!.id !== CHECKPOINT_STREAM) {
+    throw new StateValidationError(`a topology with stateful bolts has one "${CHECKPOINT_COMPONENT}" spout of one task, added by TopologyBuilder; this definition ${cp ? 'has another one' : 'lacks it'}: build it with TopologyBuilder`);
+  }
+  const first = stateful[0]!.id;
+  if (effectiveAckers(config) === 0) {
+    throw new StateValidationError(
+      `bolt "${first}" is stateful, and checkpoints complete through acks, but topology.acker.executors = 0 turns acking off: remove that setting (or set it ≥ 1)`,
+      first,
+      { key: 'topology.acker.executors', value: 0 },
+    );
+  }
+  const interval = config['topology.state.checkpoint.interval.ms'];
+  const [timeoutSecs, spout] = tightest(def.components.filter((c) => c.kind === 'spout'), config, 'topology.message.timeout.secs');
+  if (timeoutSecs !== null && interval >= timeoutSecs * 1000) {
+    throw new StateValidationError(
+      `bolt "${first}" is stateful: topology.state.checkpoint.interval.ms = ${interval} is not below topology.message.timeout.secs = ${timeoutSecs}${spout ? ` (spout "${spout}")` : ''}. ` +
+        `A stateful bolt acks its input at the checkpoint after it, so its tuples would time out and replay before any checkpoint. Lower the interval (e.g. -c topology.state.checkpoint.interval.ms=${Math.max(100, Math.floor((timeoutSecs * 1000) / 10))}) or raise the timeout`,
+      first,
+      { key: 'topology.state.checkpoint.interval.ms', value: interval },
+    );
+  }
 }

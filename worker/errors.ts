@@ -8,38 +8,8 @@
  */
 import { HstormError } from '../common/errors.js';
 
-/** A component asked a tuple for a field its stream does not declare (getValueByField, getIntegerByField, …). */
-export class TupleFieldError extends HstormError {
-  constructor(
-    readonly field: string,
-    /** The tuple's source component and stream. */
-    readonly component: string,
-    readonly stream: string,
-    declared: readonly string[],
-  ) {
-    super('HSTORM_ERR_WORKER_TUPLE_FIELD', `field "${field}" is not declared on stream "${stream}" of "${component}" (fields: ${declared.join(', ')})`);
-  }
-}
-
-/**
- * A typed getter of a tuple (getInteger, getLongByField, …) found a value of
- * another type, or none. A TypeError, as Storm's cast throws a
- * ClassCastException (so `instanceof TypeError` holds), with a code like
- * every HstormError.
- */
-export class TupleValueError extends TypeError {
-  readonly code = 'HSTORM_ERR_WORKER_TUPLE_VALUE';
-  constructor(
-    message: string,
-    readonly index: number,
-    /** The tuple's source component and stream. */
-    readonly component: string,
-    readonly stream: string,
-  ) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
+// A tuple's read errors live in common/ (the SDK's tuples raise them too); re-exported here, where the worker's are.
+export { TupleFieldError, TupleValueError } from '../common/errors.js';
 
 /** A TopologyContext hook was called by a task it does not apply to (onTupleComplete from a bolt). */
 export class ContextHookError extends HstormError {

@@ -12,7 +12,7 @@ import { withParallelism, type TopologyDef } from '../common/topology-def.js';
 import { HstormError, TopologyLoadError } from '../common/errors.js';
 import { buildConfig, CONFIG_KEYS, secsToMs, type Config, type RawConfig } from '../common/config/index.js';
 import { compileTsModule, isTypeScript, TS_EXTENSIONS } from '../common/ts-module.js';
-import { validateWindowBounds } from '../topology-sdk/validate-topology.js';
+import { validateStateBounds, validateWindowBounds } from '../topology-sdk/validate-topology.js';
 
 export interface LoadedTopology {
   topology: StormTopology;
@@ -155,6 +155,7 @@ export async function loadConfiguredTopology(modulePath: string, overrides: RawC
   const loaded = await loadTopology(modulePath, config);
   // Windows against the final timeout and pending bound: what nimbus checks, refused here first with the same message.
   validateWindowBounds(loaded.def, config);
+  validateStateBounds(loaded.def, config);
   return { ...loaded, topologyConfig, config };
 }
 

@@ -13,6 +13,7 @@
  */
 import { secsToMs, withDefaults, type Config, type ConfigRecord, type ConfigValue } from '../common/config/index.js';
 import { ACKER_COMPONENT, type TopologyDef } from '../common/topology-def.js';
+import { stateStoreSettings, type StateStoreSettings } from '../common/state-store/index.js';
 
 /** The load signal of twoChoice / loadAwareShuffle groupings (routing/load/). */
 export interface LoadSettings {
@@ -41,6 +42,8 @@ export interface WorkerSettings {
   /** `topology.gpu.cpu.threads`; null: the machine's cores. */
   gpuCpuThreads: number | null;
   load: LoadSettings;
+  /** `topology.state.provider` and `.provider.config`: the store stateful bolts and the checkpoint spout use. */
+  state: StateStoreSettings;
 }
 
 export function workerSettings(topologyConfig: ConfigRecord, clusterConfig: ConfigRecord): WorkerSettings {
@@ -61,6 +64,7 @@ export function workerSettings(topologyConfig: ConfigRecord, clusterConfig: Conf
       higherBound: topo['topology.localityaware.higher.bound'],
       lowerBound: topo['topology.localityaware.lower.bound'],
     },
+    state: stateStoreSettings(topo),
   };
 }
 

@@ -70,6 +70,7 @@ export class Worker {
   /** Pauses the spouts when ZooKeeper has been out of reach too long (fencing/zookeeper-lease.ts). */
   private readonly lease: ZooKeeperLease;
   private leaseTimer: NodeJS.Timeout | null = null;
+  private readonly contexts: TopologyContextFactory;
 
   constructor(private readonly opts: WorkerOptions) {
     this.launch = opts.launch;
@@ -100,7 +101,9 @@ export class Worker {
       onPlacementChange: (listener) => this.tasks.onPlacementChange(listener),
       executorOf: (t) => this.tasks.executorOf(t),
       settingsOf: (c) => this.tasks.components.settingsOf(c),
+      stateStore: this.settings.state,
     });
+    this.contexts = contexts;
     this.tasks = new TaskWiring({
       launch: this.launch,
       log: this.log,
@@ -187,6 +190,7 @@ export class Worker {
       ex.flushLogs();
     }
     this.signals.close();
+    await this.contexts.close().catch((err: unknown) => this.log.warn({ err }, 'closing the state store failed'));
     await this.heartbeats.write().catch(() => undefined);
     await this.tasks.transport.close();
     this.log.info('worker stopped');

@@ -7,7 +7,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { CONFIG_KEYS, RESERVED_PREFIXES, type ConfigKey, type ConfigValue } from './schema.js';
-import { isUnsupportedStormKey, stormKeyHint } from './storm-keys.js';
+import { isUnsupportedStormKey, stormKeyHint, stormValueHint } from './storm-keys.js';
 import { closestName } from '../did-you-mean.js';
 import type { z } from 'zod';
 
@@ -104,8 +104,9 @@ export function checkKey(key: string, value: unknown, where?: string): unknown {
     const issue = parsed.error.issues[0];
     const at = issue && issue.path.length ? ` (at ${issue.path.join('.')})` : '';
     const allowed = describeAllowed(spec.schema, issue?.message ?? 'see docs');
+    const storm = stormValueHint(key, value);
     throw new ConfigError(
-      `invalid value for config key "${key}"${src}: ${JSON.stringify(value)}${at}; allowed: ${allowed}`,
+      `invalid value for config key "${key}"${src}: ${JSON.stringify(value)}${at}; allowed: ${allowed}${storm ? ` — ${storm}` : ''}`,
       key,
       value,
     );

@@ -26,6 +26,18 @@ export const declaredGpuSchema = z.object({
 });
 export type DeclaredGpu = z.infer<typeof declaredGpuSchema>;
 
+/**
+ * `topology.state.provider.config`: where the state store is (Storm's provider config, as a map: a JSON string from
+ * `-c` parses as one). Every field has a default, so `{}` is a Redis on this machine.
+ */
+export const stateProviderConfigSchema = z.strictObject({
+  url: z.string().regex(/^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL (redis://[user:password@]host:port[/db])').optional(),
+  keyPrefix: z.string().regex(/^[^\s]*$/, 'no spaces').optional(),
+  connectTimeoutMs: posInt.optional(),
+  commandTimeoutMs: posInt.optional(),
+});
+export type StateProviderConfig = z.infer<typeof stateProviderConfigSchema>;
+
 /** One key: its schema, its default (typed by the schema, so a wrong default fails to compile), where it may be set, and what it does. */
 export interface KeySpec<S extends z.ZodType = z.ZodType, Scope extends KeyScope = KeyScope> {
   readonly schema: S;
@@ -99,6 +111,9 @@ export const CONFIG_KEYS = {
   'topology.localityaware.lower.bound': key(unit, 0.2, 'topology', 'loadAwareShuffle: below this mean load of the tasks in its own worker, a sender keeps to them again (must be below the higher bound)'),
   'topology.transfer.buffer.size': key(posInt, 8192, 'topology', 'tuples queued towards one remote worker before the sender waits'),
   'topology.transfer.max.frame.bytes': key(z.number().int().min(65536), 64 * 1024 * 1024, 'topology', 'largest ZeroMQ frame a worker accepts (ZeroMQ maxMessageSize; a peer sending a bigger one is disconnected); senders split batches to stay below it, and drop (counted, logged) a single tuple that alone exceeds it'),
+  'topology.state.provider': key(z.enum(['memory', 'redis']), 'memory', 'topology', 'where stateful bolts keep their state (Storm\'s topology.state.provider): memory (in the worker process, lost with it: for development and tests) or redis (survives a crash, a kill and a resubmit; topology.state.provider.config says where)'),
+  'topology.state.provider.config': key(stateProviderConfigSchema, {}, 'topology', 'the state store\'s settings, a map: url (redis://host:port[/db], default redis://127.0.0.1:6379), keyPrefix (default "hstorm:state:"), connectTimeoutMs and commandTimeoutMs (default 5000 each: a checkpoint that waits longer on Redis fails and is retried)'),
+  'topology.state.checkpoint.interval.ms': key(z.number().int().min(100), 1000, 'topology', 'how often stateful bolts checkpoint their state (Storm\'s default 1000, at least 100); a stateful bolt\'s input is acked at the checkpoint after it, so this must be below topology.message.timeout.secs, and topology.max.spout.pending must cover the tuples a spout emits in one interval'),
   'topology.spout.wait.ms': key(z.number().min(0), 1, 'topology', 'spout sleep when nextTuple emits nothing'),
   'topology.subprocess.timeout.secs': key(posNum.nullable(), null, 'topology', 'multilang (ShellBolt/ShellSpout): a subprocess silent this long while it owes an answer (a heartbeat sync, a spout sync) is killed, its pending tuples failed, and it is restarted; null: nimbus.task.timeout.secs, as Storm falls back to supervisor.worker.timeout.secs'),
   'topology.tick.tuple.freq.secs': key(posNum.nullable(), null, 'topology', "Storm's tick tuples: every bolt task gets a tuple from component __system on stream __tick (values [rate_secs]) this often, in seconds (fractions allowed, unlike Storm); set it topology-wide, or per component with addConfiguration or the component's getComponentConfiguration(); null: none"),

@@ -39,15 +39,16 @@ export const UNSUPPORTED_STORM_KEYS: Readonly<Record<string, string>> = {
   'topology.tasks': "set a component's tasks with its declarer's .setNumTasks(n)",
   'topology.enable.message.timeouts': 'message timeouts are always on (topology.message.timeout.secs)',
   'topology.debug': 'there is no per-tuple debug log; raise the log level with `hstorm set-log-level <topology> debug`',
+  'topology.state.kryo.register': 'state values are encoded with msgpackr, not Kryo: numbers, strings, plain objects, arrays, Maps and Uint8Arrays need no registration (docs/state.md)',
+  'topology.state.synchronization.timeout.secs': "there is no state synchronization between components: a stateful bolt's state is restored by the checkpoint spout's recovery (topology.state.checkpoint.interval.ms, docs/state.md)",
 };
 
 /**
- * Storm's key families for whole features hstorm does not have (Trident, DRPC, stateful bolts, …): every key under
+ * Storm's key families for whole features hstorm does not have (Trident, DRPC, …): every key under
  * the prefix is refused as "not supported", including Storm's daemon keys (`drpc.servers`), which would otherwise
  * pass as the author's own keys and be ignored. No hstorm key lies under these prefixes (config.test.ts checks).
  */
 export const UNSUPPORTED_STORM_PREFIXES: Readonly<Record<string, string>> = {
-  'topology.state.': 'stateful bolts and state checkpointing (IStatefulBolt, state providers) are not implemented; keep state in the bolt and rebuild it from a source that replays',
   'topology.trident.': 'Trident is not implemented; write the topology with spouts and bolts (windowed bolts for batches over time)',
   'topology.transactional.': 'transactional topologies are not implemented',
   'transactional.': 'transactional topologies are not implemented',
@@ -80,5 +81,21 @@ export function stormKeyHint(key: string): string | null {
   const known = STORM_KEYS[key];
   if (known) return `"${key}" is a Storm key; did you mean "${known.key}"?${known.note ? ` (${known.key}: ${known.note})` : ''}`;
   if (key.startsWith('storm.')) return `"${key}" is a Storm key with no hstorm equivalent; hstorm's keys are listed in common/config/schema.ts`;
+  return null;
+}
+
+/**
+ * Storm's stateful bolts use hstorm's own keys (topology.state.provider, .provider.config, .checkpoint.interval.ms),
+ * but Storm's values are Java: a provider class, a Jedis pool config. What to write instead, for a value of Storm's
+ * form that the key refused; null for any other value.
+ */
+export function stormValueHint(key: string, value: unknown): string | null {
+  if (key === 'topology.state.provider' && typeof value === 'string' && value.includes('.')) {
+    const ours = /redis/i.test(value) ? 'redis' : /inmemory/i.test(value) ? 'memory' : null;
+    return `"${value}" is a Storm state provider class; hstorm names its providers ${ours ? `(write "${ours}")` : '"memory" or "redis"'}`;
+  }
+  if (key === 'topology.state.provider.config' && JSON.stringify(value ?? null).includes('jedis')) {
+    return 'Storm\'s Redis provider config (jedisPoolConfig: host, port, database, password) is a URL here: { url: "redis://[:password@]host:port/database" } (docs/state.md)';
+  }
   return null;
 }

@@ -8,6 +8,7 @@ import type { ComponentLoad, ComponentMetricSections, ComponentPlacement, Signal
 import type { TopologyDef } from '../../common/topology-def.js';
 import type { GpuBackendHandle } from '../../topology-sdk/gpu-backend-handle.js';
 import { MetricRegistry } from '../../topology-sdk/user-metrics.js';
+import { MemoryStateStore, type StateStore } from '../../common/state-store/index.js';
 import { stormContextGetters } from '../../topology-sdk/internal/storm-context.js';
 
 export class FakeSignalBus {
@@ -50,6 +51,10 @@ export interface FakeContextOptions {
   def?: TopologyDef;
   /** Where a component's tasks run (default: every task of `tasks` for this component, none for others, all placed). */
   placement?: (component: string) => ComponentPlacement;
+  /** The state store (default: a memory store of its own). */
+  stateStore?: StateStore;
+  /** Task ids of other components (default: none). */
+  tasksOf?: (component: string) => readonly number[];
 }
 
 export interface FakeContext extends TopologyContext {
@@ -74,15 +79,16 @@ export function fakeContext(opts: FakeContextOptions = {}): FakeContext {
     logged.push({ level, obj, msg });
   };
   const def = opts.def ?? { components: [], config: {} };
+  const tasksOf = (c: string): readonly number[] => (c === component ? tasks : (opts.tasksOf?.(c) ?? []));
   const ctx: FakeContext = {
-    ...stormContextGetters({ def, topologyId: 'test-1', componentId: component, taskId, workerPort: 6700, tasksOf: (c) => (c === component ? tasks : []) }),
+    ...stormContextGetters({ def, topologyId: 'test-1', componentId: component, taskId, workerPort: 6700, tasksOf }),
     topologyId: 'test-1',
     topologyName: 'test',
     componentId: component,
     taskId,
     taskIndex: tasks.indexOf(taskId),
     componentTasks: tasks,
-    tasksOf: (c) => (c === component ? tasks : []),
+    tasksOf,
     topologyDef: def,
     placementOf: (c) => opts.placement?.(c) ?? { running: c === component ? tasks : [], unplaced: [], reason: null },
     onPlacementChange: (listener) => {
@@ -92,6 +98,7 @@ export function fakeContext(opts: FakeContextOptions = {}): FakeContext {
     firePlacementChange: () => {
       for (const l of placementListeners) l();
     },
+    stateStore: opts.stateStore ?? new MemoryStateStore(),
     codeDir: process.cwd(),
     workerPort: 6700,
     gpu: null,

@@ -209,6 +209,40 @@ export class WindowManager<T> {
     return out;
   }
 
+  /** The oldest item held, released and not evicted, and its stamp; null when none is (a persistent window keeps everything from it on). */
+  oldest(): { item: T; ts: number } | null {
+    for (let i = this.head; i < this.items.length; i++) {
+      if (this.live(this.base + (i - this.head))) return { item: this.items[i]!, ts: this.stamps[i]! };
+    }
+    return null;
+  }
+
+  /** Every item held — released and not evicted, then those waiting for the watermark — and forgets them all. */
+  takeAll(): T[] {
+    const out: T[] = [];
+    for (let i = this.head; i < this.items.length; i++) if (this.live(this.base + (i - this.head))) out.push(this.items[i]!);
+    for (const p of this.pending) out.push(p.item);
+    this.items = [];
+    this.stamps = [];
+    this.head = 0;
+    this.base = this.released;
+    this.pending = [];
+    this.removed = null;
+    this.expiredStash = [];
+    return out;
+  }
+
+  /**
+   * Puts back what a manager held, right after it was made `from` a position whose `released` is the first of them:
+   * the released items in release order, then those still waiting for the watermark (event time). A persistent window
+   * rebuilds itself so from the state store.
+   */
+  restore(released: readonly [T, number][], pending: readonly [T, number][]): void {
+    if (this.items.length > this.head || this.pending.length > 0) throw new Error('restore() on a manager that holds items');
+    for (const [item, ts] of released) this.release(item, ts);
+    for (const [item, ts] of pending) this.pending.push({ item, ts, order: this.addOrder++ });
+  }
+
   position(): WindowPosition {
     return { version: 1, released: this.released, lastTrigger: this.lastTrigger, nextEnd: this.nextEnd, watermark: this.wm, prev: this.prev ? [...this.prev] : null };
   }

@@ -78,6 +78,8 @@ function hstormComponent(t: TopologyInput, p: ComponentParts) {
     split: current?.split ?? null,
     /** Windowed bolts: the window, windows evaluated, tuples per window, late tuples, watermark lag (issue 23). */
     window: current?.window ?? null,
+    /** Stateful bolts and the checkpoint spout: last committed transaction, checkpoint time, keys, recoveries (issue 24). */
+    state: current?.state ?? null,
     /** Tuples failed at once towards a component with no running task, per stream and target (issue 30). */
     unplacedTargets: current?.unplacedTargets ?? [],
     /** Busy share of the last heartbeat period (what `hstorm describe` shows), max over the tasks. */

@@ -20,6 +20,8 @@ import { readComponentLoad } from './component-load.js';
 import { userMetricsOf } from './user-metrics-api.js';
 import { stormContextGetters } from '../../topology-sdk/internal/storm-context.js';
 import type { ComponentSettings, WorkerSettings } from '../worker-settings.js';
+import { openStateStore, type StateStore } from '../../common/state-store/index.js';
+import { RateLimitedLog } from '../../common/logger.js';
 
 /** What a context is built from; the functions are read when a context is built (or, for executors, when a hook runs). */
 export interface ContextSources {
@@ -40,20 +42,52 @@ export interface ContextSources {
   executorOf: (task: number) => Executor | undefined;
   /** The component's settings (worker-settings.ts ComponentConfigs). */
   settingsOf: (component: string) => ComponentSettings;
+  /** Where the state store is (worker-settings.ts). */
+  stateStore: WorkerSettings['state'];
 }
 
 export class TopologyContextFactory {
   /** Created by the first GPU bolt task that asks; probes once per process. */
   private gpuBackends: WorkerGpuBackends | null = null;
+  /** Opened by the first stateful task (or checkpoint spout) that asks; one per process, closed when the worker stops. */
+  private stateStore: StateStore | null = null;
+  private stateClosed = false;
 
   constructor(private readonly src: ContextSources) {}
+
+  /** The worker's state store, opened on first use. */
+  private state(): StateStore {
+    if (this.stateStore) return this.stateStore;
+    if (this.stateClosed) throw new Error('the state store was closed with the worker');
+    const settings = this.src.stateStore;
+    const log = this.src.log.child({ stateStore: settings.provider });
+    const connectionLog = new RateLimitedLog(log);
+    const store = openStateStore(settings, { onConnectionError: (err) => connectionLog.warn({ err }, 'state store connection trouble (Redis); checkpoints fail and are retried until it answers') });
+    if (store.provider === 'memory') {
+      log.warn('topology.state.provider is memory: stateful bolts keep their state in this worker process, and it is lost when the worker exits or is killed. Set topology.state.provider: redis for state that survives (docs/state.md)');
+    } else {
+      log.info({ where: store.where }, 'state store opened');
+    }
+    this.stateStore = store;
+    return store;
+  }
+
+  /** Closes what contexts opened (the state store's connection). */
+  async close(): Promise<void> {
+    this.stateClosed = true;
+    await this.stateStore?.close();
+  }
 
   contextFor(component: string, task: number): TopologyContext {
     const src = this.src;
     const tasks = src.tasksOf(component);
     const mine = src.assigned();
     const gpu = mine?.gpu ? { gpuId: mine.gpu.gpuId, name: mine.gpu.name, source: mine.gpu.source, pciBusId: mine.gpu.pciBusId ?? null } : null;
+    const state = (): StateStore => this.state();
     return {
+      get stateStore() {
+        return state();
+      },
       ...stormContextGetters({ def: src.def, topologyId: src.topologyId, componentId: component, taskId: task, workerPort: src.launch.port, tasksOf: src.tasksOf }),
       topologyId: src.topologyId,
       topologyName: src.topologyName(),

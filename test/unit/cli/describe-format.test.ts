@@ -25,6 +25,7 @@ function stats(kind: ComponentStats['kind'], extra: Partial<ComponentStats> = {}
     gpuKernels: null,
     split: null,
     window: null,
+    state: null,
     lastError: null,
     ...extra,
   };
@@ -121,6 +122,16 @@ describe('describe output', () => {
     assert.match(text, /reader: GPU side: no running task since 2026-11-25T12:03:04\.000Z \(no running task of gpu-dealer: no GPU slot\); it gets no tuples/);
     assert.doesNotMatch(text, /CPU side: no running task/);
     assert.match(text, /tuples failed at once \(their target has no running task\):\n {2}reader: 12 tuples to gpu-dealer on stream gpu: not placed \(no GPU slot\)/);
+  });
+
+  it('shows each stateful bolt and the checkpoint spout: last committed transaction, checkpoint time, keys, recoveries', () => {
+    const bolt = { role: 'bolt' as const, provider: 'redis' as const, lastCommittedTxid: 41, commits: 82, checkpointMs: { count: 82, mean: 2.1, p50: 1.9, p99: 7.25, max: 9 }, keys: 1234, recoveries: 1, failures: 2, heldAcks: 17, corruptEntries: 0, phase: null, tasks: 2 };
+    const cp = { ...bolt, role: 'checkpoint' as const, lastCommittedTxid: 41, commits: 41, keys: null, heldAcks: 0, phase: 'PREPARE 42', tasks: 1 };
+    const text = formatDetail(detail({ count: stats('bolt', { state: bolt }), __checkpointspout: stats('spout', { state: cp }), sink: stats('bolt') }));
+    assert.match(text, /state \(redis; checkpoint PREPARE 42;/);
+    assert.match(text, /count\s+41\s+82\s+1\.9\d*\s+7\.25\s+1234\s+17\s+1\s+2\s+0/);
+    assert.match(text, /__checkpointspout\s+41\s+41\s+1\.9\d*\s+7\.25\s+-\s+-\s+1\s+2\s+-/);
+    assert.doesNotMatch(text.split('state (')[1]!, /\bsink\b/);
   });
 
   it('shows each windowed bolt: its window, windows evaluated, tuples per window, held, late tuples and watermark lag', () => {

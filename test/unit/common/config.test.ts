@@ -284,13 +284,33 @@ describe('common/config Storm key names', () => {
     assert.throws(() => validateEntries({ 'topology.kryo.register': ['Point'] }, where), notSupported('topology.kryo.register', /registerSerialization\(Class\)/));
     assert.throws(() => validateEntries({ 'topology.tasks': 4 }, where), notSupported('topology.tasks', /setNumTasks/));
     // Whole features by their key families, Storm's daemon keys among them (they would pass as the author's own keys).
-    assert.throws(() => validateEntries({ 'topology.state.provider': 'x.RedisKeyValueStateProvider' }, where), notSupported('topology.state.provider', /stateful bolts .* are not implemented/));
+    assert.throws(() => validateEntries({ 'topology.state.kryo.register': ['x.Point'] }, where), notSupported('topology.state.kryo.register', /msgpackr, not Kryo/));
     assert.throws(() => validateEntries({ 'topology.trident.batch.emit.interval.millis': 500 }, where), notSupported('topology.trident.batch.emit.interval.millis', /Trident is not implemented/));
     assert.throws(() => validateEntries({ 'drpc.servers': ['h'] }, where), notSupported('drpc.servers', /DRPC is not implemented/));
     assert.throws(() => validateEntries({ 'pacemaker.servers': ['h'] }, where), notSupported('pacemaker.servers', /Pacemaker/));
     assert.throws(() => validateEntries({ 'topology.ras.constraints': [] }, where), notSupported('topology.ras.constraints', /setCPULoad/));
     assert.throws(() => validateEntries({ 'topology.blobstore.map': {} }, where), notSupported('topology.blobstore.map', /resources\//));
     assert.throws(() => validateEntries({ 'topology.classpath': 'a.jar' }, where), notSupported('topology.classpath', /bundle/));
+  });
+
+  it("takes Storm's state keys, which are hstorm's, and says what to write for Storm's Java values", () => {
+    const where = { allowUserKeys: true, where: 'topology config' };
+    assert.deepEqual(
+      validateEntries({ 'topology.state.provider': 'redis', 'topology.state.provider.config': { url: 'redis://127.0.0.1:6380/2' }, 'topology.state.checkpoint.interval.ms': 500 }, where),
+      { 'topology.state.provider': 'redis', 'topology.state.provider.config': { url: 'redis://127.0.0.1:6380/2' }, 'topology.state.checkpoint.interval.ms': 500 },
+    );
+    const refused = (key: string, value: unknown, hint: RegExp) =>
+      assert.throws(() => validateEntries({ [key]: value }, where), (e: unknown) => {
+        assert.ok(e instanceof ConfigError, String(e));
+        assert.equal(e.key, key);
+        assert.match(e.message, new RegExp(`^invalid value for config key "${key.replace(/\./g, '\\.')}" in topology config: `));
+        assert.match(e.message, hint);
+        return true;
+      });
+    refused('topology.state.provider', 'org.apache.storm.redis.state.RedisKeyValueStateProvider', /allowed: .*memory.*redis.* Storm state provider class; hstorm names its providers \(write "redis"\)/);
+    refused('topology.state.provider', 'org.apache.storm.state.InMemoryKeyValueStateProvider', /\(write "memory"\)/);
+    refused('topology.state.provider.config', '{"jedisPoolConfig":{"host":"localhost","port":6379}}', /is a URL here: \{ url: "redis:/);
+    refused('topology.state.checkpoint.interval.ms', 50, /allowed: /);
   });
 
   it("no hstorm key lies under a family of Storm keys refused as not supported", () => {

@@ -1,0 +1,36 @@
+/**
+ * The state store stateful bolts checkpoint to (docs/state.md): the interface,
+ * its `memory` and `redis` providers, and the settings compiled from
+ * `topology.state.provider` and `topology.state.provider.config`. The worker
+ * opens one per process; the SDK sees only the interface.
+ */
+import type { Config } from '../config/config.js';
+import { MemoryStateStore } from './memory-state-store.js';
+import { RedisStateStore, type RedisStateStoreOptions } from './redis-state-store.js';
+import type { StateStore, StateStoreSettings } from './state-store.js';
+
+export type { StateStore, StateStoreSettings, StateEntry, StateTxids, StateProviderName } from './state-store.js';
+export { TOMBSTONE, quoteBytes } from './state-store.js';
+export { MemoryStateStore } from './memory-state-store.js';
+export { RedisStateStore, redactUrl } from './redis-state-store.js';
+
+/** Storm's default Redis (localhost:6379) and a prefix that keeps hstorm's keys apart from anything else in it. */
+export const DEFAULT_STATE_URL = 'redis://127.0.0.1:6379';
+export const DEFAULT_STATE_KEY_PREFIX = 'hstorm:state:';
+const DEFAULT_TIMEOUT_MS = 5000;
+
+/** The two state keys of a topology config, compiled once (the config was validated where it was built). */
+export function stateStoreSettings(config: Config): StateStoreSettings {
+  const c = config['topology.state.provider.config'];
+  return {
+    provider: config['topology.state.provider'],
+    url: c.url ?? DEFAULT_STATE_URL,
+    keyPrefix: c.keyPrefix ?? DEFAULT_STATE_KEY_PREFIX,
+    connectTimeoutMs: c.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    commandTimeoutMs: c.commandTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+  };
+}
+
+export function openStateStore(settings: StateStoreSettings, opts: RedisStateStoreOptions = {}): StateStore {
+  return settings.provider === 'redis' ? new RedisStateStore(settings, opts) : new MemoryStateStore();
+}

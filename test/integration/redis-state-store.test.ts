@@ -1,0 +1,135 @@
+/**
+ * The state-store contract against a real Redis (Debian's redis-server, one per
+ * file, test/helpers/servers/redis.ts), plus what only the Redis provider has:
+ * fast failure while Redis is down and recovery once it is back, a key that is
+ * not hstorm's, and where its keys are.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { createClient } from 'redis';
+import { RedisStateStore, type StateStoreSettings } from '../../common/state-store/index.js';
+import { stateStoreContract } from '../unit/common/state-store-contract.js';
+import { startTestRedis, type TestRedis } from '../helpers/servers/redis.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+let redis: TestRedis;
+
+before(async function () {
+  this.timeout(60_000);
+  redis = await startTestRedis({ persistent: true });
+});
+
+after(async () => {
+  await redis?.stop();
+});
+
+function settings(overrides: Partial<StateStoreSettings> = {}): StateStoreSettings {
+  return { provider: 'redis', url: redis.url, keyPrefix: `test:${randomUUID()}:`, connectTimeoutMs: 5000, commandTimeoutMs: 5000, ...overrides };
+}
+
+async function connected(s: StateStoreSettings): Promise<RedisStateStore> {
+  const store = new RedisStateStore(s);
+  await store.ready(30_000);
+  return store;
+}
+
+stateStoreContract('redis', async () => {
+  const s = settings();
+  const store = await connected(s);
+  const others: RedisStateStore[] = [];
+  return {
+    store,
+    second: async () => {
+      const o = await connected(s);
+      others.push(o);
+      return o;
+    },
+    ns: 'topo:bolt:0',
+    cleanup: async () => {
+      await store.close();
+      await Promise.all(others.map((o) => o.close()));
+    },
+  };
+});
+
+describe('RedisStateStore', function () {
+  this.timeout(60_000);
+
+  it('keeps a namespace in three keys under its prefix: entries, prepare and txids', async () => {
+    const s = settings();
+    const store = await connected(s);
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    try {
+      await store.prepare('t:c:0', 1, [[Buffer.from('k'), Buffer.from('v')]]);
+      assert.deepEqual((await raw.keys(`${s.keyPrefix}*`)).sort(), [`${s.keyPrefix}t:c:0$prepare`, `${s.keyPrefix}t:c:0$txid`]);
+      await store.commit('t:c:0', 1);
+      assert.deepEqual((await raw.keys(`${s.keyPrefix}*`)).sort(), [`${s.keyPrefix}t:c:0`, `${s.keyPrefix}t:c:0$txid`]);
+      assert.deepEqual(await raw.hGetAll(`${s.keyPrefix}t:c:0$txid`), { commit: '1' });
+      assert.equal(await raw.hGet(`${s.keyPrefix}t:c:0`, 'k'), 'v');
+    } finally {
+      await raw.close();
+      await store.close();
+    }
+  });
+
+  it('a key holding something else, or a garbage txid, is an error naming the key — not a crash', async () => {
+    const s = settings();
+    const store = await connected(s);
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    try {
+      await raw.set(`${s.keyPrefix}t:c:1`, 'a string, not a hash');
+      await assert.rejects(store.size('t:c:1'), (err: unknown) => {
+        assert.equal((err as { code: string }).code, 'HSTORM_ERR_STATESTORE_UNAVAILABLE');
+        assert.match((err as Error).message, new RegExp(`${s.keyPrefix}t:c:1.*WRONGTYPE`));
+        return true;
+      });
+      await raw.hSet(`${s.keyPrefix}t:c:2$txid`, 'commit', 'seven');
+      await assert.rejects(store.txids('t:c:2'), /t:c:2\$txid" field "commit" .* holds "seven", not a transaction id/);
+    } finally {
+      await raw.close();
+      await store.close();
+    }
+  });
+
+  it('fails fast while Redis is down, and works again once it is back (data kept)', async () => {
+    const s = settings({ commandTimeoutMs: 2000 });
+    const store = await connected(s);
+    try {
+      await store.prepare('t:c:3', 1, [[Buffer.from('a'), Buffer.from('1')]]);
+      await store.commit('t:c:3', 1);
+      await redis.takeDown();
+      const started = Date.now();
+      await assert.rejects(store.prepare('t:c:3', 2, [[Buffer.from('a'), Buffer.from('2')]]), (err: unknown) => {
+        assert.equal((err as { code: string }).code, 'HSTORM_ERR_STATESTORE_UNAVAILABLE');
+        assert.match((err as Error).message, /t:c:3/);
+        return true;
+      });
+      // Fast: the command timeout at most (plus the machine's load), not a hang.
+      assert.ok(Date.now() - started < 30_000);
+      await redis.bringUp();
+      const [v] = await waitFor('the store answering again', async () => {
+        try {
+          return await store.get('t:c:3', [Buffer.from('a')]);
+        } catch {
+          return null;
+        }
+      }, 30_000, 100);
+      assert.equal(Buffer.from(v!).toString(), '1');
+      assert.deepEqual(await store.txids('t:c:3'), { committed: 1, prepared: null });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('redacts the password from where it says it is', async () => {
+    const store = new RedisStateStore(settings({ url: `redis://user:s3cret@127.0.0.1:${redis.port}` }));
+    try {
+      assert.ok(!store.where.includes('s3cret'), store.where);
+      assert.match(store.where, /user:\*\*\*@/);
+    } finally {
+      await store.close();
+    }
+  });
+});

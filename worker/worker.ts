@@ -143,7 +143,7 @@ export class Worker {
     for (const ex of this.tasks.spouts) await startNaming(ex);
     this.tasks.startLoadReports();
     this.applyStatus(this.base.status);
-    await this.heartbeats.start(this.settings.heartbeatMs);
+    await this.heartbeats.start(this.settings.heartbeatMs, this.settings.metricsMs);
     void this.watchAssignment();
     void this.watchStormBase();
     this.log.info({ executors: mine.executors.length, port: this.launch.port, gpu: mine.gpu }, 'worker started');

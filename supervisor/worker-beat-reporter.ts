@@ -49,8 +49,8 @@ export class WorkerBeatReporter {
   }
 
   start(): void {
-    this.tick();
-    this.timer = setInterval(() => this.tick(), this.o.periodMs);
+    void this.tick();
+    this.timer = setInterval(() => void this.tick(), this.o.periodMs);
   }
 
   stop(): void {

@@ -17,9 +17,17 @@ import type { WorkerHeartbeat } from '../common/storm-base.js';
 import type { WorkerLaunch } from '../common/worker-env.js';
 import { ZkPaths } from '../common/zk-paths.js';
 import { writeLocalHeartbeat } from '../common/local-heartbeat.js';
-import type { Executor } from './executor/executor.js';
+import type { ExecutorMetricsRecorder } from './executor/executor-metrics.js';
 import type { WorkerLoad } from './routing/load/worker-load.js';
 import { encodeCompactJson, putNode } from '../common/cluster-state/json-node.js';
+
+/** What the record reads of an executor (worker/executor/executor.ts). */
+export interface MetricsSource {
+  readonly metrics: ExecutorMetricsRecorder;
+  readonly queueDepth: number;
+  /** Sections, user metrics, errors (Executor.extraMetrics). */
+  extraMetrics(): Record<string, unknown> | undefined;
+}
 
 /** What a heartbeat reports; the functions are read at each beat. */
 export interface HeartbeatSources {
@@ -30,7 +38,7 @@ export interface HeartbeatSources {
   epoch: () => number;
   /** Frames and tuples dropped so far (garbage, oversize, malformed, misdirected). */
   dropped: () => number;
-  executors: readonly Executor[];
+  executors: readonly MetricsSource[];
   load: WorkerLoad | null;
 }
 
@@ -97,7 +105,7 @@ export class WorkerHeartbeats {
       ...(load ? { routingLoad: load.stats() } : {}),
       executors: this.src.executors.map((ex) => {
         const m = ex.metrics.snapshot(ex.queueDepth, ex.metrics.rollCapacity());
-        const extra = (ex as { extraMetrics?: () => object }).extraMetrics?.();
+        const extra = ex.extraMetrics();
         return extra ? { ...m, ...extra } : m;
       }),
     };

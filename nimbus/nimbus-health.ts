@@ -28,7 +28,12 @@ export function nimbusHealth(s: HealthSources, now = Date.now()): NimbusHealth {
   const mem = process.memoryUsage();
   return {
     now,
-    monitor: { ...runTimes(s.monitor.roundMs, s.monitor.lastRoundMs), skippedTicks: s.monitor.skippedTicks, periodMs: s.monitorPeriodMs },
+    monitor: {
+      ...runTimes(s.monitor.roundMs, s.monitor.lastRoundMs),
+      skippedTicks: s.monitor.skippedTicks,
+      periodMs: s.monitorPeriodMs,
+      recentMs: s.monitor.recentMs.map((ms) => Math.round(ms * 1000) / 1000),
+    },
     sampler: { ...runTimes(s.sampler.durations, s.sampler.lastMs), skippedTicks: s.sampler.counts.skipped, records: s.sampler.counts.records },
     liveness: { ...s.tracker.counts, reportingSupervisors: s.tracker.reportingSupervisors(now) },
     cache: { ...s.cache.counts },

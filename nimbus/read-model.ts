@@ -64,7 +64,7 @@ export interface RunTimes {
 export interface NimbusHealth {
   now: number;
   /** The monitor: rounds run, ticks skipped because the previous round had not ended (never queued), how long rounds took. */
-  monitor: RunTimes & { skippedTicks: number; periodMs: number };
+  monitor: RunTimes & { skippedTicks: number; periodMs: number; /** The latest rounds' durations (ms), oldest first. */ recentMs: number[] };
   /** The metrics-record sampler: samples, skipped ticks, records that changed and were parsed. */
   sampler: RunTimes & { skippedTicks: number; records: number };
   /** Supervisors' liveness reports: taken, worker beats in them, refused as malformed, supervisors that reported within the task timeout. */

@@ -55,13 +55,17 @@ export interface MonitorStats {
   /** Duration of monitor rounds (ms), from when the round got the lock to its end. */
   roundMs: Histogram;
   lastRoundMs: number | null;
+  /** The latest RECENT_ROUNDS durations, oldest first (a window to judge, where roundMs is since start). */
+  recentMs: number[];
 }
+
+const RECENT_ROUNDS = 120;
 
 export class Reconciler {
   private lock: Promise<unknown> = Promise.resolve();
   /** Set from a monitor tick until its round ends: the next tick skips while it is set. */
   private monitorRound: Promise<void> | null = null;
-  readonly monitor: MonitorStats = { skippedTicks: 0, roundMs: new Histogram(), lastRoundMs: null };
+  readonly monitor: MonitorStats = { skippedTicks: 0, roundMs: new Histogram(), lastRoundMs: null, recentMs: [] };
   private roundRequested = false;
   private roundLoop: Promise<void> | null = null;
   /** workerKey → until when no topology may take that slot (a worker there just died). */
@@ -145,6 +149,8 @@ export class Reconciler {
         const ms = performance.now() - t0;
         this.monitor.lastRoundMs = ms;
         this.monitor.roundMs.record(ms);
+        this.monitor.recentMs.push(ms);
+        if (this.monitor.recentMs.length > RECENT_ROUNDS) this.monitor.recentMs.shift();
       }
     })
       .catch((err: unknown) => this.d.log.warn({ err }, 'monitor round failed; retrying on the next tick'))

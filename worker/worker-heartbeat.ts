@@ -49,6 +49,8 @@ export class WorkerHeartbeats {
   private writing: Promise<void> | null = null;
   private readonly startedAt = Date.now();
   private readonly warnLog: RateLimitedLog;
+  /** Records written, and writes that failed. */
+  readonly writes = { ok: 0, failed: 0 };
 
   constructor(private readonly src: HeartbeatSources) {
     this.warnLog = new RateLimitedLog(src.log);
@@ -83,7 +85,13 @@ export class WorkerHeartbeats {
   /** Writes the current WorkerHeartbeat (the metrics record) to ZooKeeper, compact. */
   async write(): Promise<void> {
     const { launch } = this.src;
-    await putNode(this.src.store, ZkPaths.workerbeat(launch.topologyId, launch.supervisorId, launch.port), encodeCompactJson(this.record()));
+    try {
+      await putNode(this.src.store, ZkPaths.workerbeat(launch.topologyId, launch.supervisorId, launch.port), encodeCompactJson(this.record()));
+      this.writes.ok++;
+    } catch (err) {
+      this.writes.failed++;
+      throw err;
+    }
   }
 
   /** The record as of now. */

@@ -66,6 +66,7 @@ function row(p: PointResult): Row {
     zk_write_p99_ms: r3(p.zkProbeP99Ms),
     zk_server_update_p99_ms: p.zkServerUpdateP99Ms,
     zk_cpu_pct: r1(p.zkCpuPct),
+    simulators_cpu_pct: r1(p.simCpuPct),
     nimbus_cpu_pct: r1(p.nimbusCpuPct),
     nimbus_cpu_max_pct: r1(p.nimbusCpuMaxPct),
     round_p50_ms: r3(p.roundP50Ms),
@@ -136,7 +137,10 @@ export async function run(args: BenchArgs): Promise<void> {
   const after = { uptime: uptime(), freeGiB: diskState(tmpdir()).freeBytes / 2 ** 30 };
   const rows = results.map(row);
   const largest = results.at(-1)!;
+  const smallest = results[0]!;
   const ratios: Record<string, number | string> = {
+    // ZooKeeper has next to nothing to do at the smallest point: its p99 there is the machine's, not the cluster's.
+    [`ZK write p99 at ${largest.workers} workers / at ${smallest.workers} workers (same run)`]: r3(largest.zkProbeP99Ms / Math.max(1e-3, smallest.zkProbeP99Ms)),
     [`nimbus CPU at ${largest.workers} workers (% of one core)`]: r1(largest.nimbusCpuPct),
     [`check round max / period at ${largest.workers} workers`]: r3(largest.roundMaxMs / (MONITOR_SECS * 1000)),
     [`txn log at ${largest.workers} workers (MB/min)`]: r1(largest.txnLogMbPerMin),

@@ -56,18 +56,28 @@ export class WorkerHeartbeats {
     this.warnLog = new RateLimitedLog(src.log);
   }
 
-  /** Beats locally and writes a first record (awaited), then beats every `beatMs` and writes a record every `metricsMs`. */
-  async start(beatMs: number, metricsMs: number): Promise<void> {
+  /**
+   * Beats locally and writes a first record (awaited), then beats every
+   * `beatMs` and writes a record every `metricsMs`, the first of those at a
+   * random point of the period: workers started together (a submit, a
+   * restarted cluster) would otherwise write in step, every period, in one
+   * burst that ZooKeeper queues.
+   */
+  async start(beatMs: number, metricsMs: number, phase = Math.random()): Promise<void> {
     this.beatLocally();
     await this.write();
     // Its own timer: liveness must not depend on ZooKeeper answering, nor wait for a record being written.
     this.beatTimer = setInterval(() => this.beatLocally(), beatMs);
-    this.metricsTimer = setInterval(() => {
+    const periodic = (): void => {
       if (this.writing) return;
       this.writing = this.write()
         .catch((err: unknown) => this.warnLog.warn({ err }, 'could not write the metrics record; the next period retries'))
         .finally(() => (this.writing = null));
-    }, metricsMs);
+    };
+    this.metricsTimer = setTimeout(() => {
+      periodic();
+      this.metricsTimer = setInterval(periodic, metricsMs);
+    }, phase * metricsMs);
   }
 
   /** Stops the periodic beats and records (a last record can still be written with `write`). */

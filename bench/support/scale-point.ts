@@ -60,6 +60,8 @@ export interface PointResult {
   zkProbeP99Ms: number;
   zkServerUpdateP99Ms: number;
   zkCpuPct: number;
+  /** The simulator processes together (what the simulation itself took from the machine). */
+  simCpuPct: number;
   nimbusCpuPct: number;
   nimbusCpuMaxPct: number;
   roundP50Ms: number;
@@ -185,7 +187,11 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
       stringify({ 'hstorm.zookeeper.servers': [zk.connectString], 'hstorm.zookeeper.root': '/hstorm', 'hstorm.local.dir': join(dir, 'nimbus'), 'nimbus.host': '127.0.0.1', 'nimbus.http.port': httpPort }),
     );
     const out = openSync(join(dir, 'nimbus.log'), 'a');
-    nimbus = spawn(process.execPath, [join(packageRoot(), 'bin', 'hstorm.js'), 'nimbus', '--config', configFile, '--bind', '127.0.0.1'], { stdio: ['ignore', out, out] });
+    // HSTORM_SCALE_NIMBUS_PROF=<dir>: nimbus writes a V8 CPU profile there when it stops (where its time goes).
+    const prof = process.env.HSTORM_SCALE_NIMBUS_PROF;
+    nimbus = spawn(process.execPath, [...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []), join(packageRoot(), 'bin', 'hstorm.js'), 'nimbus', '--config', configFile, '--bind', '127.0.0.1'], {
+      stdio: ['ignore', out, out],
+    });
     closeSync(out);
     const nimbusPid = nimbus.pid!;
     const client = new NimbusClient('127.0.0.1', httpPort);
@@ -242,7 +248,8 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     const t0 = performance.now();
     const mntr0 = await zkMonitor('127.0.0.1', zk.port);
     const disk0 = zkDiskBytes(join(dir, 'zk'));
-    const cpu0 = { nimbus: procCpuMs(nimbusPid)!, zk: procCpuMs(zkPid)! };
+    const simCpu = (): number => sims.reduce((a, x) => a + (procCpuMs(x.proc.pid!) ?? 0), 0);
+    const cpu0 = { nimbus: procCpuMs(nimbusPid)!, zk: procCpuMs(zkPid)!, sims: simCpu() };
     const h0 = await health();
     probe.reset();
     const perSecond: number[] = [];
@@ -275,7 +282,7 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     const secs = (performance.now() - t0) / 1000;
     const mntr1 = await zkMonitor('127.0.0.1', zk.port);
     const disk1 = zkDiskBytes(join(dir, 'zk'));
-    const cpu1 = { nimbus: procCpuMs(nimbusPid)!, zk: procCpuMs(zkPid)! };
+    const cpu1 = { nimbus: procCpuMs(nimbusPid)!, zk: procCpuMs(zkPid)!, sims: simCpu() };
     const h1 = await health();
     collectRounds(h1);
     const probeLatencies = [...probe.latencies];
@@ -303,6 +310,7 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
       zkProbeP99Ms: quantile(probeLatencies, 0.99),
       zkServerUpdateP99Ms: mntr1.get('zk_p99_updatelatency') ?? 0,
       zkCpuPct: ((cpu1.zk - cpu0.zk) / (secs * 1000)) * 100,
+      simCpuPct: ((cpu1.sims - cpu0.sims) / (secs * 1000)) * 100,
       nimbusCpuPct: ((cpu1.nimbus - cpu0.nimbus) / (secs * 1000)) * 100,
       nimbusCpuMaxPct: Math.max(0, ...perSecond),
       roundP50Ms: quantile(roundList, 0.5),

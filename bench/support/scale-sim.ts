@@ -257,7 +257,13 @@ class Simulator {
         }
       }, this.o.beatMs),
     );
-    if (this.o.collectorMs > 0) this.timers.push(setInterval(() => this.supervisors.forEach((s) => s.collect()), this.o.collectorMs));
+    // Each supervisor collects on its own phase, as supervisors started at different moments do.
+    if (this.o.collectorMs > 0) {
+      for (const s of this.supervisors.values()) {
+        const phase = setTimeout(() => this.timers.push(setInterval(() => s.collect(), this.o.collectorMs)), rnd() * this.o.collectorMs);
+        this.timers.push(phase);
+      }
+    }
   }
 
   private requestSync(): void {
@@ -337,7 +343,7 @@ class Simulator {
   }
 
   async stop(): Promise<void> {
-    for (const t of this.timers) clearInterval(t);
+    for (const t of this.timers) clearTimeout(t);
     this.watcher?.stop();
     await mapConcurrent([...this.supervisors.values()], 32, (s) => s.stop());
     await this.shared?.close().catch(() => undefined);

@@ -21,7 +21,7 @@ import type { BenchArgs } from './main.js';
 import { BenchProgress } from './support/progress.js';
 import { writeReport, type Row } from './support/results.js';
 import { diskState, diskTooFull } from './support/scale-measure.js';
-import { MONITOR_SECS, runPoint, SHUTDOWN_BOUND_SECS, TASK_TIMEOUT_SECS, type PointResult } from './support/scale-point.js';
+import { logCounts, MONITOR_SECS, runPoint, SHUTDOWN_BOUND_SECS, TASK_TIMEOUT_SECS, type PointResult } from './support/scale-point.js';
 
 /** The targets of issue 29, item 3 (and 2: submit and SIGTERM). */
 export const TARGETS = {
@@ -33,6 +33,9 @@ export const TARGETS = {
   submitSecs: 2,
   sigtermSecs: SHUTDOWN_BOUND_SECS,
 };
+
+/** Where nimbus's log of each point is kept (bench-results/scale/, beside the report). */
+const LOG_DIR = 'bench-results/scale';
 
 function flag(rest: readonly string[], name: string): string | null {
   const i = rest.indexOf(name);
@@ -87,6 +90,7 @@ function row(p: PointResult): Row {
     nimbus_rss_mb: Math.round(p.nimbusRssMb),
     nimbus_heap_mb: Math.round(p.nimbusHeapMb),
     window_s: Math.round(p.windowSecs),
+    nimbus_zk_session_changes: logCounts(`${LOG_DIR}/nimbus-${p.workers}.log`).sessionChanges,
     load_avg_1m: r1(p.load1),
     ...verdicts(p),
   };
@@ -129,7 +133,7 @@ export async function run(args: BenchArgs): Promise<void> {
   const results: PointResult[] = [];
   try {
     for (const workers of points) {
-      results.push(await runPoint({ workers, warmupSecs, windowSecs, step: (s) => progress.step(s), ...(soakMin > 0 && { memoryEverySecs: 30 }) }));
+      results.push(await runPoint({ workers, logDir: LOG_DIR, warmupSecs, windowSecs, step: (s) => progress.step(s), ...(soakMin > 0 && { memoryEverySecs: 30 }) }));
     }
   } finally {
     progress.stop();

@@ -71,10 +71,10 @@ export class ClusterReader {
     return [...this.book.nodes.values()];
   }
 
-  /** One node through its schema; null when missing or corrupt. */
-  async readNode<S extends z.ZodType>(path: string, schema: S): Promise<{ value: z.output<S>; version: number } | null> {
+  /** One node through its schema; null when missing or corrupt. `stale`: through the cache, the value before its latest change may do. */
+  async readNode<S extends z.ZodType>(path: string, schema: S, opts: { stale?: boolean } = {}): Promise<{ value: z.output<S>; version: number } | null> {
     try {
-      const read: { value: z.output<S>; stat: NodeStat } | null = this.cache ? await this.cache.readJson(path, schema) : await readJson(this.state, path, schema);
+      const read: { value: z.output<S>; stat: NodeStat } | null = this.cache ? await this.cache.readJson(path, schema, opts) : await readJson(this.state, path, schema);
       if (!read) throw new ClusterStateError('NO_NODE', path);
       this.book.nodes.delete(path);
       return { value: read.value, version: read.stat.version };
@@ -123,9 +123,9 @@ export class ClusterReader {
   }
 
   /** Every child of `dir` through `schema`, read concurrently, by name; missing and corrupt ones left out. */
-  async readAll<S extends z.ZodType>(dir: string, schema: S): Promise<Map<string, z.output<S>>> {
+  async readAll<S extends z.ZodType>(dir: string, schema: S, opts: { stale?: boolean } = {}): Promise<Map<string, z.output<S>>> {
     const names = await this.childrenOf(dir);
-    const recs = await mapConcurrent(names, READ_CONCURRENCY, (name) => this.readNode(ZkPaths.childOf(dir, name), schema));
+    const recs = await mapConcurrent(names, READ_CONCURRENCY, (name) => this.readNode(ZkPaths.childOf(dir, name), schema, opts));
     const out = new Map<string, z.output<S>>();
     names.forEach((name, i) => {
       const rec = recs[i];
@@ -134,9 +134,17 @@ export class ClusterReader {
     return out;
   }
 
+  /**
+   * The registered supervisors (the child list is always current). Through the
+   * cache a record may be one change behind while its new value is read: what
+   * changes in it every few seconds is its node collector's figures, while
+   * what placement reads — ports, GPUs, capacity — changes only with a restart,
+   * which also replaces the node. A round that waited for those reads each time
+   * would wait on ZooKeeper for nothing it uses.
+   */
   async supervisors(): Promise<Map<string, SupervisorInfo>> {
     const out = new Map<string, SupervisorInfo>();
-    for (const [id, info] of await this.readAll(ZkPaths.supervisors, supervisorInfoSchema)) {
+    for (const [id, info] of await this.readAll(ZkPaths.supervisors, supervisorInfoSchema, { stale: true })) {
       if (info.id !== id) {
         this.markCorrupt(ZkPaths.childOf(ZkPaths.supervisors, id), `supervisor node ${id} claims id ${info.id}`);
         continue;

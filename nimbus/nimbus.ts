@@ -8,10 +8,11 @@
  * start it reads everything back, so a restart loses nothing and running
  * workers are untouched.
  *
- * Two readers: the reconcile loop and the sampler read through a watched
- * cache (what did not change costs no request; docs/operations.md), the read
- * model and the admin verbs read the store itself, so what an operator is
- * shown is never a moment behind what a test or a tool just wrote.
+ * Two readers: the reconcile loop, the sampler and the admin verbs read
+ * through a watched cache (what did not change costs no request;
+ * docs/operations.md) — they write through the same session, so they always
+ * read their own writes; the read model reads the store itself, so what an
+ * operator is shown is never a moment behind what another client just wrote.
  */
 import { join } from 'node:path';
 import type { Assignment } from '../common/assignment.js';
@@ -73,6 +74,7 @@ export class Nimbus implements TopologyControl {
   private readonly curve: CurveKeyStore | null;
   private readonly state: ClusterState;
   private readonly log: Logger;
+  /** Through the watched cache: the reconcile loop's, the sampler's and the admin verbs' (they write through the same session, so they read their own writes). */
   private readonly reader: ClusterReader;
   private readonly admin: TopologyAdmin;
   private readonly reconciler: Reconciler;
@@ -94,9 +96,9 @@ export class Nimbus implements TopologyControl {
     const blobDir = options.blobDir === undefined ? join(this.settings.localDir, 'blobs') : options.blobDir;
     this.blobs = blobDir === null ? null : new BlobStore(blobDir);
     this.curve = this.settings.curve ? new CurveKeyStore(blobDir === null ? null : join(this.settings.localDir, 'curve-keys')) : null;
-    this.reader = ClusterReader.over(this.state, this.log);
+    const freshReader = ClusterReader.over(this.state, this.log);
     this.cache = new WatchedNodeCache(this.state);
-    const cachedReader = this.reader.through(this.cache);
+    this.reader = freshReader.through(this.cache);
     const tracker = new HeartbeatTracker({
       taskTimeoutMs: this.settings.taskTimeoutMs,
       startTimeoutMs: this.settings.workerStartTimeoutMs,
@@ -112,10 +114,10 @@ export class Nimbus implements TopologyControl {
       requestRound: () => this.reconciler.requestRound(),
     });
     this.registration = options.advertise ? new NimbusRegistration(this.state, options.advertise, this.log) : null;
-    this.sampler = new HeartbeatSampler(cachedReader, this.cache, tracker, this.log);
+    this.sampler = new HeartbeatSampler(this.reader, this.cache, tracker, this.log);
     this.reconciler = new Reconciler({
       state: this.state,
-      reader: cachedReader,
+      reader: this.reader,
       tracker,
       admin: this.admin,
       settings: this.settings,
@@ -124,7 +126,7 @@ export class Nimbus implements TopologyControl {
     });
     this.readModel = new NimbusReadModel({
       state: this.state,
-      reader: this.reader,
+      reader: freshReader,
       tracker,
       sampler: this.sampler,
       config: this.config,

@@ -14,9 +14,9 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { stringify } from 'yaml';
 import type { Assignment } from '../../common/assignment.js';
@@ -42,6 +42,8 @@ const SHUTDOWN_BOUND_SECS = 10;
 
 export interface PointOptions {
   workers: number;
+  /** Where nimbus's log is kept when the point ends (its data dir is removed). */
+  logDir: string;
   warmupSecs: number;
   windowSecs: number;
   /** Called with what is happening (the progress bar). */
@@ -339,8 +341,36 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     if (nimbus) await stopWithin(nimbus, 30_000).catch(() => undefined);
     await session?.close().catch(() => undefined);
     await zk?.stop();
+    keepLog(join(dir, 'nimbus.log'), join(o.logDir, `nimbus-${o.workers}.log`));
     await removeTempDir(dir);
   }
+}
+
+/** Keeps the last 4 MB of nimbus's log beside the results (the data dir goes). */
+function keepLog(from: string, to: string): void {
+  try {
+    const text = readFileSync(from);
+    mkdirSync(dirname(to), { recursive: true });
+    writeFileSync(to, text.subarray(Math.max(0, text.length - 4 * 2 ** 20)));
+  } catch {
+    // nimbus never started: nothing to keep
+  }
+}
+
+/** What nimbus's log says of its ZooKeeper session and of workers it declared dead. */
+export function logCounts(file: string): { sessionChanges: number; deadVerdicts: number; clientReplacements: number } {
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return { sessionChanges: 0, deadVerdicts: 0, clientReplacements: 0 };
+  }
+  const count = (re: RegExp): number => text.split('\n').filter((l) => re.test(l)).length;
+  return {
+    sessionChanges: count(/store session state changed/),
+    deadVerdicts: count(/workers stopped heartbeating/),
+    clientReplacements: count(/replacing the ZooKeeper client/),
+  };
 }
 
 /** Mean size (bytes, as stored) of up to 40 worker metrics records. */

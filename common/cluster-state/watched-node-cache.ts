@@ -18,6 +18,13 @@
  * - concurrent asks for one node share one read.
  * Reads of others' writes are as fresh as ZooKeeper's own: the change is seen
  * when its event arrives.
+ *
+ * A caller that can use a node's previous value while the new one is read
+ * (`stale: true`: nimbus's round reads supervisors' records this way, whose
+ * node-collector figures change every few seconds while what placement reads
+ * of them — ports, GPUs — does not) gets it at once, and the read starts in the
+ * background; its next ask finds the new value. A node deleted is never served
+ * stale, and a stale value is never older than one change.
  */
 import type { z } from 'zod';
 import { isStateError, type ClusterState, type NodeStat, type WatchEvent } from '../cluster-state.js';
@@ -30,6 +37,8 @@ export interface CachedNode {
 
 interface Entry {
   node: CachedNode | null;
+  /** Its watch fired: `node` is the value before that change (served only to `stale` asks). */
+  stale?: boolean;
   /** The last decode of `node` (readJson): its schema and the value, or the error it raised. */
   decoded?: { schema: z.ZodType; value?: unknown; error?: unknown };
 }
@@ -49,7 +58,7 @@ export class WatchedNodeCache {
   readonly counts = { hits: 0, reads: 0, invalidations: 0 };
   private readonly unsubscribe: () => void;
   /** One watcher for every watch this cache sets: the store keeps one watch per (kind, path, watcher). */
-  private readonly watcher = (e: WatchEvent): void => this.invalidate(e.path);
+  private readonly watcher = (e: WatchEvent): void => this.invalidate(e.path, e.type === 'deleted');
 
   constructor(private readonly state: ClusterState) {
     this.unsubscribe = state.onSessionState((s) => {
@@ -57,14 +66,29 @@ export class WatchedNodeCache {
     });
   }
 
-  /** A node's bytes and stat, or null when it does not exist. */
-  get(path: string): Promise<CachedNode | null> {
+  /** A node's bytes and stat, or null when it does not exist; with `stale`, the value before its latest change may do (see the header). */
+  get(path: string, opts: { stale?: boolean } = {}): Promise<CachedNode | null> {
     const entry = this.nodes.get(path);
-    if (entry) {
+    if (entry && (!entry.stale || opts.stale)) {
       this.counts.hits++;
+      if (entry.stale) void this.read(path).catch(() => undefined);
       return Promise.resolve(entry.node);
     }
-    return this.shared(this.nodeReads, path, () => this.fetchNode(path), (node) => this.nodes.set(path, { node }));
+    return this.read(path);
+  }
+
+  private read(path: string): Promise<CachedNode | null> {
+    return this.shared(
+      this.nodeReads,
+      path,
+      () => this.fetchNode(path),
+      (node) => this.nodes.set(path, { node }),
+      (node) => {
+        // Overtaken by a change while in flight: newer than what is kept, still one change behind.
+        const entry = this.nodes.get(path);
+        if (entry?.stale) entry.node = node;
+      },
+    );
   }
 
   /** A node's child names (sorted), or [] when it does not exist. */
@@ -82,8 +106,8 @@ export class WatchedNodeCache {
    * decoded value is kept with the entry, so an unchanged node is not parsed
    * again. A corrupt node raises CORRUPT every time it is asked for.
    */
-  async readJson<S extends z.ZodType>(path: string, schema: S): Promise<{ value: z.output<S>; stat: NodeStat } | null> {
-    const node = await this.get(path);
+  async readJson<S extends z.ZodType>(path: string, schema: S, opts: { stale?: boolean } = {}): Promise<{ value: z.output<S>; stat: NodeStat } | null> {
+    const node = await this.get(path, opts);
     if (!node) return null;
     const entry = this.nodes.get(path);
     let decoded = entry?.node === node ? entry.decoded : undefined;
@@ -113,9 +137,11 @@ export class WatchedNodeCache {
     this.clear();
   }
 
-  private invalidate(path: string): void {
+  private invalidate(path: string, deleted: boolean): void {
     this.counts.invalidations++;
-    this.nodes.delete(path);
+    const entry = this.nodes.get(path);
+    if (entry && entry.node && !deleted) entry.stale = true;
+    else this.nodes.delete(path);
     this.lists.delete(path);
     const n = this.nodeReads.get(path);
     if (n) n.stale = true;
@@ -123,7 +149,7 @@ export class WatchedNodeCache {
     if (l) l.stale = true;
   }
 
-  private shared<T>(table: Map<string, InFlight<T>>, path: string, read: () => Promise<T>, keep: (value: T) => void): Promise<T> {
+  private shared<T>(table: Map<string, InFlight<T>>, path: string, read: () => Promise<T>, keep: (value: T) => void, overtaken: (value: T) => void = () => undefined): Promise<T> {
     const running = table.get(path);
     if (running) return running.promise;
     this.counts.reads++;
@@ -132,6 +158,7 @@ export class WatchedNodeCache {
       (value) => {
         if (table.get(path) === flight) table.delete(path);
         if (!flight.stale) keep(value);
+        else overtaken(value);
         return value;
       },
       (err: unknown) => {

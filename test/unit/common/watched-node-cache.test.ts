@@ -122,4 +122,25 @@ describe('WatchedNodeCache', () => {
     await assert.rejects(cache.readJson('/bad', schema), /does not hold valid JSON/);
     assert.equal(reads(), after);
   });
+
+  it('serves a stale ask the value before the latest change at once, reads the new one meanwhile, and never serves a deleted node', async () => {
+    const store = new InMemoryClusterStore();
+    const writer = store.session();
+    await writer.create('/s', json(1));
+    const cache = new WatchedNodeCache(store.session());
+    assert.deepEqual((await cache.readJson('/s', schema, { stale: true }))?.value, { v: 1 });
+    await writer.set('/s', json(2));
+    await waitFor('the change delivered', () => cache.counts.invalidations >= 1, 10_000, 5);
+    const reads = cache.counts.reads;
+    // At once, without waiting for the store: the previous value; the new one is being read.
+    assert.deepEqual((await cache.readJson('/s', schema, { stale: true }))?.value, { v: 1 });
+    assert.equal(cache.counts.reads, reads + 1, 'a read started in the background');
+    await waitFor('the new value kept', async () => (await cache.readJson('/s', schema, { stale: true }))?.value.v === 2, 10_000, 5);
+    // A fresh ask never gets the stale value.
+    await writer.set('/s', json(3));
+    await waitFor('the change delivered', () => cache.counts.invalidations >= 2, 10_000, 5);
+    assert.deepEqual((await cache.readJson('/s', schema))?.value, { v: 3 });
+    await writer.delete('/s');
+    await waitFor('the deletion seen', async () => (await cache.get('/s', { stale: true })) === null, 10_000, 5);
+  });
 });

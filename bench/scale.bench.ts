@@ -160,7 +160,7 @@ export async function run(args: BenchArgs): Promise<void> {
   const notes = [
     `load before: ${before.uptime}; after: ${after.uptime} (2-core machine shared with other work: CPU figures and latencies are noisy)`,
     `disk free under ${tmpdir()}: ${r1(before.freeGiB)} GiB before, ${r1(after.freeGiB)} GiB after (every data dir the benchmark made is removed)`,
-    'ZooKeeper 3.8 (fsync on, full JIT, 1 GiB heap), one nimbus process (`hstorm nimbus`), simulator processes for the supervisors and workers: each supervisor and each worker has its own ZooKeeper session; assignments are watched once per simulator process (a real supervisor watches them itself).',
+    'ZooKeeper 3.8 (fsync on, full JIT, G1, 1 GiB heap), one nimbus process (`hstorm nimbus`), simulator processes for the supervisors and workers: each supervisor and each worker has its own ZooKeeper session; assignments are watched once per simulator process (a real supervisor watches them itself).',
     `defaults: worker.heartbeat.frequency.secs 1, supervisor.heartbeat.frequency.secs 1, nimbus.monitor.freq.secs ${MONITOR_SECS}, nimbus.task.timeout.secs ${TASK_TIMEOUT_SECS}, topology.stats.report.secs 10, supervisor.collector.period.secs 5`,
     'ZK write p50/p99: a client of its own writing 1.5 KB every 50 ms during the window; zk_server_update_p99_ms: ZooKeeper’s own (mntr, since the point started, ms resolution). ZK writes/s: mntr’s update count over the window.',
     'rounds queued: always 0 by construction (a monitor tick that finds its round still running is skipped and counted: ticks_skipped).',

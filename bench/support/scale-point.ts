@@ -1,6 +1,6 @@
 /**
  * One point of `npm run bench -- scale`: a fresh ZooKeeper (fsync on, full
- * JIT, 1 GiB heap), a real `hstorm nimbus` process, simulator processes
+ * JIT, G1, 1 GiB heap), a real `hstorm nimbus` process, simulator processes
  * (bench/support/scale-sim.ts) playing `workers / 4` supervisors with 4 slots
  * each, and `workers / 50` word-count-shaped topologies of 50 workers
  * submitted over nimbus's HTTP API and placed by its scheduler. Once every
@@ -177,7 +177,7 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
   let probe: WriteProbe | null = null;
   try {
     o.step(`${o.workers} workers: ZooKeeper`);
-    zk = await ZooKeeperServer.start({ port: await freePort(), host: '127.0.0.1', dataDir: join(dir, 'zk'), heapMb: 1024, fastStart: false, startTimeoutMs: 60_000 });
+    zk = await ZooKeeperServer.start({ port: await freePort(), host: '127.0.0.1', dataDir: join(dir, 'zk'), heapMb: 1024, serverJvm: true, startTimeoutMs: 60_000 });
     const zkOptions: ZooKeeperOptions = { servers: [zk.connectString], root: '/hstorm', sessionTimeoutMs: 6000, connectTimeoutMs: 30_000 };
     session = await connectZooKeeper(zkOptions, silentLogger());
 

@@ -19,6 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import type { BenchArgs } from './main.js';
 import { BenchProgress } from './support/progress.js';
+import { writeCsv } from './support/csv.js';
 import { writeReport, type Row } from './support/results.js';
 import { diskState, diskTooFull } from './support/scale-measure.js';
 import { logCounts, MONITOR_SECS, runPoint, SHUTDOWN_BOUND_SECS, TASK_TIMEOUT_SECS, type PointResult } from './support/scale-point.js';
@@ -193,6 +194,7 @@ export async function run(args: BenchArgs): Promise<void> {
     notes,
     quick: args.quick,
   });
+  if (largest.memory.length > 0) writeCsv(`${dir}/scale-memory.csv`, largest.memory.map((m) => ({ at_s: m.atSecs, rss_mb: r1(m.rssMb), heap_mb: r1(m.heapMb) })));
   if (args.json) {
     process.stdout.write(`${JSON.stringify({ targets: TARGETS, points: rows, memory: largest.memory, ratios, notes })}\n`);
     return;

@@ -28,8 +28,9 @@ import type { TopologyDef } from '../../common/topology-def.js';
 import { ZkPaths } from '../../common/zk-paths.js';
 import { ZooKeeperServer } from '../../common/zookeeper-server.js';
 import { NimbusClient } from '../../cli/nimbus-client.js';
-import type { NimbusHealth } from '../../nimbus/read-model.js';
+import type { NimbusHealth } from '../../nimbus/index.js';
 import { freePort } from '../../test/helpers/ports.js';
+import { waitFor } from '../../test/helpers/wait-for.js';
 import type { SimReply, SimRequest, SimStats } from './scale-sim.js';
 import { DISK_ABORT_FREE_BYTES, diskState, procCpuMs, quantile, WriteProbe, zkDiskBytes, zkMonitor } from './scale-measure.js';
 
@@ -108,21 +109,6 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; secs: number 
   return { value, secs: (performance.now() - t0) / 1000 };
 }
 
-async function until<T>(what: string, fn: () => Promise<T | null | false> | T | null | false, timeoutMs: number, everyMs = 500): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown = null;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) throw new Error(`scale: timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (${String(last)})` : ''}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
 class Sim {
   private readonly waiting: ((m: SimReply) => boolean)[] = [];
   readonly errors: string[] = [];
@@ -198,7 +184,7 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     const nimbusPid = nimbus.pid!;
     const client = new NimbusClient('127.0.0.1', httpPort);
     const health = () => client.request<NimbusHealth>('GET', '/nimbus/health');
-    await until('nimbus answering', () => health().then(() => true), 60_000);
+    await waitFor('nimbus answering', () => health().then(() => true), 60_000);
 
     o.step(`${o.workers} workers: ${supervisors} supervisors`);
     const simCount = Math.min(4, Math.max(1, Math.ceil(supervisors / 100)));
@@ -227,7 +213,7 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
         ),
       ),
     );
-    await until(`nimbus listing ${supervisors} supervisors`, async () => (await client.supervisors()).length === supervisors, 5 * 60_000, 1000);
+    await waitFor(`nimbus listing ${supervisors} supervisors`, async () => (await client.supervisors()).length === supervisors, 5 * 60_000, 1000);
 
     o.step(`${o.workers} workers: ${topologies} topologies`);
     let rampSubmitMaxSecs = 0;
@@ -237,8 +223,8 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
       rampSubmitMaxSecs = Math.max(rampSubmitMaxSecs, secs);
     }
     const simStats = async () => addStats(await Promise.all(sims.map((s) => s.ask({ type: 'stats' }, 'stats', 60_000))));
-    await until(`${o.workers} workers running`, async () => (await simStats()).workers >= o.workers, 15 * 60_000, 2000);
-    await until('every supervisor reporting to nimbus', async () => (await health()).liveness.reportingSupervisors >= supervisors, 5 * 60_000, 1000);
+    await waitFor(`${o.workers} workers running`, async () => (await simStats()).workers >= o.workers, 15 * 60_000, 2000);
+    await waitFor('every supervisor reporting to nimbus', async () => (await health()).liveness.reportingSupervisors >= supervisors, 5 * 60_000, 1000);
 
     probe = new WriteProbe(session, '/probe/latency');
     await probe.start();
@@ -392,7 +378,7 @@ async function detection(sims: readonly Sim[], session: ZooKeeperClusterState, n
   for (const s of sims) {
     const killed = await s.ask({ type: 'kill', topologyId }, 'killed', 30_000).catch(() => null);
     if (!killed) continue;
-    const gone = await until(
+    const gone = await waitFor(
       `nimbus moving the stopped worker of ${name}`,
       async () => {
         const a = JSON.parse((await session.get(ZkPaths.assignment(topologyId))).data.toString('utf8')) as Assignment;

@@ -3,7 +3,9 @@
  * API (`POST /api/v1/supervisors/:id/worker-beats`). Where nimbus answers is
  * read from ZooKeeper once (supervisor/nimbus-address.ts) and kept: this runs
  * every second, and the address changes only when nimbus moves, which shows
- * as a failed send — after which the next send looks it up again.
+ * as a failed send — after which a send looks it up again, at most every
+ * RESOLVE_EVERY_MS: while nimbus is down, a thousand supervisors must not
+ * read its znode a thousand times a second.
  */
 import type { ClusterState } from '../common/cluster-state.js';
 import type { WorkerBeatsReport, WorkerBeatsSink } from '../common/worker-beats-report.js';
@@ -20,12 +22,17 @@ export interface NimbusBeatsSinkOptions {
   timeoutMs: number;
 }
 
-export function nimbusBeatsSink(o: NimbusBeatsSinkOptions): WorkerBeatsSink {
+const RESOLVE_EVERY_MS = 10_000;
+
+export function nimbusBeatsSink(o: NimbusBeatsSinkOptions, now: () => number = Date.now): WorkerBeatsSink {
   let base: string | null = null;
+  let failed = false;
+  let resolvedAt = -Infinity;
   return async (report: WorkerBeatsReport): Promise<void> => {
-    if (base === null) {
+    if (base === null || (failed && now() - resolvedAt >= RESOLVE_EVERY_MS)) {
       const { host, port } = await nimbusAddress(o.state, { host: o.nimbusHost, port: o.nimbusPort });
       base = `http://${host}:${port}`;
+      resolvedAt = now();
     }
     const url = `${base}/api/v1/supervisors/${encodeURIComponent(report.supervisorId)}/worker-beats`;
     try {
@@ -38,8 +45,9 @@ export function nimbusBeatsSink(o: NimbusBeatsSinkOptions): WorkerBeatsSink {
       // Read the (empty or error) body so the connection goes back to the pool.
       const text = await res.text();
       if (!res.ok) throw new Error(`nimbus at ${url} refused the worker heartbeats: HTTP ${res.status}: ${text.slice(0, 300)}`);
+      failed = false;
     } catch (err) {
-      base = null;
+      failed = true;
       throw err;
     }
   };

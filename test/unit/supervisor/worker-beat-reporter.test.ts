@@ -17,6 +17,8 @@ import { workerBeatsReportSchema, type WorkerBeatsReport } from '../../../common
 import { ZkPaths } from '../../../common/zk-paths.js';
 import { SupervisorRegistration } from '../../../supervisor/registration.js';
 import { WorkerBeatReporter } from '../../../supervisor/worker-beat-reporter.js';
+import { nimbusBeatsSink } from '../../../supervisor/nimbus-beats-sink.js';
+import type { ClusterState } from '../../../common/cluster-state.js';
 
 describe('supervisor: worker beats to nimbus', () => {
   const running = [
@@ -101,5 +103,33 @@ describe('supervisor: its ZooKeeper node', () => {
     } finally {
       await reg.stop();
     }
+  });
+});
+
+describe('supervisor: the worker beats sink', () => {
+  it('posts to the nimbus ZooKeeper names, and looks nimbus up again after a failure at most every 10 s', async () => {
+    const store = new InMemoryClusterStore().session();
+    await store.create(ZkPaths.nimbus, Buffer.from(JSON.stringify({ host: '10.0.0.9', port: 7000, startedAt: 1, version: 1 })));
+    let lookups = 0;
+    const state = Object.create(store) as ClusterState;
+    state.get = (...a: Parameters<ClusterState['get']>) => (lookups++, store.get(...a));
+    const urls: string[] = [];
+    let up = true;
+    const fetchImpl = ((url: string) => {
+      urls.push(url);
+      return Promise.resolve(new Response(null, { status: up ? 204 : 503 }));
+    }) as unknown as typeof fetch;
+    const clock = { now: 0 };
+    const send = nimbusBeatsSink({ state, nimbusHost: '127.0.0.1', nimbusPort: 6627, fetchImpl, timeoutMs: 1000 }, () => clock.now);
+    const report = { type: 'worker-beats' as const, version: 1 as const, supervisorId: 's1', workers: [] };
+    for (let i = 0; i < 5; i++) await send(report);
+    assert.equal(urls[0], 'http://10.0.0.9:7000/api/v1/supervisors/s1/worker-beats');
+    assert.equal(lookups, 1, 'looked up once while nimbus answers');
+    up = false;
+    for (let t = 0; t < 30; t++) {
+      clock.now = t * 1000;
+      await assert.rejects(send(report), /HTTP 503/);
+    }
+    assert.equal(lookups, 3, 'a failing nimbus is looked up again every 10 s (at 10 s and 20 s here), not every send');
   });
 });

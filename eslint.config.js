@@ -183,6 +183,33 @@ export default defineConfig(
     },
   },
   {
+    // The connectors travel beside the SDK as subpath exports (hstorm/connectors/redis, …): they import the SDK's public
+    // entry, their own common/ and common's did-you-mean, and their clients; nothing of the daemons.
+    files: ['connectors/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict({
+        regex: '^(\\.\\./)+(?!(\\.\\./)*(topology-sdk/index|common/did-you-mean)\\.js$|common/)',
+        message: "connectors/ imports only itself, the SDK's public entry (../../topology-sdk/index.js) and common/did-you-mean.js (DESIGN.md §2)",
+      }),
+    },
+  },
+  {
+    // A topology that uses no connector must not load a connector's client: only connectors/ (and the tests,
+    // benchmarks and examples that use them) import redis, pg or amqplib, and nothing of the runtime imports connectors/.
+    files: ['topology-sdk/**/*.ts', 'worker/**/*.ts', 'nimbus/**/*.ts', 'supervisor/**/*.ts', 'common/**/*.ts', 'cli/**/*.ts', 'flux/**/*.ts', 'ui/**/*.ts', 'testing/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(redis|@redis/.*|pg|amqplib)$', message: 'the connectors\' clients load only through hstorm/connectors/* (DESIGN.md §2)' },
+            { regex: folder('connectors'), message: 'nothing of the runtime imports connectors/: they are loaded only by topologies that use them (DESIGN.md §2)' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests, benchmarks and hstorm/testing are entry points beside cli/ (they drive a LocalCluster): they may reach anything.
     files: ['test/**/*.ts', 'bench/**/*.ts', 'testing/**/*.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': 'off' },

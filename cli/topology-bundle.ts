@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import { TopologyLoadError } from '../common/errors.js';
 import { packageRoot } from '../common/package-root.js';
 import { BUNDLED_RESOURCES, RESOURCES_DIR, sourceTwin, type BundledFile } from '../topology-sdk/internal/multilang-resources.js';
@@ -101,6 +101,9 @@ export async function bundleTopology(entry: string | GeneratedEntry): Promise<To
       Object.keys(resources).length === 0
         ? ''
         : ` (globalThis[Symbol.for(${JSON.stringify(BUNDLED_RESOURCES.description)})] ??= new Map()).set(import.meta.url, ${JSON.stringify(resources)});`;
+    // esbuild is loaded only here: `hstorm local` and the benchmarks import this file (through
+    // topology-source.ts) but never bundle, and the GPU machine's bundle (scripts/device-bundle.sh) leaves esbuild out.
+    const { build } = await import('esbuild');
     const out = await build({
       ...(typeof entry === 'string'
         ? { entryPoints: [resolve(entry)] }

@@ -7,15 +7,23 @@
 #   .device/webgpu-debs/*.deb     Debian 13's libc6, libstdc++6, libgcc-s1 and Debian's patchelf:
 #                                 Dawn needs glibc ≥ 2.38; where the device's is older,
 #                                 scripts/webgpu-runtime.sh --debs builds the private runtime from them
-#   .gl/*.deb                     the Vulkan/GL loaders for amd64 (Dawn needs libvulkan1)
+#   .device/tool-debs/xz-utils_*.deb  xz, to unpack the two above where the image has none (Debian's
+#                                 minbase and Ubuntu's container images have only liblzma)
+#   .gl/*.deb                     the Vulkan/GL loaders for amd64 (Dawn needs libvulkan1), unpacked
+#                                 on the device only where its image has no loader of its own
 # and dist/ (built here). On the device (carry: .device, .gl, dist):
-#   bash scripts/device-gpu-checks.sh      (unpacks all this, runs the GPU benchmarks into $OUT)
+#   bash scripts/device-first-run.sh      (records the image's Vulkan loader and ICDs, then
+#                                          scripts/device-gpu-checks.sh unpacks all this and runs
+#                                          the GPU benchmarks into $OUT)
+# scripts/device-bundle-proof.sh proves the bundle alone is enough, in a bare Debian root.
 # Usage: bash scripts/device-bundle.sh   (run from anywhere; needs xz, apt-get)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mkdir -p .git/info
-grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
-grep -qx '/.gl/' .git/info/exclude 2>/dev/null || echo '/.gl/' >> .git/info/exclude
+# In a worktree .git is a file: ask git where the exclude file is.
+exclude=$(git rev-parse --git-path info/exclude)
+mkdir -p "$(dirname "$exclude")"
+grep -qx '/.device/' "$exclude" 2>/dev/null || echo '/.device/' >> "$exclude"
+grep -qx '/.gl/' "$exclude" 2>/dev/null || echo '/.gl/' >> "$exclude"
 mkdir -p .device .gl
 
 npm run build --silent
@@ -33,12 +41,16 @@ rm -rf "$stage/node_modules/@esbuild" "$stage/node_modules/esbuild" "$stage/node
 tar -C "$stage" -cJf .device/node_modules.tar.xz node_modules
 
 # The Vulkan and GL loaders (amd64), as the device README describes.
-o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64 -oAPT::Sandbox::User=root'
 mkdir -p /tmp/amd64/partial
 # shellcheck disable=SC2086
 apt-get $o update -qq
+rm -f .gl/*.deb
 # shellcheck disable=SC2086
 (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 >/dev/null)
+rm -rf .device/tool-debs && mkdir -p .device/tool-debs
+# shellcheck disable=SC2086
+(cd .device/tool-debs && apt-get $o download xz-utils >/dev/null)
 
 # Dawn's glibc: Debian 13's libc for devices older than glibc 2.38, and patchelf to point a node copy at it.
 rm -rf .device/webgpu-debs && mkdir -p .device/webgpu-debs /tmp/hstorm-trixie/lists/partial /tmp/hstorm-trixie/cache/archives/partial
@@ -51,4 +63,8 @@ apt-get "${t[@]}" update -qq
 (cd .device/webgpu-debs && apt-get $o download patchelf >/dev/null)
 
 du -sh .device/* .gl dist | sed 's/^/  /'
-echo "total to carry (must stay under 64 MiB): $(du -cm .device .gl dist | tail -1 | cut -f1) MiB"
+# The device call carries the working tree too (tracked and untracked-not-ignored files): it counts towards 64 MiB.
+tree=$(git ls-files -co --exclude-standard -z | du -cb --files0-from=- | tail -1 | cut -f1)
+carried=$(du -cb .device .gl dist | tail -1 | cut -f1)
+echo "bundle (.device, .gl, dist): $((carried / 1048576)) MiB; with the working tree: $(((carried + tree) / 1048576)) MiB (a call carries at most 64 MiB)"
+[ $((carried + tree)) -le $((64 * 1048576)) ] || { echo "too large for one device call: prune node_modules further or carry less" >&2; exit 1; }

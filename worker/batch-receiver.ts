@@ -1,10 +1,12 @@
 /**
- * Tuples arriving from other workers: the transport hands over each decoded
- * batch; each tuple is checked, given the fields its source declared on its
+ * Frames arriving from other workers: the transport hands over each decoded
+ * frame (transport/frame-reader.ts); its ack runs go to their acker or spout
+ * tasks, each tuple is checked, given the fields its source declared on its
  * stream and queued at its executor, and load reports go to the load board.
- * Anything malformed, for an unknown task or on an undeclared stream is
- * counted, logged (rate-limited) and dropped (DESIGN §6: bad input never
- * kills a worker). When a batch fills queues, reading stops until they drain.
+ * Anything for an unknown task, on an undeclared stream, of the wrong kind
+ * for its task or otherwise malformed is counted, logged (rate-limited) and
+ * dropped (DESIGN §6: bad input never kills a worker). When a frame fills
+ * queues, reading stops until they drain.
  */
 import type { Logger } from '../common/logger.js';
 import { RateLimitedLog } from '../common/logger.js';
@@ -12,7 +14,8 @@ import type { Fields } from '../topology-sdk/fields.js';
 import { RuntimeTuple } from './executor/runtime-tuple.js';
 import type { Executor } from './executor/executor.js';
 import { isSystemStream } from './acking/system-streams.js';
-import { isWireTuple, type WireBatch } from './transport/wire-codec.js';
+import { ackArity, type AckKind } from './acking/ack-messages.js';
+import type { Frame } from './transport/frame-reader.js';
 import { LOAD_STREAM } from './routing/load/load-message.js';
 import type { WorkerLoad } from './routing/load/worker-load.js';
 import type { RunLoop } from './run-loop.js';
@@ -41,66 +44,94 @@ export class BatchReceiver {
     this.droppedFrames++;
   }
 
-  /** Queues a batch's tuples; returns a promise when the transport must stop reading until full queues drain. */
-  onBatch(batch: WireBatch): Promise<void> | void {
+  /** Queues a frame's ack runs and tuples; returns a promise when the transport must stop reading until full queues drain. */
+  onBatch(f: Frame): Promise<void> | void {
+    if (f.ackDest.length > 0) this.acks(f);
     const touched: Executor[] = [];
-    // A batch's tuples mostly share (source task, stream): resolve the pair once per run of equal pairs, never per
-    // tuple — a decoded stream name is a fresh string that each Map lookup would hash and compare again
-    // (docs/benchmarks.md, "Acking, third round").
+    // A frame's tuples mostly share (source task, stream): resolve the pair once per run of equal pairs, never per
+    // tuple (docs/benchmarks.md, "Acking, third round"); a frame's stream names are one string each, so comparing
+    // them is comparing references.
     let memoSrc = -1;
     let memoStream = '';
     let memoComponent = '';
     let memoFields: Fields | null = null;
-    let memoSystem = false;
-    for (const t of batch.tuples) {
-      if (!isWireTuple(t)) {
-        this.droppedTuples++;
-        this.dropLog.warn({ from: batch.senderPort }, 'dropped a malformed tuple');
+    const { dest: dests, src: srcs, anchors: counts, stream: streamIndex, ids, streams, values: valuesOf } = f;
+    let w = 0;
+    for (let i = 0; i < f.tupleCount; i++) {
+      const dest = dests[i]!;
+      const src = srcs[i]!;
+      const stream = streams[streamIndex[i]!]!;
+      const pairs = counts[i]!;
+      let anchors: number[] | null = null;
+      if (pairs >= 0) {
+        anchors = pairs === 1 ? [ids[w]!, ids[w + 1]!, ids[w + 2]!, ids[w + 3]!] : Array.from(ids.subarray(w, w + 4 * pairs));
+        w += 4 * pairs;
+      }
+      const values = valuesOf[i];
+      if (!Array.isArray(values)) {
+        this.drop({ dest, src, from: f.senderPort }, 'dropped a malformed tuple (its values are not an array)');
         continue;
       }
-      const [dest, src, stream, values, anchors] = t;
       if (stream === LOAD_STREAM) {
-        if (!this.load?.board.apply(values)) {
-          this.droppedTuples++;
-          this.dropLog.warn({ from: batch.senderPort }, 'dropped a malformed or unexpected load report');
-        }
+        if (!this.load?.board.apply(values)) this.drop({ from: f.senderPort }, 'dropped a malformed or unexpected load report');
         continue;
       }
       const ex = this.executors.get(dest);
-      if (!ex) {
-        this.droppedTuples++;
-        this.dropLog.warn({ dest, src, from: batch.senderPort }, 'dropped a tuple for an unknown task');
+      if (!ex || !ex.takesTuples) {
+        this.drop({ dest, src, from: f.senderPort }, 'dropped a tuple for an unknown task');
         continue;
       }
       if (src !== memoSrc || stream !== memoStream || memoFields === null) {
         const srcComponent = this.table.componentOf(src);
         if (srcComponent === undefined) {
-          this.droppedTuples++;
-          this.dropLog.warn({ dest, src, from: batch.senderPort }, 'dropped a tuple for an unknown task');
+          this.drop({ dest, src, from: f.senderPort }, 'dropped a tuple for an unknown task');
+          continue;
+        }
+        if (isSystemStream(stream)) {
+          // The ack protocol travels in the frame's ack section, ticks never leave their worker: such a tuple was forged.
+          this.drop({ dest, src, stream, from: f.senderPort }, 'dropped a tuple on a system stream');
           continue;
         }
         memoFields = this.table.streamFields(srcComponent, stream) ?? null;
         if (memoFields === null) {
-          this.droppedTuples++;
-          this.dropLog.warn({ stream, src }, 'dropped a tuple on an undeclared stream');
+          this.drop({ stream, src }, 'dropped a tuple on an undeclared stream');
           continue;
         }
         memoSrc = src;
         memoStream = stream;
         memoComponent = srcComponent;
-        memoSystem = isSystemStream(stream);
       }
-      const system = memoSystem;
-      if (!ex.enqueue(new RuntimeTuple(values, memoFields, memoComponent, stream, src, anchors), system)) {
-        this.droppedTuples++; // a system tuple of the wrong shape or for the wrong task (logged by the executor)
-        continue;
-      }
-      if (!system) touched.push(ex);
+      ex.enqueue(new RuntimeTuple(values, memoFields, memoComponent, stream, src, anchors));
+      touched.push(ex);
     }
     this.loop.wake();
     const full = touched.filter((e) => e.queue.isFull());
     if (full.length === 0) return;
     // Stop reading from the network until these queues drain: the peers' sends then wait (ZeroMQ high-water mark).
     return this.loop.holdReceiver(full);
+  }
+
+  /** The frame's ack runs, each to its task's ack queue (a run its task does not take is dropped and counted there). */
+  private acks(f: Frame): void {
+    let w = 0;
+    for (let g = 0; g < f.ackDest.length; g++) {
+      const kind = f.ackKind[g]! as AckKind;
+      const end = w + f.ackCount[g]! * ackArity(kind);
+      const words = f.ackWords.subarray(w, end);
+      w = end;
+      const dest = f.ackDest[g]!;
+      const src = f.ackSrc[g]!;
+      const ex = this.executors.get(dest);
+      if (!ex || this.table.componentOf(src) === undefined) {
+        this.drop({ dest, src, from: f.senderPort }, 'dropped ack messages for or from an unknown task');
+        continue;
+      }
+      if (!ex.enqueueAcks({ kind, src, words })) this.droppedTuples++; // logged by the executor
+    }
+  }
+
+  private drop(context: object, msg: string): void {
+    this.droppedTuples++;
+    this.dropLog.warn(context, msg);
   }
 }

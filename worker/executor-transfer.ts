@@ -7,20 +7,28 @@
  */
 import type { Logger } from '../common/logger.js';
 import { RateLimitedLog } from '../common/logger.js';
-import { RuntimeTuple } from './executor/runtime-tuple.js';
+import { RuntimeTuple, type AnchorIds } from './executor/runtime-tuple.js';
 import type { Executor } from './executor/executor.js';
-import { isSystemStream } from './acking/system-streams.js';
+import { ackArity, type AckKind } from './acking/ack-messages.js';
 import type { ZmqTransport } from './transport/zmq-transport.js';
 import type { RunLoop } from './run-loop.js';
 import type { TaskTable } from './task-table.js';
+
+/** Where a task's tuples go: its executor in this worker, the key of the worker that holds it, or null when none does. */
+type Route = Executor | string | null;
 
 export class ExecutorTransfer {
   /** Tuples dropped on the way out: no worker holds the destination task. */
   dropped = 0;
   private readonly dropLog: RateLimitedLog;
+  /**
+   * Routes by task id, found once and kept until `routesChanged` (a new assignment, new executors): a send is then an
+   * array read, not a look-up in the executors and then in the task table (task ids are small integers).
+   */
+  private routes: (Route | undefined)[] = [];
 
   /**
-   * `executors`: this worker's, by task (read at each send: executors built later are found).
+   * `executors`: this worker's, by task (call `routesChanged` when it changes).
    * `transferLimit`: tuples waiting towards one worker before its senders are held back (`topology.transfer.buffer.size`).
    */
   constructor(
@@ -34,34 +42,74 @@ export class ExecutorTransfer {
     this.dropLog = new RateLimitedLog(log);
   }
 
-  /** Delivers one tuple; an ack-protocol tuple may merge into a tuple of the open batch (transport/batch-builder.ts). */
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null, wire: unknown[] | null = null): void {
-    const local = this.executors.get(dest);
-    if (local) {
-      local.enqueue(new RuntimeTuple(values, this.table.fieldsOf(srcComponent, stream), srcComponent, stream, srcTask, anchors), isSystemStream(stream));
+  /** The executors or the assignment changed: routes are found afresh. */
+  routesChanged(): void {
+    this.routes = [];
+  }
+
+  /** Delivers one data tuple: into a local queue, or onto the link towards the worker that holds `dest`. */
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire: unknown[] | null = null): void {
+    const r = this.routeOf(dest);
+    if (typeof r === 'string') {
+      this.transport.sendTuple(r, dest, srcTask, stream, wire ?? values, anchors);
+    } else if (r !== null) {
+      r.enqueue(new RuntimeTuple(values, this.table.fieldsOf(srcComponent, stream), srcComponent, stream, srcTask, anchors));
       this.loop.wake();
-      return;
+    } else {
+      this.drop(dest, stream);
     }
-    const peer = this.table.workerOf(dest);
-    if (peer === undefined) {
-      this.dropped++;
-      this.dropLog.warn({ dest, stream }, 'no worker is assigned the destination task; dropping the tuple (its spout will replay it)');
-      return;
+  }
+
+  /** Delivers one ack-protocol message; towards another worker it joins the open batch's run of its route and kind. */
+  sendAck(dest: number, srcTask: number, kind: AckKind, rootLo: number, rootHi: number, valLo: number, valHi: number): void {
+    const r = this.routeOf(dest);
+    if (typeof r === 'string') {
+      this.transport.sendAck(r, dest, srcTask, kind, rootLo, rootHi, valLo, valHi);
+    } else if (r !== null) {
+      r.enqueueAcks({ kind, src: srcTask, words: ackArity(kind) === 4 ? Uint32Array.of(rootLo, rootHi, valLo, valHi) : Uint32Array.of(rootLo, rootHi) });
+      this.loop.wake();
+    } else {
+      this.drop(dest, kind);
     }
-    this.transport.send(peer, [dest, srcTask, stream, wire ?? values, anchors], isSystemStream(stream));
+  }
+
+  /** Delivers a run of ack-protocol messages of one kind (ack-messages.ts). */
+  sendAcks(dest: number, srcTask: number, kind: AckKind, words: Uint32Array): void {
+    const r = this.routeOf(dest);
+    if (typeof r === 'string') {
+      this.transport.sendAcks(r, dest, srcTask, kind, words);
+    } else if (r !== null) {
+      r.enqueueAcks({ kind, src: srcTask, words });
+      this.loop.wake();
+    } else {
+      this.drop(dest, kind);
+    }
   }
 
   /** True when any of these tasks' queues, or the link towards the worker holding one, is full. */
   isCongested(targets: readonly number[]): boolean {
     for (const t of targets) {
-      const local = this.executors.get(t);
-      if (local) {
-        if (local.queue.isFull()) return true;
-      } else {
-        const peer = this.table.workerOf(t);
-        if (peer !== undefined && this.transport.pendingTuples(peer) >= this.transferLimit) return true;
+      const r = this.routeOf(t);
+      if (typeof r === 'string') {
+        if (this.transport.pendingTuples(r) >= this.transferLimit) return true;
+      } else if (r !== null && r.queue.isFull()) {
+        return true;
       }
     }
     return false;
+  }
+
+  private routeOf(task: number): Route {
+    const r = this.routes[task];
+    if (r !== undefined) return r;
+    const found = this.executors.get(task) ?? this.table.workerOf(task) ?? null;
+    this.routes[task] = found;
+    return found;
+  }
+
+  /** No worker holds `dest`: the message is dropped and counted (its spout replays). */
+  private drop(dest: number, what: string | AckKind): void {
+    this.dropped++;
+    this.dropLog.warn({ dest, [typeof what === 'string' ? 'stream' : 'ackKind']: what }, 'no worker is assigned the destination task; dropping the tuple (its spout will replay it)');
   }
 }

@@ -2,7 +2,7 @@
  * worker — one worker process of one topology: the executors of its tasks
  * (executor/), where their tuples go (routing/, task-table.ts) and how they
  * travel — in memory inside the process (executor-transfer.ts), as batched
- * msgpackr frames over ZeroMQ between processes (transport/, batch-receiver.ts)
+ * columnar frames over ZeroMQ between processes (transport/, batch-receiver.ts)
  * — Storm's XOR acking (acking/), the GPU backends of GPU bolts (gpu/), what a
  * task's TopologyContext offers (context/), and the worker's lifecycle,
  * heartbeats and settings (worker.ts, worker-heartbeat.ts, worker-settings.ts).
@@ -24,6 +24,7 @@ export { TupleFieldError, TupleValueError, ContextHookError, SignalContentionErr
 export { RuntimeTuple, type AnchorIds } from './executor/runtime-tuple.js';
 export { ZmqTransport, type TransportOptions, type TransportHandlers, type PeerAddress } from './transport/zmq-transport.js';
 export { encodeBatch, decodeBatch, encodeRecord, decodeRecord, isWireTuple, WIRE_VERSION, type WireTuple, type WireBatch } from './transport/wire-codec.js';
+export { readFrame, type Frame } from './transport/frame-reader.js';
 export { ValueTypes, ValueRefusal, inspectValues, NO_VALUE_TYPES } from './values/value-types.js';
 export { toWireForm, registerValueTypes, decodingWith } from './values/wire-form.js';
 export { tickTuple } from './executor/tick-source.js';

@@ -10,7 +10,6 @@ import { ACKER_COMPONENT, computeTasks, type TopologyDef } from '../common/topol
 import { workerKey, type Assignment } from '../common/assignment.js';
 import { Fields } from '../topology-sdk/fields.js';
 import type { ComponentPlacement } from '../topology-sdk/context.js';
-import { SYSTEM_FIELDS } from './acking/system-streams.js';
 import { idBucket } from './acking/ack-ids.js';
 
 /** Where another worker of the assignment listens. */
@@ -54,15 +53,15 @@ export class TaskTable {
     return this.componentTasks.get(component) ?? [];
   }
 
-  /** The acker task that tracks the tree of `root` (every task picks the same one, from the root alone); null when acking is off. */
-  ackerFor(root: bigint): number | null {
+  /** The acker task that tracks the tree of a root, from its low half (every task picks the same one, from the root alone); null when acking is off. */
+  ackerFor(rootLo: number): number | null {
     if (this.ackerTasks.length === 0) return null;
-    return this.ackerTasks[idBucket(root, this.ackerTasks.length)]!;
+    return this.ackerTasks[idBucket(rootLo, this.ackerTasks.length)]!;
   }
 
-  /** The fields a component declared on a stream (or the ack protocol's); undefined for an undeclared stream. */
+  /** The fields a component declared on a stream; undefined for an undeclared stream. */
   streamFields(component: string, stream: string): Fields | undefined {
-    return this.fields.get(component)?.get(stream) ?? SYSTEM_FIELDS.get(stream);
+    return this.fields.get(component)?.get(stream);
   }
 
   /** As streamFields, but an undeclared stream is the emitter's mistake: an EmitError. */

@@ -17,6 +17,8 @@ import type { ComponentPlacement, TopologyContext } from '../topology-sdk/contex
 import type { CustomStreamGrouping } from '../topology-sdk/custom-grouping.js';
 import type { Executor } from './executor/executor.js';
 import type { ExecutorHost, LocalAcker } from './executor/executor-host.js';
+import type { AnchorIds } from './executor/runtime-tuple.js';
+import type { AckKind } from './acking/ack-messages.js';
 import { ExecutorFactory } from './executor/executor-factory.js';
 import { SpoutExecutor } from './executor/spout-executor.js';
 import { AckerExecutor } from './acking/acker-executor.js';
@@ -136,6 +138,7 @@ export class TaskWiring implements ExecutorHost {
         busyMs: () => ex.metrics.totalBusyMs(),
       });
     }
+    this.transfer.routesChanged();
   }
 
   /** Starts sending this worker's load reports to every peer (a no-op without load-aware groupings). */
@@ -153,6 +156,7 @@ export class TaskWiring implements ExecutorHost {
     const peers = this.table.applyAssignment(a);
     for (const [key, address] of peers) this.transport.setPeer(key, address);
     for (const k of this.transport.peerKeys()) if (!peers.has(k)) this.transport.dropPeer(k);
+    this.transfer.routesChanged();
     for (const ex of this.executorList) ex.placementChanged();
     for (const listener of this.placementListeners) {
       try {
@@ -208,12 +212,20 @@ export class TaskWiring implements ExecutorHost {
     return this.components.configOf(component);
   }
 
-  ackerFor(root: bigint): number | null {
-    return this.table.ackerFor(root);
+  ackerFor(rootLo: number): number | null {
+    return this.table.ackerFor(rootLo);
   }
 
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null, wire: unknown[] | null = null): void {
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire: unknown[] | null = null): void {
     this.transfer.send(dest, srcComponent, srcTask, stream, values, anchors, wire);
+  }
+
+  sendAck(dest: number, srcTask: number, kind: AckKind, rootLo: number, rootHi: number, valLo: number, valHi: number): void {
+    this.transfer.sendAck(dest, srcTask, kind, rootLo, rootHi, valLo, valHi);
+  }
+
+  sendAcks(dest: number, srcTask: number, kind: AckKind, words: Uint32Array): void {
+    this.transfer.sendAcks(dest, srcTask, kind, words);
   }
 
   isCongested(targets: readonly number[]): boolean {

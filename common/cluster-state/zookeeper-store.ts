@@ -88,13 +88,7 @@ const MODES = {
 export async function connectZooKeeper(options: ZooKeeperOptions, log: Logger): Promise<ZooKeeperClusterState> {
   checkPath(options.root);
   if (options.servers.length === 0) throw new ClusterStateError('BAD_ARGUMENT', options.root, 'no ZooKeeper servers given');
-  const client = newClient(options);
-  try {
-    await waitConnected(client, options.connectTimeoutMs, options);
-  } catch (err) {
-    await closeClient(client);
-    throw err;
-  }
+  const client = await firstSession(options);
   const store = new ZooKeeperClusterState(client, options, log);
   try {
     await store.ensureRoot();
@@ -518,21 +512,39 @@ function newClient(options: ZooKeeperOptions, resume?: { id: Buffer; password: B
   return client;
 }
 
-function waitConnected(client: Client, timeoutMs: number, options: ZooKeeperOptions): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
+/**
+ * The first session, within connectTimeoutMs. A handshake the server accepted but never answers
+ * (ZOOKEEPER-5051, a server in its first moments) would hold a client for the whole deadline: each
+ * try gets a deadline of its own, doubling from 2 s so a slow but live server is not cut short, and
+ * a client that missed it is replaced by a fresh one.
+ */
+async function firstSession(options: ZooKeeperOptions): Promise<Client> {
+  const until = Date.now() + options.connectTimeoutMs;
+  for (let attemptMs = 2000; ; attemptMs *= 2) {
+    const left = until - Date.now();
+    const client = newClient(options);
+    if (await connectedWithin(client, Math.min(attemptMs, left))) return client;
+    await closeClient(client);
+    if (left <= attemptMs) {
+      throw new ClusterStateError(
+        'CONNECTION_LOSS',
+        options.root,
+        `could not connect to ZooKeeper at ${options.servers.join(',')} within ${options.connectTimeoutMs} ms (is it running? \`hstorm dev-zookeeper\` starts one)`,
+      );
+    }
+  }
+}
+
+/** True once `client` has a session, false when `timeoutMs` passed first. */
+function connectedWithin(client: Client, timeoutMs: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => {
       client.removeListener('connected', onConnected);
-      reject(
-        new ClusterStateError(
-          'CONNECTION_LOSS',
-          options.root,
-          `could not connect to ZooKeeper at ${options.servers.join(',')} within ${timeoutMs} ms (is it running? \`hstorm dev-zookeeper\` starts one)`,
-        ),
-      );
+      resolve(false);
     }, timeoutMs);
     const onConnected = (): void => {
       clearTimeout(timer);
-      resolve();
+      resolve(true);
     };
     client.once('connected', onConnected);
   });

@@ -8,6 +8,8 @@ import { computeTasks, type TopologyDef } from '../../common/topology-def.js';
 import { silentLogger } from '../../common/logger.js';
 import type { ComponentPlacement, TopologyContext } from '../../topology-sdk/context.js';
 import type { ExecutorHost, LocalAcker } from '../../worker/executor/executor-host.js';
+import type { AnchorIds } from '../../worker/executor/runtime-tuple.js';
+import { ackArity, type AckKind } from '../../worker/acking/ack-messages.js';
 import { fakeContext } from './fake-context.js';
 
 export interface Sent {
@@ -16,13 +18,22 @@ export interface Sent {
   srcTask: number;
   stream: string;
   values: unknown[];
-  anchors: bigint[] | null;
+  anchors: AnchorIds;
+}
+
+/** An ack-protocol message sent (ExecutorHost.sendAck / sendAcks, one entry per message). */
+export interface SentAck {
+  dest: number;
+  srcTask: number;
+  kind: AckKind;
+  words: number[];
 }
 
 export class FakeHost implements ExecutorHost {
   readonly topologyId = 'fake-1';
   readonly log = silentLogger();
   readonly sent: Sent[] = [];
+  readonly sentAcks: SentAck[] = [];
   wakes = 0;
   private readonly tasks: ReturnType<typeof computeTasks>;
 
@@ -49,8 +60,17 @@ export class FakeHost implements ExecutorHost {
     return this.config;
   }
 
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null): void {
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds): void {
     this.sent.push({ dest, srcComponent, srcTask, stream, values, anchors });
+  }
+
+  sendAck(dest: number, srcTask: number, kind: AckKind, rootLo: number, rootHi: number, valLo: number, valHi: number): void {
+    this.sentAcks.push({ dest, srcTask, kind, words: ackArity(kind) === 4 ? [rootLo, rootHi, valLo, valHi] : [rootLo, rootHi] });
+  }
+
+  sendAcks(dest: number, srcTask: number, kind: AckKind, words: Uint32Array): void {
+    const n = ackArity(kind);
+    for (let i = 0; i < words.length; i += n) this.sentAcks.push({ dest, srcTask, kind, words: Array.from(words.subarray(i, i + n)) });
   }
 
   ackerFor(): number | null {

@@ -88,7 +88,7 @@ describe('cluster mode with real processes (ZooKeeper, nimbus, 2 supervisors, wo
     });
     dataDir = join(cluster.dir, 'data');
     mkdirSync(dataDir, { recursive: true });
-    zk = await connectZooKeeper({ servers: [cluster.zkConnect], root: cluster.root, sessionTimeoutMs: 10_000, connectTimeoutMs: 10_000 }, silentLogger());
+    zk = await connectZooKeeper({ servers: [cluster.zkConnect], root: cluster.root, sessionTimeoutMs: 10_000, connectTimeoutMs: 30_000 }, silentLogger());
   });
 
   after(async function () {

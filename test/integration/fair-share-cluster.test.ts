@@ -52,7 +52,7 @@ describe('HDRF on a live cluster: GPU memory, a visible queue, freed resources r
         'supervisor.memory.mb': 8192,
       },
     });
-    zk = await connectZooKeeper({ servers: [cluster.zkConnect], root: cluster.root, sessionTimeoutMs: 10_000, connectTimeoutMs: 10_000 }, silentLogger());
+    zk = await connectZooKeeper({ servers: [cluster.zkConnect], root: cluster.root, sessionTimeoutMs: 10_000, connectTimeoutMs: 30_000 }, silentLogger());
   });
 
   after(async function () {

@@ -54,7 +54,7 @@ describe('heterogeneous cluster with declared GPUs (real processes)', function (
       ],
       config: { 'hstorm.zookeeper.session.timeout.ms': 4000, 'nimbus.scheduler': 'hetero' },
     });
-    zk = await connectZooKeeper({ servers: [cluster.zkConnect], root: cluster.root, sessionTimeoutMs: 10_000, connectTimeoutMs: 10_000 }, silentLogger());
+    zk = await connectZooKeeper({ servers: [cluster.zkConnect], root: cluster.root, sessionTimeoutMs: 10_000, connectTimeoutMs: 30_000 }, silentLogger());
   });
 
   after(async function () {

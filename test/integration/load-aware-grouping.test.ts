@@ -42,7 +42,7 @@ describe('two-choice grouping on 2 real workers', function () {
       supervisors: [{ id: 'sup-a', slots: 1 }, { id: 'sup-b', slots: 1 }],
       config: { 'nimbus.scheduler': 'even', 'worker.heartbeat.frequency.secs': 0.5 },
     });
-    zk = await connectZooKeeper({ servers: [cluster.zkConnect], root: cluster.root, sessionTimeoutMs: 10_000, connectTimeoutMs: 10_000 }, silentLogger());
+    zk = await connectZooKeeper({ servers: [cluster.zkConnect], root: cluster.root, sessionTimeoutMs: 10_000, connectTimeoutMs: 30_000 }, silentLogger());
   });
 
   after(async function () {

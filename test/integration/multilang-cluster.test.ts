@@ -64,7 +64,7 @@ describe('multilang in cluster mode (scripts shipped in the bundle)', function (
       'supervisor.gpu.discovery': 'none',
     };
     const connect = async () => {
-      const s = await connectZooKeeper({ servers: [zk.connectString], root, sessionTimeoutMs: 6000, connectTimeoutMs: 10_000 }, log);
+      const s = await connectZooKeeper({ servers: [zk.connectString], root, sessionTimeoutMs: 6000, connectTimeoutMs: 30_000 }, log);
       states.push(s);
       return s;
     };

@@ -93,7 +93,7 @@ describe('nimbus HTTP API over ZooKeeper', function () {
   let base: string;
 
   const connect = async (): Promise<ZooKeeperClusterState> => {
-    const s = await connectZooKeeper({ servers: [zk.connectString], root, sessionTimeoutMs: 4000, connectTimeoutMs: 10_000 }, log);
+    const s = await connectZooKeeper({ servers: [zk.connectString], root, sessionTimeoutMs: 4000, connectTimeoutMs: 30_000 }, log);
     sessions.push(s);
     return s;
   };

@@ -70,7 +70,7 @@ describe('cluster mode with every door locked (nimbus secret, ZooKeeper ACLs, CU
     );
   };
   const zkClient = async (auth: string | null): Promise<ZooKeeperClusterState> => {
-    const s = await connectZooKeeper({ servers: [cluster.zkConnect], root: cluster.root, sessionTimeoutMs: 10_000, connectTimeoutMs: 10_000, auth }, silentLogger());
+    const s = await connectZooKeeper({ servers: [cluster.zkConnect], root: cluster.root, sessionTimeoutMs: 10_000, connectTimeoutMs: 30_000, auth }, silentLogger());
     sessions.push(s);
     return s;
   };

@@ -76,7 +76,7 @@ describe('adaptive split in cluster mode (ZooKeeper, real workers)', function ()
       'nimbus.monitor.freq.secs': 0.5,
     };
     const connect = async () => {
-      const s = await connectZooKeeper({ servers: [zk.connectString], root, sessionTimeoutMs: 6000, connectTimeoutMs: 10_000 }, log);
+      const s = await connectZooKeeper({ servers: [zk.connectString], root, sessionTimeoutMs: 6000, connectTimeoutMs: 30_000 }, log);
       states.push(s);
       return s;
     };

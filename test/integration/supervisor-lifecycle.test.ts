@@ -203,7 +203,7 @@ describe('supervisor in cluster mode (ZooKeeper, bundle from nimbus)', function 
       'supervisor.gpu.discovery': 'none',
     };
     const connect = async () => {
-      const s = await connectZooKeeper({ servers: [zk.connectString], root, sessionTimeoutMs: 4000, connectTimeoutMs: 10_000 }, log);
+      const s = await connectZooKeeper({ servers: [zk.connectString], root, sessionTimeoutMs: 4000, connectTimeoutMs: 30_000 }, log);
       states.push(s);
       return s;
     };

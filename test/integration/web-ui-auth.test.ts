@@ -55,7 +55,7 @@ describe('web UI with nimbus.auth.secret (chromium)', function () {
   const start = async (reads: boolean): Promise<{ base: string; id: string }> => {
     dataDir = await mkdtemp(join(tmpdir(), 'hstorm-ui-auth-'));
     const root = `/ui-${randomUUID().slice(0, 8)}`;
-    const zkOpts = { servers: [zk.connectString], root, sessionTimeoutMs: 4000, connectTimeoutMs: 10_000 };
+    const zkOpts = { servers: [zk.connectString], root, sessionTimeoutMs: 4000, connectTimeoutMs: 30_000 };
     const state: ZooKeeperClusterState = await connectZooKeeper(zkOpts, log);
     closers.push(() => state.close());
     const config = buildConfig([{ 'hstorm.local.dir': dataDir, 'nimbus.scheduler': 'even', 'hstorm.zookeeper.root': root }], { allowUserKeys: false });

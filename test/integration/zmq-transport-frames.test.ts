@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import * as zmq from 'zeromq';
-import { ZmqTransport, encodeBatch, type WireBatch, type WireTuple } from '../../worker/index.js';
+import { ZmqTransport, encodeBatch, type Frame, type WireBatch, type WireTuple } from '../../worker/index.js';
+import { ACK, ACKED, FAIL } from '../../worker/acking/ack-messages.js';
 import { silentLogger } from '../../common/logger.js';
 import { freePort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -88,7 +89,7 @@ describe('worker transport frame size limit (real ZeroMQ sockets)', function () 
     assert.equal(tx.oversizeTuples, 1);
   });
 
-  it('merges the ack-protocol tuples of a batch per destination, source and stream, and counts each message for backpressure', async () => {
+  it('merges the ack messages of a batch per destination, source and kind into runs of its ack section, and counts each message for backpressure', async () => {
     const port = await freePort();
     const { transport: rx, batches } = receiver(port);
     closers.push(() => rx.close());
@@ -100,22 +101,25 @@ describe('worker transport frame size limit (real ZeroMQ sockets)', function () 
     );
     closers.push(() => tx.close());
     tx.setPeer('rx', { host: '127.0.0.1', port });
-    tx.send('rx', [5, 2, '__ack_ack', [1n, 11n], null], true);
-    tx.send('rx', [7, 3, 'default', ['data'], [1n, 5n]]);
-    tx.send('rx', [5, 2, '__ack_ack', [2n, 22n], null], true);
-    tx.send('rx', [6, 2, '__ack_ack', [3n, 33n], null], true);
-    tx.send('rx', [5, 2, '__ack_fail', [4n], null], true);
-    tx.send('rx', [5, 2, '__ack_ack', [5n, 55n], null], true);
-    assert.equal(tx.pendingTuples('rx'), 6, 'six messages wait, though only four tuples');
-    tx.send('rx', [5, 9, '__ack_ack', [6n, 66n], null], true);
-    tx.send('rx', [5, 2, '__ack_ack', [7n, 77n], null], true); // the 8th message seals the batch
+    tx.sendAck('rx', 5, 2, ACK, 1, 0, 11, 0);
+    tx.sendTuple('rx', 7, 3, 'default', ['data'], [1, 0, 5, 0]);
+    tx.sendAck('rx', 5, 2, ACK, 2, 0, 22, 0);
+    tx.sendAck('rx', 6, 2, ACK, 3, 0, 33, 0);
+    tx.sendAck('rx', 5, 2, FAIL, 4, 0, 0, 0);
+    tx.sendAck('rx', 5, 2, ACK, 5, 0, 55, 0);
+    assert.equal(tx.pendingTuples('rx'), 6, 'six messages wait, though one tuple and three runs');
+    tx.sendAcks('rx', 5, 9, ACKED, Uint32Array.of(6, 0));
+    tx.sendAck('rx', 5, 2, ACK, 7, 0xffffffff, 77, 1); // the 8th message seals the batch
     await waitFor('the batch received', () => batches.length === 1, 20_000, 20);
-    assert.deepEqual(batches[0]!.tuples, [
-      [5, 2, '__ack_ack', [1n, 11n, 2n, 22n, 5n, 55n, 7n, 77n], null],
-      [7, 3, 'default', ['data'], [1n, 5n]],
-      [6, 2, '__ack_ack', [3n, 33n], null],
-      [5, 2, '__ack_fail', [4n], null],
-      [5, 9, '__ack_ack', [6n, 66n], null],
+    const f = batches[0] as Frame;
+    assert.deepEqual(f.tuples, [[7, 3, 'default', ['data'], [1n, 5n]]]);
+    const runs = Array.from(f.ackDest, (dest, i) => [dest, f.ackSrc[i], f.ackKind[i], f.ackCount[i]]);
+    assert.deepEqual(runs, [
+      [5, 2, ACK, 4],
+      [6, 2, ACK, 1],
+      [5, 2, FAIL, 1],
+      [5, 9, ACKED, 1],
     ]);
+    assert.deepEqual(Array.from(f.ackWords), [1, 0, 11, 0, 2, 0, 22, 0, 5, 0, 55, 0, 7, 0xffffffff, 77, 1, 3, 0, 33, 0, 4, 0, 6, 0]);
   });
 });

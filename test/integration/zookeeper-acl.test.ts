@@ -25,7 +25,7 @@ describe('ZooKeeper digest ACLs', function () {
   const sessions: ZooKeeperClusterState[] = [];
 
   const connect = async (auth: string | null, sessionTimeoutMs = 10_000): Promise<ZooKeeperClusterState> => {
-    const s = await connectZooKeeper({ servers: [zk.connectString], root, sessionTimeoutMs, connectTimeoutMs: 10_000, auth }, silentLogger());
+    const s = await connectZooKeeper({ servers: [zk.connectString], root, sessionTimeoutMs, connectTimeoutMs: 30_000, auth }, silentLogger());
     sessions.push(s);
     return s;
   };

@@ -65,7 +65,7 @@ describe('ZooKeeper restart', function () {
     servers: [`127.0.0.1:${port}`],
     root: '/restart',
     sessionTimeoutMs: SESSION_MS,
-    connectTimeoutMs: 10_000,
+    connectTimeoutMs: 30_000,
     operationTimeoutMs: 3000,
   });
 
@@ -157,7 +157,7 @@ describe('nimbus and a supervisor across a ZooKeeper restart', function () {
     await c.startZooKeeper();
     const restartedAt = Date.now();
 
-    const zk = await connectZooKeeper({ servers: [c.zkConnect], root: c.root, sessionTimeoutMs: SESSION_MS, connectTimeoutMs: 10_000 }, silentLogger());
+    const zk = await connectZooKeeper({ servers: [c.zkConnect], root: c.root, sessionTimeoutMs: SESSION_MS, connectTimeoutMs: 30_000 }, silentLogger());
     try {
       // The supervisor beats through its store every few seconds: a beat written after the restart proves its client works.
       await waitFor('a supervisor heartbeat written after the restart', async () => {

@@ -1,181 +1,55 @@
 /**
- * Storm's acker algorithm, without sockets or queues: per spout tuple (root
- * id) the XOR of every edge id created and acked in its tuple tree. Each edge
- * id enters the XOR twice — once when the tuple is emitted (in the spout's
- * init or its parent's ack) and once when that tuple is acked — so the value
- * returns to zero exactly when every edge has been acked (a false zero needs
- * a 64-bit collision). When it is zero after the spout's init arrived, the
- * tree is complete; a fail anywhere in it fails the root.
- *
- * Trees untouched for one to two rotations (one rotation per message timeout)
- * are forgotten, as in Storm's RotatingMap; their spout times them out.
- *
- * The trees live in a flat open-addressing table of typed arrays (64-bit ids
- * as two uint32 halves), never a Map of objects: an in-flight tree costs no
- * heap object, so the garbage collector's work does not grow with the number
- * of trees in flight. Objects that live as long as a tree (≈ max.spout.pending
- * ÷ throughput) outlive young-generation collections at large windows and are
- * copied and promoted (docs/benchmarks.md, "Acking: where the time goes").
+ * Storm's acker algorithm with its ids as bigints (Storm's longs): the
+ * AckTable (ack-table.ts) behind the face of `init(root, xor, spoutTask)`,
+ * `ack(root, val)`, `fail(root)`. It is how tests and tools that hold ids as
+ * BigInts drive the very table the acker runs — the acker itself calls the
+ * table with halves, so no BigInt is made on its path (acker-executor.ts).
  */
+import { AckTable } from './ack-table.js';
+import { idOfHalves, writeHalvesOf } from './ack-ids.js';
 
 /** Called once per finished tree: `acked` false when a fail arrived. */
 export type TreeDone = (root: bigint, spoutTask: number, acked: boolean) => void;
 
-const EMPTY = 0;
-const USED = 1;
-const TOMBSTONE = 2;
-const INITIAL_CAPACITY = 1024;
-/** Odd (2^32 / golden ratio): multiplying by it permutes the values mod any power of two. */
-const HASH_MULTIPLIER = 0x9e3779b1;
-
-/** Splits a bigint into uint32 halves without allocating (ToBigUint64 wraps anything into 64 bits). */
-const scratch64 = new BigUint64Array(1);
-const scratch32 = new Uint32Array(scratch64.buffer);
-
 export class AckTracker {
-  private cap = INITIAL_CAPACITY;
-  private mask = INITIAL_CAPACITY - 1;
-  private keyLo = new Uint32Array(INITIAL_CAPACITY);
-  private keyHi = new Uint32Array(INITIAL_CAPACITY);
-  private valLo = new Uint32Array(INITIAL_CAPACITY);
-  private valHi = new Uint32Array(INITIAL_CAPACITY);
-  /** Spout task; -1 until the init arrived (acks may overtake it). */
-  private task = new Int32Array(INITIAL_CAPACITY);
-  private failed = new Uint8Array(INITIAL_CAPACITY);
-  private slot = new Uint8Array(INITIAL_CAPACITY);
-  /** Rotation in which the tree was last touched. */
-  private touched = new Uint32Array(INITIAL_CAPACITY);
-  private generation = 0;
-  private live = 0;
-  private tombstones = 0;
+  private readonly table: AckTable;
+  /** The halves of the message in hand: root low, root high, value low, value high. */
+  private readonly h = [0, 0, 0, 0];
 
-  constructor(private readonly done: TreeDone) {}
+  constructor(done: TreeDone) {
+    this.table = new AckTable((lo, hi, spoutTask, acked) => done(idOfHalves(lo, hi), spoutTask, acked));
+  }
 
   /** Trees being tracked. */
   get size(): number {
-    return this.live;
+    return this.table.size;
   }
 
   /** The spout emitted `root` with first edges XORing to `xor`. */
   init(root: bigint, xor: bigint, spoutTask: number): void {
-    const i = this.find(root);
-    this.xor(i, xor);
-    this.task[i] = spoutTask;
-    this.check(root, i);
+    const h = this.split(root, xor);
+    this.table.init(h[0]!, h[1]!, h[2]!, h[3]!, spoutTask);
   }
 
   /** A tuple of the tree was acked: `val` is its edge XOR the edges of the tuples anchored to it. */
   ack(root: bigint, val: bigint): void {
-    const i = this.find(root);
-    this.xor(i, val);
-    this.check(root, i);
+    const h = this.split(root, val);
+    this.table.ack(h[0]!, h[1]!, h[2]!, h[3]!);
   }
 
   fail(root: bigint): void {
-    const i = this.find(root);
-    this.failed[i] = 1;
-    this.check(root, i);
+    const h = this.split(root, 0n);
+    this.table.fail(h[0]!, h[1]!);
   }
 
-  /** One message timeout passed: trees untouched since the previous rotation are dropped (a scan every timeout, not per tuple). */
+  /** One message timeout passed (see AckTable.rotate). */
   rotate(): void {
-    this.generation++;
-    for (let i = 0; i < this.cap; i++) {
-      if (this.slot[i] === USED && this.generation - this.touched[i]! >= 2) this.remove(i);
-    }
+    this.table.rotate();
   }
 
-  private xor(i: number, v: bigint): void {
-    scratch64[0] = v;
-    this.valLo[i] = this.valLo[i]! ^ scratch32[0]!;
-    this.valHi[i] = this.valHi[i]! ^ scratch32[1]!;
-  }
-
-  private check(root: bigint, i: number): void {
-    const spoutTask = this.task[i]!;
-    if (spoutTask < 0) return;
-    const failed = this.failed[i] === 1;
-    if (!failed && (this.valLo[i] !== 0 || this.valHi[i] !== 0)) return;
-    this.remove(i);
-    this.done(root, spoutTask, !failed);
-  }
-
-  /**
-   * The slot of `root`, created (XOR 0, no spout task) when absent. Linear probing on the high half times an odd
-   * constant: not the low half (a spout picks roots whose low half selects its own worker's acker, randomIdInBucket),
-   * and not the high half as it is (a spout numbers its roots there, PendingMessages: several spouts' runs of
-   * consecutive numbers would pile up into long probe chains); the product maps consecutive numbers to distinct,
-   * scattered slots.
-   */
-  private find(root: bigint): number {
-    scratch64[0] = root;
-    const lo = scratch32[0]!;
-    const hi = scratch32[1]!;
-    let free = -1;
-    for (let i = Math.imul(hi, HASH_MULTIPLIER) & this.mask; ; i = (i + 1) & this.mask) {
-      const s = this.slot[i];
-      if (s === EMPTY) {
-        if (free < 0) free = i;
-        break;
-      }
-      if (s === TOMBSTONE) {
-        if (free < 0) free = i;
-      } else if (this.keyLo[i] === lo && this.keyHi[i] === hi) {
-        this.touched[i] = this.generation;
-        return i;
-      }
-    }
-    if (this.slot[free] === TOMBSTONE) this.tombstones--;
-    this.slot[free] = USED;
-    this.keyLo[free] = lo;
-    this.keyHi[free] = hi;
-    this.valLo[free] = 0;
-    this.valHi[free] = 0;
-    this.task[free] = -1;
-    this.failed[free] = 0;
-    this.touched[free] = this.generation;
-    this.live++;
-    if ((this.live + this.tombstones) * 2 > this.cap) return this.rehash(lo, hi);
-    return free;
-  }
-
-  private remove(i: number): void {
-    this.slot[i] = TOMBSTONE;
-    this.live--;
-    this.tombstones++;
-  }
-
-  /** Rebuilds the table (doubled while more than a quarter is live) without tombstones; returns the new slot of (lo, hi). */
-  private rehash(lo: number, hi: number): number {
-    const old = { cap: this.cap, keyLo: this.keyLo, keyHi: this.keyHi, valLo: this.valLo, valHi: this.valHi, task: this.task, failed: this.failed, slot: this.slot, touched: this.touched };
-    let cap = this.cap;
-    while (this.live * 4 > cap) cap *= 2;
-    this.cap = cap;
-    this.mask = cap - 1;
-    this.keyLo = new Uint32Array(cap);
-    this.keyHi = new Uint32Array(cap);
-    this.valLo = new Uint32Array(cap);
-    this.valHi = new Uint32Array(cap);
-    this.task = new Int32Array(cap);
-    this.failed = new Uint8Array(cap);
-    this.slot = new Uint8Array(cap);
-    this.touched = new Uint32Array(cap);
-    this.tombstones = 0;
-    let found = -1;
-    for (let j = 0; j < old.cap; j++) {
-      if (old.slot[j] !== USED) continue;
-      let i = Math.imul(old.keyHi[j]!, HASH_MULTIPLIER) & this.mask;
-      while (this.slot[i] !== EMPTY) i = (i + 1) & this.mask;
-      this.slot[i] = USED;
-      this.keyLo[i] = old.keyLo[j]!;
-      this.keyHi[i] = old.keyHi[j]!;
-      this.valLo[i] = old.valLo[j]!;
-      this.valHi[i] = old.valHi[j]!;
-      this.task[i] = old.task[j]!;
-      this.failed[i] = old.failed[j]!;
-      this.touched[i] = old.touched[j]!;
-      if (old.keyLo[j] === lo && old.keyHi[j] === hi) found = i;
-    }
-    return found;
+  private split(root: bigint, val: bigint): number[] {
+    writeHalvesOf(root, this.h, 0);
+    writeHalvesOf(val, this.h, 2);
+    return this.h;
   }
 }

@@ -15,7 +15,8 @@
  * A root whose slot is taken (any root not numbered this way, or a tuple
  * still in flight one lap of the columns later) goes to a small Map beside
  * them. Expiry scans both (every sweep of the spout, not per tuple) and hands
- * out the expired oldest first.
+ * out the expired oldest first. Roots come as their uint32 halves
+ * (ack-ids.ts): no BigInt per tuple.
  */
 export interface Taken {
   messageId: unknown;
@@ -23,22 +24,20 @@ export interface Taken {
   stream: string;
 }
 
-/** Reads a bigint's halves without allocating. */
-const scratch64 = new BigUint64Array(1);
-const scratch32 = new Uint32Array(scratch64.buffer);
-
 const MIN_SLOTS = 1024;
 const MAX_SLOTS = 1 << 18;
 
 export class PendingMessages {
   private readonly mask: number;
-  private readonly roots: (bigint | undefined)[];
+  private readonly rootLo: Uint32Array;
+  private readonly rootHi: Uint32Array;
+  private readonly used: Uint8Array;
   private readonly ids: unknown[];
   private readonly streams: (string | undefined)[];
   private readonly emittedAt: Float64Array;
   private inColumns = 0;
-  /** Roots whose slot was taken: rare. */
-  private readonly overflow = new Map<bigint, Taken>();
+  /** Roots whose slot was taken, by `${high}:${low}`: rare. */
+  private readonly overflow = new Map<string, Taken>();
   /** Reused for every take from the columns: callers copy what they need before calling user code. */
   private readonly out: Taken = { messageId: undefined, emittedAt: 0, stream: '' };
 
@@ -48,7 +47,9 @@ export class PendingMessages {
     if (!Number.isFinite(window)) window = MIN_SLOTS / 2; // no window: acking is off, nothing is ever pending
     while (slots < 2 * window && slots < MAX_SLOTS) slots *= 2;
     this.mask = slots - 1;
-    this.roots = new Array<bigint | undefined>(slots).fill(undefined);
+    this.rootLo = new Uint32Array(slots);
+    this.rootHi = new Uint32Array(slots);
+    this.used = new Uint8Array(slots);
     this.ids = new Array<unknown>(slots).fill(undefined);
     this.streams = new Array<string | undefined>(slots).fill(undefined);
     this.emittedAt = new Float64Array(slots);
@@ -58,23 +59,26 @@ export class PendingMessages {
     return this.inColumns + this.overflow.size;
   }
 
-  add(root: bigint, messageId: unknown, stream: string, emittedAt: number): void {
-    const s = this.slotOf(root);
-    if (this.roots[s] !== undefined) {
-      this.overflow.set(root, { messageId, emittedAt, stream });
+  /** Adds the root (lo, hi), its halves uint32. */
+  add(lo: number, hi: number, messageId: unknown, stream: string, emittedAt: number): void {
+    const s = hi & this.mask;
+    if (this.used[s] === 1) {
+      this.overflow.set(`${hi}:${lo}`, { messageId, emittedAt, stream });
       return;
     }
-    this.roots[s] = root;
+    this.used[s] = 1;
+    this.rootLo[s] = lo;
+    this.rootHi[s] = hi;
     this.ids[s] = messageId;
     this.streams[s] = stream;
     this.emittedAt[s] = emittedAt;
     this.inColumns++;
   }
 
-  /** Removes `root`; its message (in an object reused by the next take), or null when it is not in flight (timed out). */
-  take(root: bigint): Taken | null {
-    const s = this.slotOf(root);
-    if (this.roots[s] === root) {
+  /** Removes the root (lo, hi); its message (in an object reused by the next take), or null when it is not in flight (timed out). */
+  take(lo: number, hi: number): Taken | null {
+    const s = hi & this.mask;
+    if (this.used[s] === 1 && this.rootLo[s] === lo && this.rootHi[s] === hi) {
       const out = this.out;
       out.messageId = this.ids[s];
       out.emittedAt = this.emittedAt[s]!;
@@ -83,9 +87,10 @@ export class PendingMessages {
       return out;
     }
     if (this.overflow.size === 0) return null;
-    const m = this.overflow.get(root);
+    const key = `${hi}:${lo}`;
+    const m = this.overflow.get(key);
     if (m === undefined) return null;
-    this.overflow.delete(root);
+    this.overflow.delete(key);
     return m;
   }
 
@@ -99,26 +104,21 @@ export class PendingMessages {
     if (this.size === 0) return;
     const picked: Taken[] = [];
     for (let s = 0; s <= this.mask; s++) {
-      if (this.roots[s] === undefined || !which(this.emittedAt[s]!, this.streams[s]!)) continue;
+      if (this.used[s] === 0 || !which(this.emittedAt[s]!, this.streams[s]!)) continue;
       picked.push({ messageId: this.ids[s], emittedAt: this.emittedAt[s]!, stream: this.streams[s]! });
       this.clear(s);
     }
-    for (const [root, m] of this.overflow) {
+    for (const [key, m] of this.overflow) {
       if (!which(m.emittedAt, m.stream)) continue;
       picked.push(m);
-      this.overflow.delete(root);
+      this.overflow.delete(key);
     }
     picked.sort((a, b) => a.emittedAt - b.emittedAt);
     for (const m of picked) removed(m.messageId, m.emittedAt, m.stream);
   }
 
-  private slotOf(root: bigint): number {
-    scratch64[0] = root;
-    return scratch32[1]! & this.mask;
-  }
-
   private clear(s: number): void {
-    this.roots[s] = undefined;
+    this.used[s] = 0;
     this.ids[s] = undefined; // the user's message id is theirs to collect
     this.streams[s] = undefined;
     this.inColumns--;

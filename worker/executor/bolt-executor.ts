@@ -11,8 +11,8 @@ import { Executor } from './executor.js';
 import type { ExecutorHost, LocalAcker } from './executor-host.js';
 import type { ComponentSettings } from '../worker-settings.js';
 import { OutputRouter } from '../routing/output-router.js';
-import { randomId64 } from '../acking/ack-ids.js';
-import { ACK_ACK, ACK_FAIL } from '../acking/system-streams.js';
+import { writeRandomId } from '../acking/ack-ids.js';
+import { ACK, FAIL } from '../acking/ack-messages.js';
 import { DEFAULT_STREAM } from '../../common/topology-def.js';
 import { EmitError } from '../../common/errors.js';
 import { isEmitOptions, readEmitArgs } from '../../topology-sdk/internal/emit-args.js';
@@ -22,8 +22,8 @@ export class BoltExecutor extends Executor {
   private readonly router: OutputRouter;
   private readonly basic: boolean;
   private prepared = false;
-  /** Acker task → the acker when it runs in this process, else null (looked up once per acker). */
-  private readonly localAckers = new Map<number, LocalAcker | null>();
+  /** By acker task: the acker when it runs in this process, else null (looked up once per acker; task ids are small). */
+  private readonly localAckers: (LocalAcker | null | undefined)[] = [];
   /** Tick tuples into this task's queue, when its config asks for them (topology.tick.tuple.freq.secs). */
   private readonly ticks: TickSource | null;
   /** A stream's fields, to name a refused value's field. */
@@ -169,14 +169,17 @@ export class BoltExecutor extends Executor {
     this.metrics.acked++;
     const ids = tuple.anchors;
     if (!ids) return;
-    for (let i = 0; i < ids.length; i += 2) {
-      const root = ids[i]!;
-      const acker = this.host.ackerFor(root);
+    for (let i = 0; i < ids.length; i += 4) {
+      const lo = ids[i]!;
+      const hi = ids[i + 1]!;
+      const acker = this.host.ackerFor(lo);
       if (acker === null) continue;
-      const val = tuple.ackVal === 0n ? ids[i + 1]! : ids[i + 1]! ^ tuple.ackVal; // a leaf (nothing anchored): no BigInt XOR
+      // The tuple's edge XOR the edges of the tuples anchored to it, as halves (an XOR yields an int32: >>> 0).
+      const valLo = (ids[i + 2]! ^ tuple.ackLo) >>> 0;
+      const valHi = (ids[i + 3]! ^ tuple.ackHi) >>> 0;
       const local = this.localAcker(acker);
-      if (local) local.ackLocal(root, val);
-      else this.host.send(acker, this.component, this.task, ACK_ACK, [root, val], null);
+      if (local) local.ackLocal(lo, hi, valLo, valHi);
+      else this.host.sendAck(acker, this.task, ACK, lo, hi, valLo, valHi);
     }
   }
 
@@ -190,22 +193,23 @@ export class BoltExecutor extends Executor {
   private failTrees(tuple: RuntimeTuple): void {
     const ids = tuple.anchors;
     if (!ids) return;
-    for (let i = 0; i < ids.length; i += 2) {
-      const root = ids[i]!;
-      const acker = this.host.ackerFor(root);
+    for (let i = 0; i < ids.length; i += 4) {
+      const lo = ids[i]!;
+      const hi = ids[i + 1]!;
+      const acker = this.host.ackerFor(lo);
       if (acker === null) continue;
       const local = this.localAcker(acker);
-      if (local) local.failLocal(root);
-      else this.host.send(acker, this.component, this.task, ACK_FAIL, [root], null);
+      if (local) local.failLocal(lo, hi);
+      else this.host.sendAck(acker, this.task, FAIL, lo, hi, 0, 0);
     }
   }
 
   /** The acker when it runs in this process: the ack is a call, not a tuple (see acking/acker-executor.ts). */
   private localAcker(acker: number): LocalAcker | null {
-    let local = this.localAckers.get(acker);
+    let local = this.localAckers[acker];
     if (local === undefined) {
       local = this.host.localAcker(acker) ?? null;
-      this.localAckers.set(acker, local);
+      this.localAckers[acker] = local;
     }
     return local;
   }
@@ -214,22 +218,32 @@ export class BoltExecutor extends Executor {
 /**
  * Ack-tree ids for one new tuple anchored to `anchors` (Storm's
  * BoltOutputCollector): one fresh edge id per anchor, XORed into the anchor's
- * ackVal and into the new tuple's id for each of the anchor's roots.
+ * ack value and into the new tuple's id for each of the anchor's roots. Ids as
+ * halves (runtime-tuple.ts AnchorIds).
  */
-function anchorIds(anchors: readonly RuntimeTuple[]): bigint[] | null {
-  let out: bigint[] | null = null;
+const edge = [0, 0];
+function anchorIds(anchors: readonly RuntimeTuple[]): number[] | null {
+  let out: number[] | null = null;
   for (const a of anchors) {
     const ids = a.anchors;
     if (!ids || ids.length === 0) continue;
-    const edge = randomId64();
-    a.ackVal ^= edge;
+    writeRandomId(edge, 0);
+    const edgeLo = edge[0]!;
+    const edgeHi = edge[1]!;
+    a.ackLo = (a.ackLo ^ edgeLo) >>> 0;
+    a.ackHi = (a.ackHi ^ edgeHi) >>> 0;
     out ??= [];
-    for (let i = 0; i < ids.length; i += 2) {
-      const root = ids[i]!;
+    for (let i = 0; i < ids.length; i += 4) {
+      const lo = ids[i]!;
+      const hi = ids[i + 1]!;
       let j = 0;
-      while (j < out.length && out[j] !== root) j += 2;
-      if (j < out.length) out[j + 1] = out[j + 1]! ^ edge;
-      else out.push(root, edge);
+      while (j < out.length && (out[j] !== lo || out[j + 1] !== hi)) j += 4;
+      if (j < out.length) {
+        out[j + 2] = (out[j + 2]! ^ edgeLo) >>> 0;
+        out[j + 3] = (out[j + 3]! ^ edgeHi) >>> 0;
+      } else {
+        out.push(lo, hi, edgeLo, edgeHi);
+      }
     }
   }
   return out;

@@ -7,19 +7,22 @@ import type { Logger } from '../../common/logger.js';
 import type { RoutingTopology } from '../routing/output-router.js';
 import type { IntervalClock } from '../../common/interval-clock.js';
 import type { ValueTypes } from '../values/value-types.js';
+import type { AnchorIds } from './runtime-tuple.js';
+import type { AckKind } from '../acking/ack-messages.js';
 
 /**
  * An acker task running in this process, as the spouts and bolts beside it
  * call it: the ack protocol's messages as calls instead of tuples (see
- * acking/acker-executor.ts). Values come from the runtime, not a socket.
+ * acking/acker-executor.ts). Values come from the runtime, not a socket;
+ * ids are given as their uint32 halves (acking/ack-ids.ts).
  */
 export interface LocalAcker {
-  /** __ack_init from a spout task. */
-  initLocal(root: bigint, xor: bigint, spoutTask: number): void;
-  /** __ack_ack from a bolt task. */
-  ackLocal(root: bigint, val: bigint): void;
-  /** __ack_fail from a bolt task. */
-  failLocal(root: bigint): void;
+  /** INIT from a spout task: its root and the XOR of its first edges. */
+  initLocal(rootLo: number, rootHi: number, xorLo: number, xorHi: number, spoutTask: number): void;
+  /** ACK from a bolt task: the root and the tuple's edge XOR its children's. */
+  ackLocal(rootLo: number, rootHi: number, valLo: number, valHi: number): void;
+  /** FAIL from a bolt task. */
+  failLocal(rootLo: number, rootHi: number): void;
 }
 
 export interface ExecutorHost extends RoutingTopology {
@@ -31,9 +34,16 @@ export interface ExecutorHost extends RoutingTopology {
    * Delivers one tuple: into a local queue, or towards the worker that holds `dest`. `wire`: the values' wire form
    * (worker/values/wire-form.ts) when they need one to travel; a local task gets `values` themselves.
    */
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null, wire?: unknown[] | null): void;
-  /** Acker task for a root id; null when acking is off. */
-  ackerFor(root: bigint): number | null;
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire?: unknown[] | null): void;
+  /**
+   * Sends one ack-protocol message (acking/ack-messages.ts) to a task; between workers, the messages of one kind from
+   * one task to one task travel merged in the frame's ack section. `valLo`/`valHi` only for INIT and ACK.
+   */
+  sendAck(dest: number, srcTask: number, kind: AckKind, rootLo: number, rootHi: number, valLo: number, valHi: number): void;
+  /** Sends a run of messages of one kind at once (an acker's replies to one spout): `words` as ack-messages.ts lays them out. */
+  sendAcks(dest: number, srcTask: number, kind: AckKind, words: Uint32Array): void;
+  /** Acker task for a root id, from its low half; null when acking is off. */
+  ackerFor(rootLo: number): number | null;
   /** True when any of these tasks' queues (or the links towards them) is full. */
   isCongested(targets: readonly number[]): boolean;
   /** Asks the worker's run loop for another turn. */

@@ -5,6 +5,7 @@
  */
 import { BoundedQueue } from './bounded-queue.js';
 import type { RuntimeTuple } from './runtime-tuple.js';
+import type { AckKind, AckMessages } from '../acking/ack-messages.js';
 import { ExecutorMetricsRecorder } from './executor-metrics.js';
 import type { ExecutorHost } from './executor-host.js';
 import type { ComponentSettings } from '../worker-settings.js';
@@ -23,8 +24,8 @@ import { MetricRegistry } from '../../topology-sdk/user-metrics.js';
 export abstract class Executor {
   /** Data tuples; bounded (producers hold back when full). */
   readonly queue: BoundedQueue<RuntimeTuple>;
-  /** Ack-protocol tuples; never held back, so acks cannot deadlock behind data. */
-  readonly systemQueue: BoundedQueue<RuntimeTuple>;
+  /** Ack-protocol messages (runs of one kind, acking/ack-messages.ts); never held back, so acks cannot deadlock behind data. */
+  readonly ackQueue: BoundedQueue<AckMessages>;
   readonly metrics: ExecutorMetricsRecorder;
   readonly log: Logger;
   protected readonly errors: RateLimitedLog;
@@ -51,7 +52,7 @@ export abstract class Executor {
     protected readonly settings: ComponentSettings,
   ) {
     this.queue = new BoundedQueue<RuntimeTuple>(settings.receiveBufferSize);
-    this.systemQueue = new BoundedQueue<RuntimeTuple>(settings.receiveBufferSize);
+    this.ackQueue = new BoundedQueue<AckMessages>(settings.receiveBufferSize);
     this.metrics = new ExecutorMetricsRecorder(component, task);
     this.log = host.log.child({ component, task });
     this.errors = new RateLimitedLog(this.log);
@@ -155,30 +156,33 @@ export abstract class Executor {
     this.errors.flush();
   }
 
+  /** Whether this task takes data tuples (a spout and an acker take none: one arriving for them was forged). */
+  readonly takesTuples: boolean = true;
+
+  /** Queues a data tuple. */
+  enqueue(t: RuntimeTuple): void {
+    this.queue.push(t);
+  }
+
   /**
-   * Queues a tuple; false (and the tuple dropped, logged rate-limited) for a
-   * system tuple this task does not take — wrong stream for its kind, or
-   * values of the wrong shape — so a forged frame never reaches the ack logic.
+   * Queues a run of ack-protocol messages; false (the run dropped, logged rate-limited) for a kind this task does not
+   * take — a reply to a bolt, an init to a spout — so a forged or misdirected frame never reaches the ack logic.
    */
-  enqueue(t: RuntimeTuple, system: boolean): boolean {
-    if (!system) {
-      this.queue.push(t);
+  enqueueAcks(m: AckMessages): boolean {
+    if (this.acceptsAcks(m.kind)) {
+      this.ackQueue.push(m);
       return true;
     }
-    if (this.acceptsSystem(t.sourceStreamId, t.values)) {
-      this.systemQueue.push(t);
-      return true;
-    }
-    this.rejectedSystemTuples++;
-    this.errors.warn({ stream: t.sourceStreamId, from: t.sourceTask, rejected: this.rejectedSystemTuples }, 'dropped a malformed or misdirected system tuple');
+    this.rejectedAcks++;
+    this.errors.warn({ kind: m.kind, from: m.src, rejected: this.rejectedAcks }, 'dropped ack-protocol messages of a kind this task does not take');
     return false;
   }
 
-  /** System tuples dropped by `enqueue`. */
-  rejectedSystemTuples = 0;
+  /** Runs of ack messages dropped by `enqueueAcks`. */
+  rejectedAcks = 0;
 
-  /** Whether this task takes a system tuple of `stream` with these values (ackers and spouts override). */
-  acceptsSystem(_stream: string, _values: readonly unknown[]): boolean {
+  /** Whether this task takes ack-protocol messages of `kind` (ackers and spouts override). */
+  acceptsAcks(_kind: AckKind): boolean {
     return false;
   }
 
@@ -188,7 +192,7 @@ export abstract class Executor {
   }
 
   get queueDepth(): number {
-    return this.queue.length + this.systemQueue.length;
+    return this.queue.length + this.ackQueue.length;
   }
 
   protected congested(): boolean {

@@ -1,6 +1,6 @@
 /**
  * The runtime's tuple: the read-only Tuple a bolt sees (topology-sdk/tuple.ts)
- * plus the ack bookkeeping only executors touch (`anchors`, `ackVal`). Kept
+ * plus the ack bookkeeping only executors touch (`anchors`, `ackLo`/`ackHi`). Kept
  * out of the SDK's exports so that a topology can neither build one nor
  * corrupt its ack ids; executors receive these and narrow the Tuple a bolt
  * hands back (collector.ack/fail, emit anchors) to this class.
@@ -9,12 +9,13 @@ import type { Fields } from '../../topology-sdk/fields.js';
 import type { MessageId, Tuple } from '../../topology-sdk/tuple.js';
 import { TupleFieldError, TupleValueError } from '../errors.js';
 import { SYSTEM_COMPONENT, SYSTEM_TASK_ID, TICK_STREAM } from '../../common/topology-def.js';
+import { idOfHalves } from '../acking/ack-ids.js';
 
 /**
- * Ack-tree ids this tuple carries: pairs of (root id, edge id) flattened as
- * [root0, edge0, root1, edge1, …]; null when the tuple is not tracked.
+ * Ack-tree ids this tuple carries, each 64-bit id as its uint32 halves (acking/ack-ids.ts): per anchor four words,
+ * [root low, root high, edge low, edge high, …]; null when the tuple is not tracked.
  */
-export type AnchorIds = bigint[] | null;
+export type AnchorIds = number[] | null;
 
 function describeValue(v: unknown): string {
   try {
@@ -26,8 +27,9 @@ function describeValue(v: unknown): string {
 }
 
 export class RuntimeTuple implements Tuple {
-  /** XOR of the edge ids of tuples anchored to this one (runtime bookkeeping). */
-  ackVal = 0n;
+  /** XOR of the edge ids of tuples anchored to this one (runtime bookkeeping), low and high half. */
+  ackLo = 0;
+  ackHi = 0;
 
   constructor(
     readonly values: readonly unknown[],
@@ -100,7 +102,7 @@ export class RuntimeTuple implements Tuple {
   getMessageId(): MessageId {
     const anchorsToIds = new Map<bigint, bigint>();
     const a = this.anchors ?? [];
-    for (let i = 0; i + 1 < a.length; i += 2) anchorsToIds.set(a[i]!, a[i + 1]!);
+    for (let i = 0; i + 3 < a.length; i += 4) anchorsToIds.set(idOfHalves(a[i]!, a[i + 1]!), idOfHalves(a[i + 2]!, a[i + 3]!));
     return { anchorsToIds };
   }
 

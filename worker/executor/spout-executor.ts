@@ -9,14 +9,13 @@ import { Executor } from './executor.js';
 import type { ExecutorHost, LocalAcker } from './executor-host.js';
 import type { ComponentSettings } from '../worker-settings.js';
 import { OutputRouter } from '../routing/output-router.js';
-import { randomId64, randomIdInBucket } from '../acking/ack-ids.js';
-import { ACK_ACK, ACK_INIT, isSpoutAckInput } from '../acking/system-streams.js';
+import { randomLowInBucket, writeRandomId } from '../acking/ack-ids.js';
+import { ACKED, FAILED, INIT, type AckKind, type AckMessages } from '../acking/ack-messages.js';
 import { ACKER_COMPONENT, DEFAULT_STREAM } from '../../common/topology-def.js';
-import type { Tuple } from '../../topology-sdk/tuple.js';
 import { PendingMessages } from '../acking/pending-messages.js';
 
 /** A bolt failed the tree (the acker's fail). */
-const FAILED: FailReason = Object.freeze({ kind: 'failed' });
+const FAILED_TREE: FailReason = Object.freeze({ kind: 'failed' });
 
 /** Hooks a split spout uses to learn the fate and latency of each tracked message. */
 export interface SpoutObserver {
@@ -121,15 +120,26 @@ export class SpoutExecutor extends Executor {
     if (this.opened) await this.spout.close();
   }
 
-  override acceptsSystem(stream: string, values: readonly unknown[]): boolean {
-    return isSpoutAckInput(stream, values);
+  override readonly takesTuples = false;
+
+  override acceptsAcks(kind: AckKind): boolean {
+    return kind === ACKED || kind === FAILED;
   }
 
   ready(): boolean {
     if (this.busy) return false;
-    if (this.systemQueue.length > 0) return true;
+    if (this.ackQueue.length > 0) return true;
     return this.canEmit();
   }
+
+  // Made once, not per call: two closures per nextTuple were an allocation each on the hot path.
+  private readonly callNextTuple = (): unknown => this.spout.nextTuple();
+  private readonly afterNextTuple = (err: unknown): void => {
+    if (err) this.reportError(err, 'nextTuple threw');
+    if (this.emittedThisCall === 0) this.sleep(this.waitMs);
+    else if (this.unplacedThisCall === this.emittedThisCall) this.sleep((this.unplacedBackoffMs = Math.min(1000, Math.max(this.waitMs, 1, this.unplacedBackoffMs * 2))));
+    else this.unplacedBackoffMs = 0;
+  };
 
   private canEmit(): boolean {
     return this.active && this.pending.size < this.maxPending && this.idleUntil === 0 && !this.congested();
@@ -147,15 +157,7 @@ export class SpoutExecutor extends Executor {
       while (!this.busy && this.canEmit()) {
         this.emittedThisCall = 0;
         this.unplacedThisCall = 0;
-        this.invoke(
-          () => this.spout.nextTuple(),
-          (err) => {
-            if (err) this.reportError(err, 'nextTuple threw');
-            if (this.emittedThisCall === 0) this.sleep(this.waitMs);
-            else if (this.unplacedThisCall === this.emittedThisCall) this.sleep((this.unplacedBackoffMs = Math.min(1000, Math.max(this.waitMs, 1, this.unplacedBackoffMs * 2))));
-            else this.unplacedBackoffMs = 0;
-          },
-        );
+        this.invoke(this.callNextTuple, this.afterNextTuple);
         if (this.busy) break;
         if ((++n & 31) === 0 && (this.clock = performance.now()) >= deadline) break;
       }
@@ -165,9 +167,9 @@ export class SpoutExecutor extends Executor {
   }
 
   /**
-   * The acker tasks running in this process. Which acker tracks a tree is fixed by its root id alone (ackerFor: the
-   * low half mod the number of ackers, as Storm hashes the root); a spout that has an acker beside it draws roots that
-   * land on it (randomIdInBucket), so the init and the acker's reply stay in this process — one hop across processes
+   * The acker tasks running in this process. Which acker tracks a tree is fixed by its root id alone (ackerFor: its
+   * low half's low 30 bits mod the number of ackers, as Storm hashes the root); a spout that has an acker beside it draws roots that
+   * land on it (randomLowInBucket), so the init and the acker's reply stay in this process — one hop across processes
    * per spout tuple's tree (the bolts' acks) instead of three when the acker sits elsewhere.
    */
   private findLocalAckers(): void {
@@ -216,14 +218,15 @@ export class SpoutExecutor extends Executor {
   }
 
   private drainAcks(): void {
-    let t: Tuple | undefined;
-    while ((t = this.systemQueue.shift())) {
+    let m: AckMessages | undefined;
+    while ((m = this.ackQueue.shift())) {
       // One or more roots (an acker's replies arrive merged), all arrived at once: one clock read for them.
-      const acked = t.sourceStreamId === ACK_ACK;
+      const acked = m.kind === ACKED;
       const now = performance.now();
-      for (const root of t.values as readonly bigint[]) {
-        const msg = this.pending.take(root);
-        if (msg) this.finish(msg.messageId, msg.emittedAt, msg.stream, acked, now, FAILED); // null: already timed out
+      const w = m.words;
+      for (let i = 0; i < w.length; i += 2) {
+        const msg = this.pending.take(w[i]!, w[i + 1]!);
+        if (msg) this.finish(msg.messageId, msg.emittedAt, msg.stream, acked, now, FAILED_TREE); // null: already timed out
       }
     }
   }
@@ -267,34 +270,40 @@ export class SpoutExecutor extends Executor {
       }
     }
     this.metrics.transferred += targets.length;
-    const local = this.localBuckets;
-    let root = 0n;
+    let rootLo = 0;
+    let rootHi = 0;
     if (tracked) {
       // Low half random (in a local acker's bucket when there is one), high half the spout's running number.
-      const hi = (this.rootNumber = (this.rootNumber + 1) >>> 0);
-      root = local.length > 0 ? randomIdInBucket(local[this.nextBucket++ % local.length]!, this.ackerTasks.length, hi) : randomIdInBucket(0, 1, hi);
+      const local = this.localBuckets;
+      rootHi = this.rootNumber = (this.rootNumber + 1) >>> 0;
+      rootLo = local.length > 0 ? randomLowInBucket(local[this.nextBucket++ % local.length]!, this.ackerTasks.length) : randomLowInBucket(0, 1);
+      if (rootLo === 0 && rootHi === 0) rootLo = 1; // never the id 0 (its bucket: 1 in 2^32 of a run of numbers)
     }
-    const acker = tracked ? this.host.ackerFor(root) : null;
+    const acker = tracked ? this.host.ackerFor(rootLo) : null;
     if (!tracked || acker === null) {
       for (const t of targets) this.host.send(t, this.component, this.task, stream, values, null, wire);
       if (tracked) this.ackAtOnce(messageId, stream);
       return targets;
     }
-    let xor = 0n;
+    let xorLo = 0;
+    let xorHi = 0;
     for (const t of targets) {
-      const edge = randomId64();
-      xor = targets.length === 1 ? edge : xor ^ edge; // one target (the common case): no BigInt XOR to allocate
-      this.host.send(t, this.component, this.task, stream, values, [root, edge], wire);
+      // The tuple's ids: its root, and a fresh edge for this target, XORed into the init.
+      const ids = [rootLo, rootHi, 0, 0];
+      writeRandomId(ids, 2);
+      xorLo ^= ids[2]!;
+      xorHi ^= ids[3]!;
+      this.host.send(t, this.component, this.task, stream, values, ids, wire);
     }
     if (targets.length === 0) {
       this.ackAtOnce(messageId, stream);
       return targets;
     }
-    this.pending.add(root, messageId, stream, this.inSlice ? this.clock : performance.now());
+    this.pending.add(rootLo, rootHi, messageId, stream, this.inSlice ? this.clock : performance.now());
     const localAcker = this.localAckerOf(acker);
-    // A local acker takes the init as a call, not a tuple (no Tuple, queue slot, shape check or wake-up).
-    if (localAcker) localAcker.initLocal(root, xor, this.task);
-    else this.host.send(acker, this.component, this.task, ACK_INIT, [root, xor, this.task], null);
+    // A local acker takes the init as a call, not a message (no queue slot, no wake-up).
+    if (localAcker) localAcker.initLocal(rootLo, rootHi, xorLo >>> 0, xorHi >>> 0, this.task);
+    else this.host.sendAck(acker, this.task, INIT, rootLo, rootHi, xorLo >>> 0, xorHi >>> 0);
     return targets;
   }
 

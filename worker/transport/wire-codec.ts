@@ -1,53 +1,54 @@
 /**
- * The frame format between workers: one msgpackr-encoded array per batch,
- *   [version = 2, senderPort, tuples]
- * with each tuple
- *   [destTask, srcTask, streamId, values, anchors | null]
- * where anchors are [root, edge, root, edge, …] as 64-bit ids (bigint). Typed
- * arrays (matrices), Sets, Dates and bigints of any size travel as such
- * (msgpackr `moreTypes`); Maps, -0 and registered classes in their wire form
- * (../values/wire-form.ts, whose msgpackr extensions this module loads).
- * Version 2 added those extensions: a version-1 worker would read a Map as an
- * object and fail on the rest, so it refuses the frame instead.
- * Decoding checks the shape so that garbage is rejected as a CodecError
- * instead of reaching an executor.
+ * The frame format between workers, wire version 3 (frame-layout.ts; byte by
+ * byte in docs/wire-format.md): a columnar binary frame — routing header and
+ * anchor ids in typed-array columns, stream names interned per frame, merged
+ * ack messages as runs of uint32 words — with only the tuples' values going
+ * through msgpackr, in one pack per frame. The worker writes frames from its
+ * open batches (batch-builder.ts, frame-encoder.ts) and reads them in place
+ * (frame-reader.ts); this module is the rows face of the same format, for
+ * tools, tests and hstorm/testing's records:
+ *   encodeBatch(port, rows)  writes rows as a frame's tuples. It refuses
+ *     nothing: a row that is not a tuple (task ids that are not uint32, a
+ *     stream that is not a string, anchors that are not pairs of 64-bit ids)
+ *     is written as a tuple for no task (NO_TASK), which every receiver
+ *     drops and counts — so a test can still send a peer what a broken or
+ *     hostile sender would.
+ *   decodeBatch(frame)  reads a frame (every check of readFrame) and returns
+ *     its tuples as rows.
+ * Version 3 replaced version 2's one msgpack array [2, sender, tuples]: a
+ * version-2 worker fails on the first byte of a version-3 frame, and a
+ * version-3 worker names the version of a version-2 frame when it refuses it.
  */
-import { Packr } from 'msgpackr';
 import { CodecError } from '../../common/errors.js';
-// For its msgpackr extensions (Map, -0, registered classes), which must be in place before any frame is coded.
-import '../values/wire-form.js';
+import { writeHalvesOf } from '../acking/ack-ids.js';
+import { BatchBuilder } from './batch-builder.js';
+import { encodeFrame } from './frame-encoder.js';
+import { NO_TASK } from './frame-layout.js';
+import { readFrame } from './frame-reader.js';
+import { valuesPackr } from './values-packr.js';
+import type { WireBatch, WireTuple } from './wire-types.js';
 
-export const WIRE_VERSION = 2;
+export { WIRE_VERSION } from './frame-layout.js';
+export type { WireBatch, WireTuple } from './wire-types.js';
 
-export type WireTuple = [destTask: number, srcTask: number, stream: string, values: unknown[], anchors: bigint[] | null];
-
-export interface WireBatch {
-  senderPort: number;
-  tuples: WireTuple[];
-}
-
-const packr = new Packr({ useRecords: false, int64AsType: 'bigint', moreTypes: true });
-
+/** Rows into one frame (see above: a row that is no tuple goes to no task). */
 export function encodeBatch(senderPort: number, tuples: WireTuple[]): Buffer {
-  return packr.pack([WIRE_VERSION, senderPort, tuples]);
-}
-
-/** Decodes a frame; throws CodecError for anything that is not a well-formed batch. */
-export function decodeBatch(frame: Uint8Array): WireBatch {
-  let msg: unknown;
-  try {
-    msg = packr.unpack(frame);
-  } catch (err) {
-    throw new CodecError(`undecodable frame (${frame.length} bytes): ${(err as Error).message}`, { cause: err });
+  const b = new BatchBuilder();
+  for (const t of tuples) {
+    const anchors = isWireTuple(t) && isTaskId(t[0]) && isTaskId(t[1]) ? anchorHalves(t[4]) : undefined;
+    if (anchors !== undefined) b.addTuple(t[0], t[1], t[2], t[3], anchors);
+    else b.addTuple(NO_TASK, NO_TASK, '', [], null);
   }
-  if (!Array.isArray(msg) || msg.length !== 3) throw new CodecError('frame is not a [version, sender, tuples] batch');
-  const [version, senderPort, tuples] = msg as unknown[];
-  if (version !== WIRE_VERSION) throw new CodecError(`unsupported frame version ${String(version)}`);
-  if (typeof senderPort !== 'number' || !Array.isArray(tuples)) throw new CodecError('malformed batch header');
-  return { senderPort, tuples: tuples as WireTuple[] };
+  return encodeFrame(senderPort, b);
 }
 
-/** Shape check of one tuple of a decoded batch (cheap; run per tuple on receive). */
+/** A frame's tuples as rows; throws CodecError for anything that is not a well-formed frame (frame-reader.ts). */
+export function decodeBatch(frame: Uint8Array): WireBatch {
+  const f = readFrame(frame);
+  return { senderPort: f.senderPort, tuples: f.tuples };
+}
+
+/** Shape check of one row (anchors: 64-bit ids as bigints, in pairs). */
 export function isWireTuple(t: unknown): t is WireTuple {
   if (!Array.isArray(t) || t.length !== 5) return false;
   const a = t[4];
@@ -60,18 +61,34 @@ export function isWireTuple(t: unknown): t is WireTuple {
   );
 }
 
+function isTaskId(x: number): boolean {
+  return Number.isInteger(x) && x >= 0 && x < NO_TASK;
+}
+
+/** A row's anchors as halves; undefined when an id is not a 64-bit unsigned integer. */
+function anchorHalves(ids: bigint[] | null): number[] | null | undefined {
+  if (ids === null) return null;
+  const out = new Array<number>(ids.length * 2);
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    if (id < 0n || id >= 1n << 64n) return undefined;
+    writeHalvesOf(id, out, 2 * i);
+  }
+  return out;
+}
+
 /**
  * One record of values in the wire format, outside a frame: what hstorm/testing writes to its capture files and
  * puts in mocked sources, so a test gets values with their real types (a Map, a Date, a registered class) back.
- * Values go in their wire form (toWireForm) where they need one, as in a frame.
+ * Values go in their wire form (toWireForm) where they need one, as in a frame's values column.
  */
 export function encodeRecord(record: unknown): Buffer {
-  return packr.pack(record);
+  return valuesPackr.pack(record);
 }
 
 export function decodeRecord(bytes: Uint8Array): unknown {
   try {
-    return packr.unpack(bytes);
+    return valuesPackr.unpack(bytes);
   } catch (err) {
     throw new CodecError(`undecodable record (${bytes.length} bytes): ${(err as Error).message}`, { cause: err });
   }

@@ -1,10 +1,10 @@
 /**
  * Sockets and frames between worker processes: one ZeroMQ PULL socket bound
- * on the worker's slot port, one PUSH socket per peer worker. Tuples for a
- * peer are gathered into a batch (batch-builder.ts), sealed at
+ * on the worker's slot port, one PUSH socket per peer worker. Tuples and ack
+ * messages for a peer are gathered into a batch (batch-builder.ts), sealed at
  * `topology.transfer.batch.size` or after `topology.batch.flush.interval.millis`
- * and encoded into frames (wire-codec.ts) no bigger than the peer takes;
- * frames that arrive are decoded and handed to the worker whole.
+ * and encoded into frames (frame-encoder.ts) no bigger than the peer takes;
+ * frames that arrive are read (frame-reader.ts) and handed to the worker whole.
  *
  * Backpressure: each PUSH socket has a small high-water mark, so when a peer
  * stops reading, `send` waits, batches queue here, `pendingTuples` grows and
@@ -13,8 +13,13 @@
  * signal upstream.
  */
 import * as zmq from 'zeromq';
-import { encodeBatch, decodeBatch, type WireTuple, type WireBatch } from './wire-codec.js';
 import { BatchBuilder } from './batch-builder.js';
+import { encodeFrame } from './frame-encoder.js';
+import { readFrame, type Frame } from './frame-reader.js';
+import type { WireTuple } from './wire-types.js';
+import { writeHalvesOf } from '../acking/ack-ids.js';
+import type { AckKind } from '../acking/ack-messages.js';
+import type { AnchorIds } from '../executor/runtime-tuple.js';
 import type { Logger } from '../../common/logger.js';
 import { RateLimitedLog } from '../../common/logger.js';
 import type { CurveKeys } from '../../common/security/curve-keys.js';
@@ -40,8 +45,8 @@ export interface TransportOptions {
 }
 
 export interface TransportHandlers {
-  /** A decoded batch; returns a promise when the worker wants reading paused until its queues drain. */
-  onBatch(batch: WireBatch): Promise<void> | void;
+  /** A decoded frame (its columns; `tuples` gives rows); returns a promise when the worker wants reading paused until its queues drain. */
+  onBatch(frame: Frame): Promise<void> | void;
   /** A frame that could not be decoded. */
   onGarbage(err: unknown, bytes: number): void;
   /** Called when queued towards-peer tuples drop below the limit, so held-back executors can run. */
@@ -81,6 +86,9 @@ class Peer {
 export class ZmqTransport {
   private readonly pull: zmq.Pull;
   private readonly peers = new Map<string, Peer>();
+  /** The peer of the last send (see peer()); reset whenever a peer is set or dropped. */
+  private lastKey = '';
+  private lastPeer: Peer | null = null;
   private readonly garbageLog: RateLimitedLog;
   private closed = false;
   private releaseCurve: (() => void) | null = null;
@@ -119,6 +127,7 @@ export class ZmqTransport {
     if (existing && existing.address.host === address.host && existing.address.port === address.port) return;
     if (existing) this.dropPeer(key);
     this.peers.set(key, new Peer(key, address, this.opts.highWaterMark, this.opts.curve ?? null));
+    this.lastPeer = null;
   }
 
   dropPeer(key: string): void {
@@ -126,6 +135,7 @@ export class ZmqTransport {
     if (!p) return;
     if (p.flushTimer) clearTimeout(p.flushTimer);
     this.peers.delete(key);
+    this.lastPeer = null;
     p.socket.close();
   }
 
@@ -134,16 +144,54 @@ export class ZmqTransport {
   }
 
   pendingTuples(key: string): number {
-    return this.peers.get(key)?.pendingTuples ?? 0;
+    const p = key === this.lastKey && this.lastPeer !== null ? this.lastPeer : this.peers.get(key);
+    return p?.pendingTuples ?? 0;
   }
 
-  /** Queues a tuple for a peer. `merge`: an ack-protocol tuple, merged into the open batch's tuple of its route (batch-builder.ts). */
-  send(key: string, tuple: WireTuple, merge = false): void {
+  /** Queues a data tuple for a peer (`values` in their wire form, `anchors` as halves). */
+  sendTuple(key: string, dest: number, src: number, stream: string, values: unknown[], anchors: AnchorIds): void {
+    const p = this.peer(key);
+    if (!p.batch.hasRoomFor(stream)) this.seal(p);
+    this.added(p, p.batch.addTuple(dest, src, stream, values, anchors));
+  }
+
+  /** Queues one ack-protocol message for a peer: it joins the open batch's run of its route and kind. */
+  sendAck(key: string, dest: number, src: number, kind: AckKind, rootLo: number, rootHi: number, valLo: number, valHi: number): void {
+    const p = this.peer(key);
+    this.added(p, p.batch.addAck(dest, src, kind, rootLo, rootHi, valLo, valHi));
+  }
+
+  /** Queues a run of ack-protocol messages of one kind for a peer. */
+  sendAcks(key: string, dest: number, src: number, kind: AckKind, words: Uint32Array): void {
+    const p = this.peer(key);
+    this.added(p, p.batch.addAcks(dest, src, kind, words));
+  }
+
+  /** Queues a tuple given as a row (load reports, tools): anchors as bigints. */
+  send(key: string, [dest, src, stream, values, ids]: WireTuple): void {
+    let anchors: number[] | null = null;
+    if (ids !== null) {
+      anchors = new Array<number>(2 * ids.length);
+      ids.forEach((id, i) => writeHalvesOf(id, anchors!, 2 * i));
+    }
+    this.sendTuple(key, dest, src, stream, values, anchors);
+  }
+
+  private peer(key: string): Peer {
+    // Most sends in a row go to one peer, named by the same string: a reference compare instead of a Map look-up.
+    if (key === this.lastKey && this.lastPeer !== null) return this.lastPeer;
     const p = this.peers.get(key);
     // Senders name workers of the assignment; only this worker itself has no link, named in the moment a rebalance
     // gives it tasks it runs no executor for (its supervisor restarts it then). A plain Error: that emit throws.
     if (!p) throw new Error(`no route to worker ${key}`);
-    if (p.batch.add(tuple, merge) >= this.opts.batchSize) this.seal(p);
+    this.lastKey = key;
+    this.lastPeer = p;
+    return p;
+  }
+
+  /** After an add: seals a full batch, or starts the flush timer of a new one. */
+  private added(p: Peer, count: number): void {
+    if (count >= this.opts.batchSize) this.seal(p);
     else if (!p.flushTimer) {
       p.flushTimer = setTimeout(() => {
         p.flushTimer = null;
@@ -177,52 +225,48 @@ export class ZmqTransport {
       clearTimeout(p.flushTimer);
       p.flushTimer = null;
     }
-    const count = p.batch.count;
-    this.enqueueFrames(p, p.batch.take(), count);
+    this.enqueueFrames(p, p.batch);
+    p.batch.clear();
     if (!p.pumping) void this.pump(p);
   }
 
   /**
-   * Encodes `tuples` into frames no bigger than maxFrameBytes: halves a batch that is too big; drops a lone tuple that
+   * Encodes a batch into frames no bigger than maxFrameBytes: halves a batch that is too big; drops a lone tuple that
    * is. A batch that does not encode is halved the same way, down to the tuple that does not, which is dropped and
    * counted: emit checks every value (worker/values/), so this is a last guard — a user's value never takes the
    * worker down, even from the flush timer.
    */
-  private enqueueFrames(p: Peer, tuples: WireTuple[], count: number): void {
+  private enqueueFrames(p: Peer, b: BatchBuilder): void {
     let frame: Buffer;
     try {
-      frame = encodeBatch(this.opts.port, tuples);
+      frame = encodeFrame(this.opts.port, b);
     } catch (err) {
-      if (tuples.length > 1) {
-        this.enqueueHalves(p, tuples, count);
+      const halves = b.halves();
+      if (halves) {
+        for (const h of halves) this.enqueueFrames(p, h);
       } else {
-        this.unencodableTuples++;
-        this.garbageLog.warn({ peer: p.key, stream: tuples[0]?.[2], err: (err as Error)?.message }, 'dropped a tuple whose values did not encode');
+        this.unencodableTuples += b.count;
+        this.garbageLog.warn({ peer: p.key, stream: b.streams[0], err: (err as Error)?.message }, 'dropped a tuple whose values did not encode');
       }
       return;
     }
     if (frame.length <= this.opts.maxFrameBytes) {
       p.outbox.push(frame);
-      p.outboxTuples.push(count);
-      p.outboxCount += count;
-    } else if (tuples.length > 1) {
-      this.enqueueHalves(p, tuples, count);
-    } else {
-      this.oversizeTuples++;
-      this.handlers.onOversize?.(1);
-      this.garbageLog.warn(
-        { peer: p.key, bytes: frame.length, limit: this.opts.maxFrameBytes, stream: tuples[0]?.[2] },
-        'dropped a tuple bigger than topology.transfer.max.frame.bytes; raise the limit or send smaller values',
-      );
+      p.outboxTuples.push(b.count);
+      p.outboxCount += b.count;
+      return;
     }
-  }
-
-  private enqueueHalves(p: Peer, tuples: WireTuple[], count: number): void {
-    // Counts of the halves only matter for backpressure: share them out by tuples.
-    const half = tuples.length >> 1;
-    const first = Math.round((count * half) / tuples.length);
-    this.enqueueFrames(p, tuples.slice(0, half), first);
-    this.enqueueFrames(p, tuples.slice(half), count - first);
+    const halves = b.halves();
+    if (halves) {
+      for (const h of halves) this.enqueueFrames(p, h);
+      return;
+    }
+    this.oversizeTuples += b.count;
+    this.handlers.onOversize?.(b.count);
+    this.garbageLog.warn(
+      { peer: p.key, bytes: frame.length, limit: this.opts.maxFrameBytes, stream: b.streams[0] },
+      'dropped a tuple bigger than topology.transfer.max.frame.bytes; raise the limit or send smaller values',
+    );
   }
 
   /** One send at a time per socket (zeromq.js rule); waits when the peer's high-water mark is reached. */
@@ -250,16 +294,16 @@ export class ZmqTransport {
     try {
       for await (const [frame] of this.pull) {
         if (!frame) continue;
-        let batch: WireBatch;
+        let batch: Frame;
         try {
-          batch = decodeBatch(frame);
+          batch = readFrame(frame);
         } catch (err) {
           this.handlers.onGarbage(err, frame.length);
           this.garbageLog.warn({ err: (err as Error).message, bytes: frame.length }, 'dropped an undecodable frame');
           continue;
         }
         this.receivedBatches++;
-        this.receivedTuples += batch.tuples.length;
+        this.receivedTuples += batch.tupleCount + batch.ackMessages;
         const wait = this.handlers.onBatch(batch);
         if (wait) await wait;
       }

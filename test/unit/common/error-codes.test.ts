@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const SOURCE_DIRS = ['common', 'topology-sdk', 'worker', 'flux', 'nimbus', 'supervisor', 'cli', 'examples', 'bench'];
+const SOURCE_DIRS = ['common', 'topology-sdk', 'connectors', 'worker', 'flux', 'nimbus', 'supervisor', 'cli', 'examples', 'bench'];
 const CODE = /HSTORM_ERR_[A-Z0-9_]*/g;
 
 function repoRoot(): string {

@@ -78,7 +78,7 @@ function matrixTuples(count: number, seed = 7): Tuple[] {
   return Array.from({ length: count }, (_, id) => {
     const a = randomMatrix(N, rand);
     const b = randomMatrix(N, rand);
-    return new RuntimeTuple([id, N, a, b, expectedProductSum(a, b, N)], FIELDS, 'matrices', 'default', 1, [BigInt(id + 1), 1n]);
+    return new RuntimeTuple([id, N, a, b, expectedProductSum(a, b, N)], FIELDS, 'matrices', 'default', 1, [id + 1, 0, 1, 0]);
   });
 }
 

@@ -22,7 +22,7 @@ import { ManualClock } from '../../helpers/manual-clock.js';
 const CHANNELS = 3;
 const FIELDS = new Fields(['id', 'readings', 'ts']);
 const ROWS = readingStream(64, CHANNELS, 11);
-const reading = (id: number, ts = id) => new RuntimeTuple([id, ROWS[id]!, ts], FIELDS, 'readings', 'default', 1, [BigInt(id + 1), 1n]);
+const reading = (id: number, ts = id) => new RuntimeTuple([id, ROWS[id]!, ts], FIELDS, 'readings', 'default', 1, [id + 1, 0, 1, 0]);
 
 function handle(backend: 'webasm' | 'cpu'): GpuBackendHandle {
   return { backend, requested: backend, fallback: false, fallbackReason: null, device: null, adapter: null, monitor: null, cpuBackend: 'webasm', cpuThreads: () => 2 };

@@ -5,8 +5,8 @@ import { RuntimeTuple } from '../../../worker/executor/runtime-tuple.js';
 import { Fields } from '../../../topology-sdk/fields.js';
 import { EmitError } from '../../../common/errors.js';
 
-const t1 = new RuntimeTuple(['a'], new Fields(['x']), 'src', 'default', 1, [1n, 2n]);
-const t2 = new RuntimeTuple(['b'], new Fields(['x']), 'src', 'default', 1, [3n, 4n]);
+const t1 = new RuntimeTuple(['a'], new Fields(['x']), 'src', 'default', 1, [1, 0, 2, 0]);
+const t2 = new RuntimeTuple(['b'], new Fields(['x']), 'src', 'default', 1, [3, 0, 4, 0]);
 
 function refused(pattern: RegExp) {
   return (e: unknown): boolean => {

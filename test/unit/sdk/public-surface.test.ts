@@ -54,7 +54,7 @@ function authorView(t: Tuple): void {
   // @ts-expect-error -- the ack-tree ids are the runtime's, not on the author's Tuple
   void t.anchors;
   // @ts-expect-error -- the ack value is the runtime's, not on the author's Tuple
-  t.ackVal = 1n;
+  t.ackLo = 1;
   // @ts-expect-error -- values are read-only
   t.values = [];
   // @ts-expect-error -- the values array is read-only too
@@ -78,20 +78,46 @@ describe('hstorm public surface', () => {
     assert.ok(!(Object.values(testing) as unknown[]).includes(RuntimeTuple), 'RuntimeTuple is exported from hstorm/testing');
   });
 
-  it("exposes only '.' and './testing' in package.json: deep imports of internals are refused", async () => {
+  it("exposes only '.', './testing' and the connectors' subpaths in package.json: deep imports of internals are refused", async () => {
     const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
-    assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', './testing']);
+    assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', './connectors', './connectors/postgres', './connectors/rabbitmq', './connectors/redis', './testing']);
     await assert.rejects(import('hstorm/dist/worker/executor/runtime-tuple.js' as string), (e: NodeJS.ErrnoException) => e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED');
   });
 
+  it('each connector subpath exports its components, and hstorm/connectors what they are built on', async () => {
+    const names = async (entry: string) => Object.keys((await import(entry)) as object).sort();
+    assert.deepEqual(await names('hstorm/connectors/redis'), ['RedisBolt', 'RedisLookupBolt', 'RedisStreamSpout']);
+    assert.deepEqual(await names('hstorm/connectors/rabbitmq'), ['RabbitMqSpout']);
+    assert.deepEqual(await names('hstorm/connectors/postgres'), ['PostgresBolt', 'PostgresLookupBolt']);
+    assert.deepEqual(await names('hstorm/connectors'), [
+      'BatchingBolt',
+      'BrokerLink',
+      'ConnectorConfigError',
+      'ConnectorUnavailableError',
+      'ConnectorWriteError',
+      'MessageDroppedError',
+      'QueueSpout',
+      'SpoutAcking',
+      'TupleBatcher',
+      'batchOptionsSchema',
+      'mayRetry',
+      'parseOptions',
+      'queueSpoutOptionsShape',
+      'realConnectorClock',
+      'reconnectOptionsSchema',
+      'retryDelayMs',
+      'retryOptionsSchema',
+    ]);
+  });
+
   it('a runtime tuple seen through the author type still reads its values (the type hides, it does not break)', () => {
-    const rt = new RuntimeTuple(['w', 3], new hstorm.Fields(['word', 'n']), 'split', 'default', 7, [5n, 9n]);
+    const rt = new RuntimeTuple(['w', 3], new hstorm.Fields(['word', 'n']), 'split', 'default', 7, [5, 0, 9, 0]);
     const t: Tuple = rt;
     assert.equal(t.getStringByField('word'), 'w');
     assert.equal(t.getIntegerByField('n'), 3);
     // The MessageId is a copy: changing it through a cast leaves the runtime's ids alone.
     (t.getMessageId().anchorsToIds as Map<bigint, bigint>).set(5n, 0n);
-    assert.deepEqual(rt.anchors, [5n, 9n]);
+    assert.deepEqual(rt.anchors, [5, 0, 9, 0]);
     authorView(new RuntimeTuple(['x'], new hstorm.Fields(['x']), 'c', 'default', 1, null));
   });
 });

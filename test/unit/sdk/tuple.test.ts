@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Fields } from '../../../topology-sdk/index.js';
 import { RuntimeTuple } from '../../../worker/executor/runtime-tuple.js';
 
-function tuple(values: unknown[], names: string[], anchors: bigint[] | null = null): RuntimeTuple {
+function tuple(values: unknown[], names: string[], anchors: number[] | null = null): RuntimeTuple {
   return new RuntimeTuple(values, new Fields(names), 'split', 'default', 7, anchors);
 }
 
@@ -28,7 +28,8 @@ describe('topology-sdk/tuple', () => {
     assert.equal(t.sourceStreamId, 'default');
     assert.equal(t.sourceTask, 7);
     assert.equal(t.anchors, null);
-    assert.equal(t.ackVal, 0n);
+    assert.equal(t.ackLo, 0);
+    assert.equal(t.ackHi, 0);
   });
 
   it('names the field, the stream, the source and the declared fields for an unknown field', () => {
@@ -78,16 +79,20 @@ describe('topology-sdk/tuple', () => {
   });
 
   it("tells where it came from and which ack trees it belongs to, with Storm's names", () => {
-    const t = tuple(['a'], ['word'], [11n, 5n, 12n, 6n]);
+    // Ids as halves (low, high): root 11 with edge 2^32 + 5, root 2^32 × 3 + 12 with edge 6.
+    const t = tuple(['a'], ['word'], [11, 0, 5, 1, 12, 3, 6, 0]);
     assert.equal(t.getSourceComponent(), 'split');
     assert.equal(t.getSourceStreamId(), 'default');
     assert.equal(t.getSourceTask(), 7);
-    assert.deepEqual([...t.getMessageId().anchorsToIds], [[11n, 5n], [12n, 6n]]);
+    assert.deepEqual([...t.getMessageId().anchorsToIds], [
+      [11n, (1n << 32n) + 5n],
+      [(3n << 32n) + 12n, 6n],
+    ]);
     assert.equal(tuple(['a'], ['word']).getMessageId().anchorsToIds.size, 0);
   });
 
   it('prints bigint values and its source', () => {
-    const t = tuple([1n << 63n, 'x'], ['id', 'v'], [1n, 2n]);
+    const t = tuple([1n << 63n, 'x'], ['id', 'v'], [1, 0, 2, 0]);
     assert.equal(t.toString(), 'source: split:7, stream: default, ["9223372036854775808","x"]');
   });
 });

@@ -84,7 +84,7 @@ function recorder(): OutputCollector & Recorded {
 }
 
 const FIELDS = new Fields(['id', 'ts']);
-const tuple = (id: number, ts = 0, task = 1) => new RuntimeTuple([id, ts], FIELDS, 'src', 'default', task, [BigInt(id + 1), 1n]);
+const tuple = (id: number, ts = 0, task = 1) => new RuntimeTuple([id, ts], FIELDS, 'src', 'default', task, [id + 1, 0, 1, 0]);
 
 /** A topology of src (2 tasks) → win, for the context's tasksOf and topologyDef. */
 const DEF: TopologyDef = {

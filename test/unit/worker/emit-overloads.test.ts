@@ -62,16 +62,16 @@ describe('worker: Storm emit overloads through the executors', () => {
     const rich = new Rich();
     const ex = new BoltExecutor(host, 'rich', 2, settings, rich);
     await ex.start();
-    const input = new RuntimeTuple(['x', 0, 0], new Fields(['w', 'a', 'b']), 'src', 'default', 1, [7n, 11n]);
+    const input = new RuntimeTuple(['x', 0, 0], new Fields(['w', 'a', 'b']), 'src', 'default', 1, [7, 0, 11, 0]);
     rich.collector.emit('odd', ['w', 1, 2]);
     rich.collector.emit(input, ['w', 1, 2]);
     rich.collector.emit('odd', [input], ['w', 1, 2]);
     rich.collector.emit(['w', 1, 2], { stream: 'odd', anchors: input });
     assert.deepEqual(host.sent.map((s) => [s.stream, s.values, s.anchors === null ? null : s.anchors[0]]), [
       ['odd', ['w', 1, 2], null],
-      ['default', ['w', 1, 2], 7n],
-      ['odd', ['w', 1, 2], 7n],
-      ['odd', ['w', 1, 2], 7n],
+      ['default', ['w', 1, 2], 7],
+      ['odd', ['w', 1, 2], 7],
+      ['odd', ['w', 1, 2], 7],
     ]);
     const untyped = rich.collector.emit as (...args: unknown[]) => number[];
     assert.throws(() => untyped('odd'), { code: 'HSTORM_ERR_TOPOLOGY_EMIT' });
@@ -83,9 +83,9 @@ describe('worker: Storm emit overloads through the executors', () => {
     const { host, settings } = setup();
     const ex = new BoltExecutor(host, 'basic', 3, settings, new Basic());
     await ex.start();
-    ex.queue.push(new RuntimeTuple(['w', 0, 0], new Fields(['w', 'a', 'b']), 'src', 'default', 1, [5n, 6n]));
+    ex.queue.push(new RuntimeTuple(['w', 0, 0], new Fields(['w', 'a', 'b']), 'src', 'default', 1, [5, 0, 6, 0]));
     ex.runSlice(performance.now() + 1000);
-    assert.deepEqual(host.sent.map((s) => [s.stream, s.values, s.anchors?.[0]]), [['odd', ['w', 1, 2], 5n]]);
+    assert.deepEqual(host.sent.map((s) => [s.stream, s.values, s.anchors?.[0]]), [['odd', ['w', 1, 2], 5]]);
   });
 
   it("a spout's emit(values, messageId) and emit(streamId, values, messageId) track the message", async () => {

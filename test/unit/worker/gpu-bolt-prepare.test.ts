@@ -14,7 +14,7 @@
 import assert from 'node:assert/strict';
 import { BoltExecutor } from '../../../worker/executor/bolt-executor.js';
 import type { ExecutorHost } from '../../../worker/executor/executor-host.js';
-import { ACK_ACK, ACK_FAIL, SYSTEM_FIELDS, isSystemStream } from '../../../worker/acking/system-streams.js';
+import { ACK, FAIL, type AckKind } from '../../../worker/acking/ack-messages.js';
 import { WorkerGpuBackends } from '../../../worker/gpu/gpu-backend.js';
 import { ACKER_COMPONENT, computeTasks, type TopologyDef } from '../../../common/topology-def.js';
 import { defaultConfig, withDefaults } from '../../../common/config/config.js';
@@ -100,13 +100,23 @@ class OneExecutorHost implements ExecutorHost {
     return this.config;
   }
 
-  fieldsOf(component: string, stream: string): Fields {
-    if (isSystemStream(stream)) return SYSTEM_FIELDS.get(stream)!;
+  fieldsOf(component: string): Fields {
     return new Fields(component === 'src' ? ['v', 'w'] : ['sum']);
   }
 
   send(dest: number, _src: string, _srcTask: number, stream: string, values: unknown[]): void {
     this.sent.push({ dest, stream, values });
+  }
+
+  /** Ack messages by kind, one entry per message. */
+  readonly acks: AckKind[] = [];
+
+  sendAck(_dest: number, _srcTask: number, kind: AckKind): void {
+    this.acks.push(kind);
+  }
+
+  sendAcks(): void {
+    throw new Error('a bolt sends its acks one by one');
   }
 
   ackerFor(): number | null {
@@ -161,7 +171,7 @@ describe('a GPU bolt whose prepare is slow (the alpha-sweep failures)', function
     const n = 40;
     for (let i = 0; i < n; i++) {
       const v = Float32Array.from({ length: LEN }, (_, k) => i + k);
-      ex.enqueue(new RuntimeTuple([v, v], host.fieldsOf('src', 'default'), 'src', 'default', src, [BigInt(1000 + i), BigInt(7 + i)]), false);
+      ex.enqueue(new RuntimeTuple([v, v], host.fieldsOf('src'), 'src', 'default', src, [1000 + i, 0, 7 + i, 0]));
       host.wake();
     }
     // Let the run loop have its turns while prepare is pending.
@@ -169,10 +179,10 @@ describe('a GPU bolt whose prepare is slow (the alpha-sweep failures)', function
     release();
     await started;
 
-    await waitFor('every tuple acked or failed to the acker', () => host.sent.filter((s) => s.stream === ACK_ACK || s.stream === ACK_FAIL).length >= n, 30_000, 10);
-    const failed = host.sent.filter((s) => s.stream === ACK_FAIL);
+    await waitFor('every tuple acked or failed to the acker', () => host.acks.length >= n, 30_000, 10);
+    const failed = host.acks.filter((k) => k === FAIL);
     assert.equal(failed.length, 0, `${failed.length} tuples failed (the executor ran execute before prepare had finished)`);
-    assert.equal(host.sent.filter((s) => s.stream === ACK_ACK).length, n);
+    assert.equal(host.acks.filter((k) => k === ACK).length, n);
     assert.equal(ex.metrics.failed, 0);
     // And the results are right: v + v for each tuple.
     const sums = host.sent.filter((s) => s.stream === 'default').map((s) => Array.from(s.values[0] as Float32Array));

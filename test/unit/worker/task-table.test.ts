@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { TaskTable } from '../../../worker/task-table.js';
-import { idBucket, randomId64 } from '../../../worker/acking/ack-ids.js';
-import { ACK_ACK } from '../../../worker/acking/system-streams.js';
+import { idBucket, randomHalf } from '../../../worker/acking/ack-ids.js';
 import { EmitError } from '../../../common/errors.js';
 import { ACKER_COMPONENT, computeTasks, type TopologyDef } from '../../../common/topology-def.js';
 import type { Assignment, WorkerAssignment } from '../../../common/assignment.js';
@@ -37,20 +36,24 @@ describe('worker/task-table', () => {
     assert.deepEqual(table.tasksOf('nope'), []);
   });
 
-  it('picks the acker of a root from the root alone, as every task does; none with acking off', () => {
+  it('picks the acker of a root from the root alone (its low half), as every task does; none with acking off', () => {
     const table = new TaskTable(DEF, 2, 'a:1');
     const ackers = table.tasksOf(ACKER_COMPONENT);
+    const seen = new Set<number | null>();
     for (let i = 0; i < 50; i++) {
-      const root = randomId64();
-      assert.equal(table.ackerFor(root), ackers[idBucket(root, 2)]);
+      const rootLo = randomHalf();
+      seen.add(table.ackerFor(rootLo));
+      assert.equal(table.ackerFor(rootLo), ackers[idBucket(rootLo, 2)]);
+      assert.equal(table.ackerFor(rootLo), ackers[(rootLo & 0x3fffffff) % 2]);
     }
-    assert.equal(new TaskTable(DEF, 0, 'a:1').ackerFor(randomId64()), null);
+    assert.equal(seen.size, 2, 'both ackers are picked');
+    assert.equal(new TaskTable(DEF, 0, 'a:1').ackerFor(randomHalf()), null);
   });
 
-  it("gives a stream's declared fields, the ack protocol's, and none (or an EmitError) for an undeclared stream", () => {
+  it("gives a stream's declared fields, and none (or an EmitError) for an undeclared or system stream", () => {
     const table = new TaskTable(DEF, 1, 'a:1');
     assert.deepEqual(table.streamFields('src', 'side')?.names, ['a', 'b']);
-    assert.deepEqual(table.streamFields('sink', ACK_ACK)?.names, ['root', 'val']);
+    assert.equal(table.streamFields('sink', '__ack_ack'), undefined, 'the ack protocol travels as ack messages, never tuples');
     assert.equal(table.streamFields('src', 'nope'), undefined);
     assert.equal(table.streamFields('nope', 'default'), undefined);
     assert.throws(() => table.fieldsOf('src', 'nope'), (e: unknown) => e instanceof EmitError && e.component === 'src' && e.stream === 'nope');

@@ -3,13 +3,15 @@
  * each tuple of a batch gets the fields of its own source and stream, and a
  * tuple from an unknown task or on an undeclared stream is dropped and
  * counted without disturbing the tuples around it (the path resolves a run
- * of equal (source, stream) pairs once, so a mixed batch is the case to pin).
+ * of equal (source, stream) pairs once, so a mixed batch is the case to pin);
+ * and the frame's ack runs reach the acker and spout tasks that take their
+ * kind, while a run or tuple for a task that takes none is dropped and counted.
  */
 import assert from 'node:assert/strict';
 import * as zmq from 'zeromq';
 import { TaskWiring } from '../../../worker/task-wiring.js';
 import { workerSettings } from '../../../worker/worker-settings.js';
-import { TopologyBuilder } from '../../../topology-sdk/topology-builder.js';
+import { TopologyBuilder, type StormTopology } from '../../../topology-sdk/topology-builder.js';
 import { BasicBolt, Spout } from '../../../topology-sdk/components.js';
 import type { OutputFieldsDeclarer } from '../../../topology-sdk/output-declarer.js';
 import type { Tuple } from '../../../topology-sdk/tuple.js';
@@ -17,6 +19,12 @@ import { computeTasks } from '../../../common/topology-def.js';
 import { defaultConfig } from '../../../common/config/config.js';
 import { silentLogger } from '../../../common/logger.js';
 import { encodeBatch, type WireTuple } from '../../../worker/transport/wire-codec.js';
+import { BatchBuilder } from '../../../worker/transport/batch-builder.js';
+import { encodeFrame } from '../../../worker/transport/frame-encoder.js';
+import { ACK, ACKED, INIT } from '../../../worker/acking/ack-messages.js';
+import type { AckerExecutor } from '../../../worker/acking/acker-executor.js';
+import type { SpoutExecutor } from '../../../worker/executor/spout-executor.js';
+import { ACKER_COMPONENT } from '../../../common/topology-def.js';
 import { fakeContext } from '../../helpers/fake-context.js';
 import { freePort } from '../../helpers/ports.js';
 import { waitFor } from '../../helpers/wait-for.js';
@@ -37,6 +45,22 @@ class RecordingBolt extends BasicBolt {
   }
 }
 
+/** A worker's wiring of `topology` on `port`, with nothing started. */
+function wiringOf(topology: StormTopology, port: number): TaskWiring {
+  const config = { ...defaultConfig(), ...topology.def.config };
+  return new TaskWiring({
+    launch: { topologyId: 'recv-1', supervisorId: 'sup', host: '127.0.0.1', port, modulePath: '/none', state: 'ipc', clusterConfig: {}, gpu: null },
+    log: silentLogger(),
+    def: topology.def,
+    topology,
+    selfKey: 'sup:' + port,
+    settings: workerSettings(config, defaultConfig()),
+    config,
+    currentConfig: () => config,
+    contextFor: (component, task) => fakeContext({ component, taskId: task }),
+  });
+}
+
 describe('worker receive path (TaskWiring)', () => {
   it('gives each tuple of a mixed batch its own fields, and drops and counts unknown sources and undeclared streams', async () => {
     const b = new TopologyBuilder();
@@ -47,18 +71,7 @@ describe('worker receive path (TaskWiring)', () => {
     const src = tasks.find((t) => t.component === 'src')!.task;
     const sink = tasks.find((t) => t.component === 'sink')!.task;
     const port = await freePort();
-    const config = { ...defaultConfig(), ...topology.def.config };
-    const wiring = new TaskWiring({
-      launch: { topologyId: 'recv-1', supervisorId: 'sup', host: '127.0.0.1', port, modulePath: '/none', state: 'ipc', clusterConfig: {}, gpu: null },
-      log: silentLogger(),
-      def: topology.def,
-      topology,
-      selfKey: 'sup:' + port,
-      settings: workerSettings(config, defaultConfig()),
-      config,
-      currentConfig: () => config,
-      contextFor: (component, task) => fakeContext({ component, taskId: task }),
-    });
+    const wiring = wiringOf(topology, port);
     const push = new zmq.Push({ linger: 0 });
     try {
       await wiring.transport.bind();
@@ -82,6 +95,55 @@ describe('worker receive path (TaskWiring)', () => {
         { stream: 'default', source: 'src', fields: ['n'], values: [6] },
       ]);
       assert.equal(wiring.droppedTuples, 2);
+    } finally {
+      push.close();
+      for (const ex of wiring.executorList) await ex.stop();
+      await wiring.transport.close();
+    }
+  });
+  it("delivers a frame's ack runs to the tasks that take their kind, and drops runs and tuples for tasks that take none", async () => {
+    received.length = 0;
+    const b = new TopologyBuilder();
+    b.setSpout('src', () => new TwoStreamSpout(), 1);
+    b.setBolt('sink', () => new RecordingBolt(), 1).shuffleGrouping('src');
+    const topology = b.createTopology({ 'topology.acker.executors': 1 });
+    const tasks = computeTasks(topology.def, 1);
+    const taskOf = (c: string) => tasks.find((t) => t.component === c)!.task;
+    const [src, sink, acker] = [taskOf('src'), taskOf('sink'), taskOf(ACKER_COMPONENT)];
+    const port = await freePort();
+    const wiring = wiringOf(topology, port);
+    const push = new zmq.Push({ linger: 0 });
+    try {
+      await wiring.transport.bind();
+      const executors = [
+        { component: 'src', task: src },
+        { component: 'sink', task: sink },
+        { component: ACKER_COMPONENT, task: acker },
+      ];
+      wiring.buildExecutors({ supervisorId: 'sup', host: '127.0.0.1', port, gpu: null, executors, reason: 'test' });
+      for (const ex of wiring.executorList) await ex.start();
+      const ackerEx = wiring.executorOf(acker) as AckerExecutor;
+      const spoutEx = wiring.executorOf(src) as SpoutExecutor;
+      push.connect(`tcp://127.0.0.1:${port}`);
+      const frame = new BatchBuilder();
+      frame.addAck(acker, src, INIT, 1, 0, 5, 0); // the spout's init: taken
+      frame.addAck(acker, sink, ACK, 1, 0, 5, 0); // the bolt's ack: taken, the tree completes
+      frame.addAck(sink, acker, ACK, 2, 0, 6, 0); // a bolt takes no ack messages: dropped
+      frame.addAck(src, acker, ACKED, 3, 0, 0, 0); // a reply for a root not in flight: taken, nothing to do
+      frame.addAck(99_999, src, ACK, 4, 0, 7, 0); // no such task: dropped
+      frame.addAck(acker, 99_999, ACK, 1, 0, 8, 0); // from no such task: dropped
+      frame.addTuple(sink, src, '__ack_ack', [1n, 5n], null); // the ack protocol as a tuple: dropped
+      frame.addTuple(src, src, 'default', [0], null); // a spout takes no tuples: dropped
+      frame.addTuple(acker, src, 'default', [0], null); // nor an acker
+      frame.addTuple(sink, src, 'default', [7], null);
+      await push.send(encodeFrame(1, frame));
+      await waitFor('the good tuple executed', () => received.length >= 1, 20_000);
+      await waitFor('the tree acked', () => ackerEx.metrics.acked === 1, 20_000);
+      assert.deepEqual(received, [{ stream: 'default', source: 'src', fields: ['n'], values: [7] }]);
+      assert.equal(ackerEx.pendingTrees, 0);
+      assert.equal(wiring.droppedTuples, 6);
+      assert.equal(wiring.droppedFrames, 0);
+      await waitFor('the spout drained its replies (none was in flight)', () => spoutEx.ackQueue.length === 0, 20_000);
     } finally {
       push.close();
       for (const ex of wiring.executorList) await ex.stop();

@@ -69,7 +69,7 @@ function build(config: Record<string, unknown> = {}) {
   return b.createTopology({ 'topology.acker.executors': 0, ...config });
 }
 
-const data = (w: string) => new RuntimeTuple([w], new Fields(['w']), 'src', 'default', 1, [41n, 43n]);
+const data = (w: string) => new RuntimeTuple([w], new Fields(['w']), 'src', 'default', 1, [41, 0, 43, 0]);
 
 describe('worker: tick tuples', () => {
   it('reach a bolt every period from __system on __tick, behind the data already queued, and stop with the executor', async () => {
@@ -124,7 +124,7 @@ describe('worker: tick tuples', () => {
       ['tick', null],
       ['tick', null],
       ['tick', null],
-      ['a', 41n],
+      ['a', 41],
     ]);
     await ex.stop();
   });

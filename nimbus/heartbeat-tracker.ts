@@ -70,6 +70,8 @@ export class HeartbeatTracker {
   private readonly seen = new Map<string, Seen>();
   /** Supervisor id → when its last report arrived (nimbus clock). */
   private readonly reporters = new Map<string, number>();
+  /** Workers assigned at the last check: one not among them is newly assigned and starts afresh. */
+  private assignedBefore = new Set<string>();
   /** Topology → its record period, as of the last check (for `liveness` between checks). */
   private readonly recordPeriods = new Map<string, number>();
   /** Set while the store is unreachable: no worker is declared dead. */
@@ -133,6 +135,8 @@ export class HeartbeatTracker {
       for (const w of a.workers) {
         const key = HeartbeatTracker.key(a.topologyId, w);
         assigned.add(key);
+        // Newly assigned (again): what was heard of an earlier worker on this slot says nothing of the one to start.
+        if (!this.assignedBefore.has(key)) this.seen.delete(key);
         const s = this.entry(key, now);
         if (this.blindSince === null && this.livenessOf(a.topologyId, w.supervisorId, s, now) === 'dead') {
           let set = dead.get(a.topologyId);
@@ -141,8 +145,8 @@ export class HeartbeatTracker {
         }
       }
     }
-    // Keep news of workers not assigned (yet) for a timeout: a report can arrive before the assignment is read.
-    for (const [key, s] of this.seen) if (!assigned.has(key) && now - (s.newsAt ?? s.since) > this.timeouts.taskTimeoutMs) this.seen.delete(key);
+    for (const key of this.seen.keys()) if (!assigned.has(key)) this.seen.delete(key);
+    this.assignedBefore = assigned;
     for (const [id, at] of this.reporters) if (now - at > 3 * this.timeouts.taskTimeoutMs) this.reporters.delete(id);
     return dead;
   }
@@ -160,9 +164,14 @@ export class HeartbeatTracker {
   }
 
   private livenessOf(topologyId: string, supervisorId: string, s: Seen, now: number): WorkerLiveness {
-    const extra = this.reporting(supervisorId, now) ? 0 : (this.recordPeriods.get(topologyId) ?? 0);
-    if (s.newsAt === null) return now - s.since > this.timeouts.startTimeoutMs + extra ? 'dead' : 'starting';
-    return now - s.newsAt > this.timeouts.taskTimeoutMs + extra ? 'dead' : 'alive';
+    // While its supervisor reports, a worker is judged as of the supervisor's latest report, not as of now: a
+    // supervisor that just died (its reports stop) must not take its workers with it in the moments before it
+    // counts as silent; from then on they are judged by their records, with the record period on top.
+    const reportedAt = this.reporting(supervisorId, now) ? this.reporters.get(supervisorId)! : null;
+    const asOf = reportedAt === null ? now : Math.min(now, reportedAt);
+    const extra = reportedAt === null ? (this.recordPeriods.get(topologyId) ?? 0) : 0;
+    if (s.newsAt === null) return asOf - s.since > this.timeouts.startTimeoutMs + extra ? 'dead' : 'starting';
+    return asOf - s.newsAt > this.timeouts.taskTimeoutMs + extra ? 'dead' : 'alive';
   }
 
   /** The store became unreachable: what nimbus sees from now on says nothing about the workers. */

@@ -108,10 +108,41 @@ describe('nimbus heartbeat tracker: a supervisor that does not report', () => {
   it('takes a record seen again unchanged as no news', () => {
     const { tracker, walk, dead } = setup();
     const same = (t: number) => tracker.noteRecords('t', [{ supervisorId: 's', port: 1, sig: 'same' }], t);
+    assert.deepEqual(dead(0), [], 'the assignment read before any record');
     assert.deepEqual(walk(0, TIMEOUT + RECORD_PERIOD, same), []);
     // First seen at 0, never changed since: dead after 0 + timeout + period.
     same(TIMEOUT + RECORD_PERIOD + 1);
     assert.deepEqual(dead(TIMEOUT + RECORD_PERIOD + 1), ['s:1']);
+  });
+});
+
+describe('nimbus heartbeat tracker: a supervisor that dies, a slot used again', () => {
+  it('takes no worker with a supervisor that stops reporting: they get the record period on top from its last report', () => {
+    const { tracker, dead } = setup();
+    // Reports every second until 10 000, each saying the worker beat 900 ms earlier; then the supervisor is gone.
+    for (let t = 0; t <= 10_000; t += 1000) {
+      tracker.report(report(900), t);
+      dead(t);
+    }
+    // Its last news is 9 100: never dead before 9 100 + timeout + period, checked every 100 ms (the moment the
+    // supervisor turns silent, 10 000 + timeout, included).
+    for (let t = 10_100; t <= 9100 + TIMEOUT + RECORD_PERIOD; t += 100) assert.deepEqual(dead(t), [], `dead at ${t}`);
+    assert.deepEqual(dead(9100 + TIMEOUT + RECORD_PERIOD + 1), ['s:1']);
+  });
+
+  it('judges a worker assigned again to a slot afresh, not by the news of the earlier worker there', () => {
+    const { tracker, walk } = setup();
+    assert.deepEqual(walk(0, 5000, (t) => tracker.report(report(0), t)), []);
+    // Moved away at 6 000; its supervisor stops it, which takes until 12 000, and reports it meanwhile.
+    for (let t = 6000; t <= 12_000; t += 1000) {
+      tracker.report(report(0), t);
+      assert.equal(tracker.check([], opts, t).size, 0);
+    }
+    assert.equal(tracker.check([], opts, 13_000).size, 0);
+    // Back on the same slot at 14 000: a new worker that has yet to start, judged by the launch timeout, not by
+    // the earlier worker's last beat at 12 000.
+    assert.deepEqual(walk(14_000, 12_000 + TIMEOUT + 5000, (t) => tracker.report(report(0, 0), t)), []);
+    assert.equal(tracker.liveness('t', { supervisorId: 's', port: 1 }, 12_000 + TIMEOUT + 5000), 'starting');
   });
 });
 

@@ -14,7 +14,7 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -243,6 +243,11 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     const perSecond: number[] = [];
     const rounds = new Map<number, number>();
     const memory: PointResult['memory'] = [];
+    const memoryLog = join(o.logDir, `memory-${o.workers}.csv`);
+    if (o.memoryEverySecs) {
+      mkdirSync(o.logDir, { recursive: true });
+      writeFileSync(memoryLog, 'at_s,rss_mb,heap_mb\n');
+    }
     const loads: number[] = [];
     let last = { at: performance.now(), cpu: cpu0.nimbus };
     const collectRounds = (h: NimbusHealth): void => {
@@ -263,7 +268,10 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
       if (s % 20 === 0 || s === o.windowSecs) collectRounds(await health());
       if (o.memoryEverySecs && s % o.memoryEverySecs === 0) {
         const h = await health();
-        memory.push({ atSecs: s, rssMb: h.memory.rssBytes / 2 ** 20, heapMb: h.memory.heapUsedBytes / 2 ** 20 });
+        const sample = { atSecs: s, rssMb: h.memory.rssBytes / 2 ** 20, heapMb: h.memory.heapUsedBytes / 2 ** 20 };
+        memory.push(sample);
+        // Also as it goes: a soak stopped early still leaves the samples it took.
+        appendFileSync(memoryLog, `${s},${sample.rssMb.toFixed(1)},${sample.heapMb.toFixed(1)}\n`);
       }
       if (diskState(dir).freeBytes < DISK_ABORT_FREE_BYTES) throw new Error(`scale: stopped at ${o.workers} workers: less than ${DISK_ABORT_FREE_BYTES / 2 ** 30} GiB left on the disk of ${dir}`);
     }

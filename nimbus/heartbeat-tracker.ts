@@ -201,9 +201,4 @@ export class HeartbeatTracker {
     for (const id of this.reporters.keys()) if (this.reporting(id, now)) n++;
     return n;
   }
-
-  /** Forgets a worker so that, if it is assigned again, it gets a fresh start timeout. */
-  forget(topologyId: string, w: { supervisorId: string; port: number }): void {
-    this.seen.delete(HeartbeatTracker.key(topologyId, w));
-  }
 }

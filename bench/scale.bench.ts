@@ -10,7 +10,9 @@
  * the transaction log's growth) plus submit/rebalance/kill latency, the time
  * nimbus takes to move a worker that stopped, and SIGTERM, each against its
  * target as "met" / "NOT met". `--soak MIN` runs the largest point for MIN
- * minutes and samples nimbus's memory (is it flat?).
+ * minutes and samples nimbus's memory every 30 s (is it flat?): scale-memory.csv
+ * and scale-memory.svg beside the report, and bench-results/scale/memory-N.csv
+ * as it goes.
  *
  * It refuses to start when the disk under the OS temp dir is nearly full, and
  * removes every data dir it made (ZooKeeper's logs included) when a point ends.
@@ -21,6 +23,7 @@ import type { BenchArgs } from './main.js';
 import { BenchProgress } from './support/progress.js';
 import { writeCsv } from './support/csv.js';
 import { writeReport, type Row } from './support/results.js';
+import { writeMemoryPlot } from './support/scale-memory-plot.js';
 import { diskState, diskTooFull } from './support/scale-measure.js';
 import { logCounts, MONITOR_SECS, runPoint, SHUTDOWN_BOUND_SECS, TASK_TIMEOUT_SECS, type PointResult } from './support/scale-point.js';
 
@@ -194,7 +197,10 @@ export async function run(args: BenchArgs): Promise<void> {
     notes,
     quick: args.quick,
   });
-  if (largest.memory.length > 0) writeCsv(`${dir}/scale-memory.csv`, largest.memory.map((m) => ({ at_s: m.atSecs, rss_mb: r1(m.rssMb), heap_mb: r1(m.heapMb) })));
+  if (largest.memory.length > 0) {
+    writeCsv(`${dir}/scale-memory.csv`, largest.memory.map((m) => ({ at_s: m.atSecs, rss_mb: r1(m.rssMb), heap_mb: r1(m.heapMb) })));
+    await writeMemoryPlot(`${dir}/scale-memory.svg`, largest.memory, `nimbus memory at ${largest.workers} workers`);
+  }
   if (args.json) {
     process.stdout.write(`${JSON.stringify({ targets: TARGETS, points: rows, memory: largest.memory, ratios, notes })}\n`);
     return;

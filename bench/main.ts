@@ -5,8 +5,8 @@
  * being here (the usage line lists them): the paper's experiments (bolt-latency,
  * topology-throughput, hybrid-vs-single, alpha-sweep, beta-sweep, theta-sweep,
  * scheduler-vs-even), the runtime ones (transport, pending-sweep, word-count,
- * scheduler, gpu-bolt, node-collector, grouping) and HDRF's (fairness: hetero in submission order vs hdrf on
- * a simulated cluster).
+ * scheduler, gpu-bolt, node-collector, grouping), HDRF's (fairness: hetero in submission order vs hdrf on
+ * a simulated cluster) and the cluster's (scale: one nimbus and one ZooKeeper from 100 to 4 000 workers).
  */
 import { readdirSync } from 'node:fs';
 import { dirname } from 'node:path';

@@ -1,6 +1,7 @@
 /**
  * What the `nimbus` and `supervisor` commands share: waiting for
- * SIGINT/SIGTERM to shut down in order (a second signal exits at once).
+ * SIGINT/SIGTERM to shut down in order (a second signal exits at once), and
+ * bounding how long the shutdown may take.
  */
 import type { Logger } from '../common/logger.js';
 
@@ -31,4 +32,17 @@ export function flushLog(log: Logger): Promise<void> {
       resolve();
     }
   });
+}
+
+/** Runs `fn`; resolves true when it settled within `ms`, false when the bound passed first (`fn` keeps running). */
+export async function withinBound(ms: number, fn: () => Promise<void>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([fn().then(() => true, () => true), bound]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -85,8 +85,9 @@ export class LocalCluster {
     const user = opts.clusterConfig ?? {};
     const count = Math.max(1, opts.supervisors ?? 1);
     const perSup = Math.max(1, opts.portsNeeded ?? 4);
-    // On a laptop without a GPU, GPU components still run (on a CPU backend, reported as a fallback).
-    const base: RawConfig = { 'hstorm.local.dir': dataDir, 'nimbus.scheduler.gpu.fallback.cpu': true };
+    // On a laptop without a GPU, GPU components still run (on a CPU backend, reported as a fallback). Metrics every
+    // second: a local run is short and watched as it goes, and there is no cluster-sized ZooKeeper log to spare.
+    const base: RawConfig = { 'hstorm.local.dir': dataDir, 'nimbus.scheduler.gpu.fallback.cpu': true, 'topology.stats.report.secs': 1 };
     const nimbusConfig = buildConfig([base, user], { allowUserKeys: false, where: 'local cluster config' });
 
     const store = new InMemoryClusterStore(log.child({ component: 'store' }));
@@ -111,8 +112,9 @@ export class LocalCluster {
           config,
           log: supLog,
           ipc: (child) => serveClusterStateOverIpc(child, store, supLog),
-          // hstorm.messaging.curve: keys come straight from the nimbus in this process.
+          // hstorm.messaging.curve: keys come straight from the nimbus in this process; so does the workers' liveness.
           curveKeys: (id) => nimbus.curveKeys(id),
+          workerBeats: (report) => Promise.resolve(nimbus.receiveWorkerBeats(report)),
           ...(opts.workerEntry && { workerEntry: opts.workerEntry }),
           ...(opts.workerStopGraceMs !== undefined && { workerStopGraceMs: opts.workerStopGraceMs }),
         });

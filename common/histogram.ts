@@ -1,7 +1,10 @@
 /**
  * A log-bucketed latency histogram: constant memory, O(1) record, mergeable
- * across tasks and processes (sparse buckets travel in heartbeats), with
- * percentiles accurate to the bucket width (~4 %).
+ * across tasks and processes (sparse buckets travel in metrics records), with
+ * percentiles accurate to the bucket width (~4 %). What travels is bounded
+ * (`toWire`): at most WIRE_BUCKETS entries, however long the histogram has
+ * been filling, so a worker's record is as large after an hour as after a
+ * minute.
  */
 import type { LatencyStats } from './storm-base.js';
 
@@ -16,6 +19,20 @@ const MIN_MS = 0.0001;
 const BUCKETS = Math.ceil(Math.log(3_600_000 / MIN_MS) / LOG_GROWTH) + 1;
 
 export type SparseHistogram = [bucket: number, count: number][];
+
+/** Most entries a histogram puts on the wire (`toWire`). */
+export const WIRE_BUCKETS = 32;
+
+/**
+ * The ranks a compressed wire histogram keeps exactly: the body every 5 %, the
+ * tails finer (p99, p99.9 are what operators read). 26 ranks and the last
+ * bucket: at most 27 entries, within WIRE_BUCKETS.
+ */
+const WIRE_RANKS = [
+  0.001, 0.01,
+  ...Array.from({ length: 19 }, (_, i) => (i + 1) / 20),
+  0.975, 0.99, 0.995, 0.999, 0.9999,
+];
 
 export class Histogram {
   private counts = new Float64Array(BUCKETS);
@@ -58,6 +75,43 @@ export class Histogram {
   toSparse(): SparseHistogram {
     const out: SparseHistogram = [];
     for (let b = 0; b < BUCKETS; b++) if (this.counts[b]! > 0) out.push([b, this.counts[b]!]);
+    return out;
+  }
+
+  /**
+   * The sparse form with at most WIRE_BUCKETS entries. A histogram that fills
+   * no more buckets travels whole; a wider one travels as the buckets where
+   * its cumulative count crosses each of WIRE_RANKS (and its last bucket),
+   * each entry holding the count since the previous one. A reader that takes
+   * it for the whole (`mergeSparse`, `quantile`) then finds every one of those
+   * quantiles in exactly the bucket the whole histogram would give, and any
+   * other quantile in the next such bucket above (never below); merged
+   * across tasks it stays an upper bound of the same kind. Cumulative
+   * latency histograms fill ever more buckets with rare values as they run
+   * (a busy word-count worker: 100 buckets after 15 s, 270 after 3 minutes);
+   * this keeps what they weigh on the wire flat.
+   */
+  toWire(): SparseHistogram {
+    const full = this.toSparse();
+    if (full.length <= WIRE_BUCKETS) return full;
+    const out: SparseHistogram = [];
+    let seen = 0;
+    let sent = 0;
+    let r = 0;
+    for (let i = 0; i < full.length; i++) {
+      const [b, c] = full[i]!;
+      seen += c;
+      let boundary = i === full.length - 1;
+      // The same rank rule as quantile(): the first bucket whose cumulative count reaches ceil(q × count).
+      while (r < WIRE_RANKS.length && seen >= Math.max(1, Math.ceil(WIRE_RANKS[r]! * this.count))) {
+        boundary = true;
+        r++;
+      }
+      if (boundary) {
+        out.push([b, seen - sent]);
+        sent = seen;
+      }
+    }
     return out;
   }
 

@@ -199,7 +199,22 @@ export const assignmentSchema = z.looseObject({
 
 const latencySchema = z.object({ count, mean: count, p50: count, p99: count, max: count });
 
-const sparseHistSchema = z.array(z.tuple([z.number().int(), count]));
+/** [bucket, count] pairs: an integer bucket and a count ≥ 0, both finite. */
+function isSparseHist(v: unknown): v is [number, number][] {
+  if (!Array.isArray(v)) return false;
+  for (const e of v) {
+    if (!Array.isArray(e) || e.length !== 2 || !Number.isInteger(e[0]) || typeof e[1] !== 'number' || !(e[1] >= 0) || e[1] === Infinity) return false;
+  }
+  return true;
+}
+
+/**
+ * A histogram in sparse form (common/histogram.ts). Checked by a loop rather
+ * than as an array of zod tuples: nimbus parses every worker's record every
+ * period, and tuple by tuple this was most of the cost of a record (a record
+ * carries up to 32 pairs per histogram, a dozen histograms).
+ */
+const sparseHistSchema = z.custom<[number, number][]>(isSparseHist, 'a sparse histogram: [integer bucket, count ≥ 0] pairs');
 
 /** The GPU section, as far as nimbus folds it (metrics-rollup.ts); the rest is shown as reported. */
 const gpuMetricsSchema = z.looseObject({

@@ -34,6 +34,15 @@ export interface ZooKeeperServerOptions {
   logLevel?: 'error' | 'warn' | 'info' | 'debug';
   /** fsync the transaction log (default true; tests turn it off for speed). */
   forceSync?: boolean;
+  /** Java heap in MiB (default 256: a development server). */
+  heapMb?: number;
+  /**
+   * JVM flags for a long-running, loaded server (benchmarks): the full JIT and the JVM's default collector (G1). Off
+   * (the default) for a development server and tests: C1 only and the serial collector start faster and weigh less.
+   */
+  serverJvm?: boolean;
+  /** Transactions between snapshots (ZooKeeper's snapCount; default ZooKeeper's 100 000). */
+  snapCount?: number;
   log?: Logger;
   env?: NodeJS.ProcessEnv;
 }
@@ -100,32 +109,11 @@ export class ZooKeeperServer {
     const dataDir = resolve(options.dataDir);
     mkdirSync(dataDir, { recursive: true });
     const cfgPath = join(dataDir, 'hstorm-zoo.cfg');
-    writeFileSync(
-      cfgPath,
-      [
-        '# written by hstorm: single-node development server',
-        `tickTime=${tick}`,
-        `dataDir=${dataDir}`,
-        `clientPort=${options.port}`,
-        ...(options.host ? [`clientPortAddress=${options.host}`] : []),
-        `minSessionTimeout=${2 * tick}`,
-        `maxSessionTimeout=${60 * tick}`,
-        'maxClientCnxns=0',
-        'admin.enableServer=false',
-        '4lw.commands.whitelist=ruok,srvr,stat,mntr',
-        // Small preallocation: a dev/test data dir should not grow 64 MB log files.
-        'preAllocSize=4096',
-        `forceSync=${options.forceSync === false ? 'no' : 'yes'}`,
-        'autopurge.snapRetainCount=3',
-        'autopurge.purgeInterval=1',
-        '',
-      ].join('\n'),
-    );
+    writeFileSync(cfgPath, zooConfig({ ...options, dataDir, tickTimeMs: tick }));
     const args = [
-      '-Xmx256m',
-      '-XX:+UseSerialGC',
+      `-Xmx${options.heapMb ?? 256}m`,
       // Startup time matters more than peak speed for a dev server.
-      '-XX:TieredStopAtLevel=1',
+      ...(options.serverJvm ? [] : ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1']),
       '-Djava.awt.headless=true',
       `-Dorg.slf4j.simpleLogger.defaultLogLevel=${options.logLevel ?? 'warn'}`,
       '-Dzookeeper.jmx.log4j.disable=true',
@@ -182,6 +170,34 @@ export class ZooKeeperServer {
     })();
     return this.stopping;
   }
+}
+
+/**
+ * The server's zoo.cfg. Autopurge is always on: hourly (ZooKeeper's smallest
+ * interval), keeping the last 3 snapshots and the logs they need — without
+ * it, the transaction log only grows (docs/operations.md has the figures).
+ */
+export function zooConfig(o: Pick<ZooKeeperServerOptions, 'port' | 'dataDir' | 'host' | 'tickTimeMs' | 'forceSync' | 'snapCount'>): string {
+  const tick = o.tickTimeMs ?? 1000;
+  return [
+    '# written by hstorm: single-node development server',
+    `tickTime=${tick}`,
+    `dataDir=${o.dataDir}`,
+    `clientPort=${o.port}`,
+    ...(o.host ? [`clientPortAddress=${o.host}`] : []),
+    `minSessionTimeout=${2 * tick}`,
+    `maxSessionTimeout=${60 * tick}`,
+    'maxClientCnxns=0',
+    'admin.enableServer=false',
+    '4lw.commands.whitelist=ruok,srvr,stat,mntr',
+    // Small preallocation: a dev/test data dir should not grow 64 MB log files.
+    'preAllocSize=4096',
+    `forceSync=${o.forceSync === false ? 'no' : 'yes'}`,
+    ...(o.snapCount === undefined ? [] : [`snapCount=${o.snapCount}`]),
+    'autopurge.snapRetainCount=3',
+    'autopurge.purgeInterval=1',
+    '',
+  ].join('\n');
 }
 
 /** Sends a ZooKeeper four-letter word; resolves with the answer, or '' on any failure or after `timeoutMs`. */

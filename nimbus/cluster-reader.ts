@@ -3,10 +3,16 @@
  * topologies (StormBase), assignments and worker heartbeats. Every record goes
  * through its zod schema; a corrupt node is logged once, counted and skipped
  * (a missing node — deleted between listing and reading — is skipped quietly),
- * so no znode content can make nimbus crash.
+ * so no znode content can make nimbus crash. The nodes of a listing are read
+ * concurrently (READ_CONCURRENCY at a time), never one after another. With a
+ * WatchedNodeCache (the reconcile loop's reader) every read goes through it,
+ * so what did not change costs no request; without one (the read model's)
+ * every read goes to the store.
  */
-import { isStateError, type ClusterState, type Watcher } from '../common/cluster-state.js';
-import { readJson } from '../common/cluster-state/json-node.js';
+import { ClusterStateError, isStateError, type ClusterState, type NodeStat } from '../common/cluster-state.js';
+import { decodeJson, readJson } from '../common/cluster-state/json-node.js';
+import type { WatchedNodeCache } from '../common/cluster-state/watched-node-cache.js';
+import { mapConcurrent } from '../common/map-concurrent.js';
 import type { Assignment } from '../common/assignment.js';
 import type { Logger } from '../common/logger.js';
 import {
@@ -22,6 +28,9 @@ import { ZkPaths } from '../common/zk-paths.js';
 import type { z } from 'zod';
 import { TopologyNotFoundError } from './errors.js';
 
+/** Reads of one listing in flight at once. */
+export const READ_CONCURRENCY = 128;
+
 export interface CorruptNode {
   path: string;
   error: string;
@@ -30,77 +39,124 @@ export interface CorruptNode {
   firstSeen: number;
 }
 
-export class ClusterReader {
-  /** Corrupt nodes seen and still corrupt at their last read, by path. */
-  private readonly corrupt = new Map<string, CorruptNode>();
-  /** Every skip since start (a counter, as metrics go). */
-  corruptReads = 0;
+/** What readers sharing it have skipped: corrupt nodes by path (still corrupt at their last read), and every skip. */
+interface CorruptBook {
+  nodes: Map<string, CorruptNode>;
+  skips: number;
+}
 
-  constructor(
+export class ClusterReader {
+  private constructor(
     private readonly state: ClusterState,
     private readonly log: Logger,
+    private readonly cache: WatchedNodeCache | null,
+    private readonly book: CorruptBook,
   ) {}
 
-  corruptNodes(): CorruptNode[] {
-    return [...this.corrupt.values()];
+  static over(state: ClusterState, log: Logger): ClusterReader {
+    return new ClusterReader(state, log, null, { nodes: new Map(), skips: 0 });
   }
 
-  /** One node through its schema; null when missing or corrupt. */
-  async readNode<S extends z.ZodType>(path: string, schema: S, watcher?: Watcher): Promise<{ value: z.output<S>; version: number } | null> {
+  /** A reader of the same store through `cache`, keeping one book of corrupt nodes with this one (each is logged once). */
+  through(cache: WatchedNodeCache): ClusterReader {
+    return new ClusterReader(this.state, this.log, cache, this.book);
+  }
+
+  /** Every skip since start (a counter, as metrics go). */
+  get corruptReads(): number {
+    return this.book.skips;
+  }
+
+  corruptNodes(): CorruptNode[] {
+    return [...this.book.nodes.values()];
+  }
+
+  /** One node through its schema; null when missing or corrupt. `stale`: through the cache, the value before its latest change may do. */
+  async readNode<S extends z.ZodType>(path: string, schema: S, opts: { stale?: boolean } = {}): Promise<{ value: z.output<S>; version: number } | null> {
     try {
-      const { value, stat } = await readJson(this.state, path, schema, watcher);
-      this.corrupt.delete(path);
-      return { value, version: stat.version };
+      const read: { value: z.output<S>; stat: NodeStat } | null = this.cache ? await this.cache.readJson(path, schema, opts) : await readJson(this.state, path, schema);
+      if (!read) throw new ClusterStateError('NO_NODE', path);
+      this.book.nodes.delete(path);
+      return { value: read.value, version: read.stat.version };
     } catch (err) {
       if (isStateError(err, 'NO_NODE')) {
-        this.corrupt.delete(path);
+        this.book.nodes.delete(path);
         return null;
       }
-      if (isStateError(err, 'CORRUPT')) {
-        this.corruptReads++;
-        const known = this.corrupt.get(path);
-        if (known && known.error === err.message) {
-          known.skipped++;
-        } else {
-          this.corrupt.set(path, { path, error: err.message, skipped: 1, firstSeen: Date.now() });
-          this.log.warn({ path, err: err.message }, 'skipping corrupt znode');
-        }
-        return null;
-      }
+      if (isStateError(err, 'CORRUPT')) return this.skipCorrupt(path, err.message);
       throw err;
     }
   }
 
-  async childrenOf(path: string, watcher?: Watcher): Promise<string[]> {
+  /** Bytes already read (the heartbeat sampler's) through `schema`; null, counted and logged once, when corrupt. */
+  decode<S extends z.ZodType>(path: string, data: Uint8Array, schema: S): z.output<S> | null {
     try {
-      return await this.state.children(path, watcher);
+      const value = decodeJson(path, data, schema);
+      this.book.nodes.delete(path);
+      return value;
+    } catch (err) {
+      if (isStateError(err, 'CORRUPT')) return this.skipCorrupt(path, err.message);
+      throw err;
+    }
+  }
+
+  private skipCorrupt(path: string, error: string): null {
+    this.book.skips++;
+    const known = this.book.nodes.get(path);
+    if (known && known.error === error) {
+      known.skipped++;
+    } else {
+      this.book.nodes.set(path, { path, error, skipped: 1, firstSeen: Date.now() });
+      this.log.warn({ path, err: error }, 'skipping corrupt znode');
+    }
+    return null;
+  }
+
+  async childrenOf(path: string): Promise<string[]> {
+    if (this.cache) return this.cache.children(path);
+    try {
+      return await this.state.children(path);
     } catch (err) {
       if (isStateError(err, 'NO_NODE')) return [];
       throw err;
     }
   }
 
-  async supervisors(watcher?: Watcher): Promise<Map<string, SupervisorInfo>> {
+  /** Every child of `dir` through `schema`, read concurrently, by name; missing and corrupt ones left out. */
+  async readAll<S extends z.ZodType>(dir: string, schema: S, opts: { stale?: boolean } = {}): Promise<Map<string, z.output<S>>> {
+    const names = await this.childrenOf(dir);
+    const recs = await mapConcurrent(names, READ_CONCURRENCY, (name) => this.readNode(ZkPaths.childOf(dir, name), schema, opts));
+    const out = new Map<string, z.output<S>>();
+    names.forEach((name, i) => {
+      const rec = recs[i];
+      if (rec) out.set(name, rec.value);
+    });
+    return out;
+  }
+
+  /**
+   * The registered supervisors (the child list is always current). Through the
+   * cache a record may be one change behind while its new value is read: what
+   * changes in it every few seconds is its node collector's figures, while
+   * what placement reads — ports, GPUs, capacity — changes only with a restart,
+   * which also replaces the node. A round that waited for those reads each time
+   * would wait on ZooKeeper for nothing it uses.
+   */
+  async supervisors(): Promise<Map<string, SupervisorInfo>> {
     const out = new Map<string, SupervisorInfo>();
-    for (const id of await this.childrenOf(ZkPaths.supervisors, watcher)) {
-      const path = ZkPaths.childOf(ZkPaths.supervisors, id);
-      const rec = await this.readNode(path, supervisorInfoSchema);
-      if (!rec) continue;
-      if (rec.value.id !== id) {
-        this.markCorrupt(path, `supervisor node ${id} claims id ${rec.value.id}`);
+    for (const [id, info] of await this.readAll(ZkPaths.supervisors, supervisorInfoSchema, { stale: true })) {
+      if (info.id !== id) {
+        this.markCorrupt(ZkPaths.childOf(ZkPaths.supervisors, id), `supervisor node ${id} claims id ${info.id}`);
         continue;
       }
-      out.set(id, rec.value);
+      out.set(id, info);
     }
     return out;
   }
 
-  async storms(watcher?: Watcher): Promise<Map<string, StormBase>> {
+  async storms(): Promise<Map<string, StormBase>> {
     const out = new Map<string, StormBase>();
-    for (const id of await this.childrenOf(ZkPaths.storms, watcher)) {
-      const rec = await this.readNode(ZkPaths.childOf(ZkPaths.storms, id), stormBaseSchema);
-      if (rec && rec.value.id === id) out.set(id, rec.value);
-    }
+    for (const [id, storm] of await this.readAll(ZkPaths.storms, stormBaseSchema)) if (storm.id === id) out.set(id, storm);
     return out;
   }
 
@@ -119,10 +175,7 @@ export class ClusterReader {
 
   async assignments(): Promise<Map<string, Assignment>> {
     const out = new Map<string, Assignment>();
-    for (const id of await this.childrenOf(ZkPaths.assignments)) {
-      const rec = await this.readNode(ZkPaths.childOf(ZkPaths.assignments, id), assignmentSchema);
-      if (rec && rec.value.topologyId === id) out.set(id, rec.value);
-    }
+    for (const [id, a] of await this.readAll(ZkPaths.assignments, assignmentSchema)) if (a.topologyId === id) out.set(id, a);
     return out;
   }
 
@@ -130,21 +183,15 @@ export class ClusterReader {
     return (await this.readNode(ZkPaths.assignment(topologyId), assignmentSchema))?.value ?? null;
   }
 
-  /** Heartbeats of one topology by node name (`<supervisor>-<port>`). */
-  async heartbeats(topologyId: string): Promise<Map<string, ParsedWorkerHeartbeat>> {
-    const out = new Map<string, ParsedWorkerHeartbeat>();
-    const dir = ZkPaths.workerbeatsOf(topologyId);
-    for (const name of await this.childrenOf(dir)) {
-      const rec = await this.readNode(ZkPaths.childOf(dir, name), workerHeartbeatSchema);
-      if (rec) out.set(name, rec.value);
-    }
-    return out;
+  /** Heartbeats (metrics records) of one topology by node name (`<supervisor>-<port>`). */
+  heartbeats(topologyId: string): Promise<Map<string, ParsedWorkerHeartbeat>> {
+    return this.readAll(ZkPaths.workerbeatsOf(topologyId), workerHeartbeatSchema);
   }
 
   private markCorrupt(path: string, error: string): void {
-    this.corruptReads++;
-    if (!this.corrupt.has(path)) {
-      this.corrupt.set(path, { path, error, skipped: 1, firstSeen: Date.now() });
+    this.book.skips++;
+    if (!this.book.nodes.has(path)) {
+      this.book.nodes.set(path, { path, error, skipped: 1, firstSeen: Date.now() });
       this.log.warn({ path, err: error }, 'skipping corrupt znode');
     }
   }

@@ -1,53 +1,88 @@
 /**
- * Worker liveness as nimbus sees it. Like Storm, nimbus does not trust the
- * time a worker writes (clocks differ between machines): it notes when it
- * last saw each worker's heartbeat node *change* (version or mtime) on its own
- * clock. A worker is dead when its heartbeat has not changed for
- * `nimbus.task.timeout.secs`, or when it never heartbeat within
- * `supervisor.worker.start.timeout.secs` of nimbus first seeing it assigned.
- * Nimbus keeps this only in memory: after a restart every worker starts with a
- * fresh grace period, so a restart never kills healthy workers. The same holds
- * after nimbus lost its ZooKeeper connection: while it cannot see, nobody is
- * judged, and on reconnecting every worker gets a fresh grace period (their
- * heartbeats could not reach ZooKeeper either, which says nothing about them).
- * Nimbus also counts as blind for any stretch in which it did not look: two
- * checks further apart than `blindGapMs`, or one check that took longer (a
- * ZooKeeper that hangs without dropping the connection looks like that).
+ * Worker liveness as nimbus sees it, kept in memory and judged without a
+ * single store request. Two kinds of news say a worker lives:
+ *
+ * - its supervisor's report (common/worker-beats-report.ts), one message per
+ *   supervisor every `worker.heartbeat.frequency.secs`, carrying the age of
+ *   each worker's local heartbeat: nimbus places the beat at its own receive
+ *   time minus that age, so no two machines' clocks are compared (Storm does
+ *   not trust worker clocks either);
+ * - its metrics record in ZooKeeper changing (version or times), as the
+ *   heartbeat sampler sees it on its own clock.
+ *
+ * A worker is dead when no news came for `nimbus.task.timeout.secs`, or when
+ * none ever came within `nimbus.task.launch.secs` of nimbus first seeing it
+ * assigned. A supervisor that does not report (one that cannot reach nimbus's
+ * HTTP API, an older one) leaves its workers to be judged by their records
+ * alone, which change only every `topology.stats.report.secs`: they get that
+ * period on top of the timeout, so a supervisor cut off from nimbus but not
+ * from ZooKeeper moves nothing.
+ *
+ * After a nimbus restart every worker starts with a fresh grace period, so a
+ * restart never kills healthy workers. The same holds after nimbus lost its
+ * ZooKeeper session: while it cannot see, nobody is judged, and on
+ * reconnecting every worker gets a fresh grace period. Nimbus also counts as
+ * blind for any stretch in which it did not look: two checks further apart
+ * than `blindGapMs` (a stalled event loop: the reports that arrived meanwhile
+ * wait in its sockets, unread).
  */
 import { workerKey, type Assignment } from '../common/assignment.js';
-import { isStateError, type ClusterState } from '../common/cluster-state.js';
-import { ZkPaths } from '../common/zk-paths.js';
+import type { WorkerBeatsReport } from '../common/worker-beats-report.js';
 
 export type WorkerLiveness = 'starting' | 'alive' | 'dead';
 
 interface Seen {
-  /** version/mtime of the heartbeat node at its last change; null while it does not exist. */
-  sig: string | null;
-  changedAt: number;
-  everBeat: boolean;
+  /** Nimbus-clock time of the latest news of the worker; null before any. */
+  newsAt: number | null;
+  /** When nimbus first looked for it (the launch timeout runs from here). */
+  since: number;
+  /** version/mtime/ctime of its metrics record when last looked at; undefined: never looked; null: no record. */
+  recordSig?: string | null;
+  /** What its supervisor last reported (describe). */
+  pid?: number;
+  epoch?: number | null;
 }
 
 export interface HeartbeatTimeouts {
   taskTimeoutMs: number;
   startTimeoutMs: number;
-  /** A gap between checks (or a check) longer than this counts as blindness. Default taskTimeoutMs / 2. */
+  /** A gap between checks longer than this counts as blindness. Default taskTimeoutMs / 2. */
   blindGapMs?: number;
+}
+
+/** What a check needs to know of each topology. */
+export interface CheckOptions {
+  /** Topologies not judged (killed). */
+  skip: (topologyId: string) => boolean;
+  /** `topology.stats.report.secs` of the topology in ms: the extra time a worker judged by its record alone gets. */
+  recordPeriodMs: (topologyId: string) => number;
+}
+
+/** One metrics record as the sampler saw it. */
+export interface RecordSeen {
+  supervisorId: string;
+  port: number;
+  /** version/mtime/ctime of its node. */
+  sig: string;
 }
 
 export class HeartbeatTracker {
   private readonly seen = new Map<string, Seen>();
+  /** Supervisor id → when its last report arrived (nimbus clock). */
+  private readonly reporters = new Map<string, number>();
+  /** Workers assigned at the last check: one not among them is newly assigned and starts afresh. */
+  private assignedBefore = new Set<string>();
+  /** Topology → its record period, as of the last check (for `liveness` between checks). */
+  private readonly recordPeriods = new Map<string, number>();
   /** Set while the store is unreachable: no worker is declared dead. */
   private blindSince: number | null = null;
-  /** When the last check finished; null before the first. */
-  private lastCheckEnd: number | null = null;
+  /** When the last check ran; null before the first. */
+  private lastCheck: number | null = null;
   private readonly blindGapMs: number;
+  /** Reports taken, worker beats in them, reports refused as malformed (by the HTTP route). */
+  readonly counts = { reports: 0, beats: 0, refused: 0 };
 
-  constructor(
-    private readonly state: ClusterState,
-    private readonly timeouts: HeartbeatTimeouts,
-    /** Reads the time a check ends (tests inject one); `now` of check() is when it starts. */
-    private readonly clock: () => number = Date.now,
-  ) {
+  constructor(private readonly timeouts: HeartbeatTimeouts) {
     this.blindGapMs = timeouts.blindGapMs ?? timeouts.taskTimeoutMs / 2;
   }
 
@@ -55,71 +90,88 @@ export class HeartbeatTracker {
     return `${topologyId}|${workerKey(w)}`;
   }
 
-  /**
-   * Looks at every assigned worker's heartbeat node (a stat, not a read) and
-   * returns, per topology, the workers now considered dead.
-   */
-  async check(assignments: Iterable<Assignment>, skip: (topologyId: string) => boolean, now = Date.now()): Promise<Map<string, Set<string>>> {
-    // Not looking for a while is blindness too: what was not watched is not held against anyone.
-    if (this.lastCheckEnd !== null && now - this.lastCheckEnd > this.blindGapMs) {
-      this.blind(this.lastCheckEnd);
-      this.regainSight(now);
+  /** Takes a supervisor's report: each worker in it beat `ageMs` before `now`. */
+  report(r: WorkerBeatsReport, now = Date.now()): void {
+    this.counts.reports++;
+    this.reporters.set(r.supervisorId, now);
+    for (const w of r.workers) {
+      this.counts.beats++;
+      const s = this.entry(HeartbeatTracker.key(w.topologyId, { supervisorId: r.supervisorId, port: w.port }), now);
+      s.newsAt = Math.max(s.newsAt ?? -Infinity, now - w.ageMs);
+      s.pid = w.pid;
+      s.epoch = w.epoch;
     }
-    let dead: Map<string, Set<string>>;
-    try {
-      dead = await this.look(assignments, skip, now);
-    } finally {
-      this.lastCheckEnd = this.clock();
-    }
-    const end = this.lastCheckEnd;
-    if (end - now <= this.blindGapMs) return dead;
-    // A check that hung (ZooKeeper frozen, say) saw nothing reliable about the time it spent: no verdict.
-    this.blind(now);
-    this.regainSight(end);
-    return new Map();
   }
 
-  private async look(assignments: Iterable<Assignment>, skip: (topologyId: string) => boolean, now: number): Promise<Map<string, Set<string>>> {
+  /**
+   * Takes what the sampler saw of a topology's metrics records: a record whose
+   * node changed since the last look is news of its worker. A record seen for
+   * the first time is news too, as of now: after a restart nimbus cannot tell
+   * how old it is, so it gives the worker a full grace period rather than none.
+   */
+  noteRecords(topologyId: string, records: Iterable<RecordSeen>, now = Date.now()): void {
+    for (const r of records) {
+      const s = this.entry(HeartbeatTracker.key(topologyId, r), now);
+      if (s.recordSig === r.sig) continue;
+      s.recordSig = r.sig;
+      s.newsAt = Math.max(s.newsAt ?? -Infinity, now);
+    }
+  }
+
+  /** Per topology, the assigned workers now considered dead. In memory: no store request. */
+  check(assignments: Iterable<Assignment>, opts: CheckOptions, now = Date.now()): Map<string, Set<string>> {
+    // Not looking for a while is blindness too: what was not watched is not held against anyone.
+    if (this.lastCheck !== null && now - this.lastCheck > this.blindGapMs) {
+      this.blind(this.lastCheck);
+      this.regainSight(now);
+    }
+    this.lastCheck = now;
     const dead = new Map<string, Set<string>>();
-    const live = new Set<string>();
+    const assigned = new Set<string>();
+    this.recordPeriods.clear();
     for (const a of assignments) {
-      if (skip(a.topologyId)) continue;
+      if (opts.skip(a.topologyId)) continue;
+      this.recordPeriods.set(a.topologyId, opts.recordPeriodMs(a.topologyId));
       for (const w of a.workers) {
         const key = HeartbeatTracker.key(a.topologyId, w);
-        live.add(key);
-        let sig: string | null = null;
-        try {
-          const stat = await this.state.exists(ZkPaths.workerbeat(a.topologyId, w.supervisorId, w.port));
-          if (stat) sig = `${stat.version}/${stat.mtime}/${stat.ctime}`;
-        } catch (err) {
-          if (!isStateError(err, 'NO_NODE')) throw err;
-        }
-        const prev = this.seen.get(key);
-        if (!prev) {
-          this.seen.set(key, { sig, changedAt: now, everBeat: sig !== null });
-          continue;
-        }
-        if (sig !== prev.sig) {
-          prev.sig = sig;
-          prev.changedAt = now;
-          if (sig !== null) prev.everBeat = true;
-          continue;
-        }
-        if (this.blindSince === null && this.livenessOf(prev, now) === 'dead') {
+        assigned.add(key);
+        // Newly assigned (again): what was heard of an earlier worker on this slot says nothing of the one to start.
+        if (!this.assignedBefore.has(key)) this.seen.delete(key);
+        const s = this.entry(key, now);
+        if (this.blindSince === null && this.livenessOf(a.topologyId, w.supervisorId, s, now) === 'dead') {
           let set = dead.get(a.topologyId);
           if (!set) dead.set(a.topologyId, (set = new Set()));
           set.add(workerKey(w));
         }
       }
     }
-    for (const key of this.seen.keys()) if (!live.has(key)) this.seen.delete(key);
+    for (const key of this.seen.keys()) if (!assigned.has(key)) this.seen.delete(key);
+    this.assignedBefore = assigned;
+    for (const [id, at] of this.reporters) if (now - at > 3 * this.timeouts.taskTimeoutMs) this.reporters.delete(id);
     return dead;
   }
 
-  private livenessOf(s: Seen, now: number): WorkerLiveness {
-    const age = now - s.changedAt;
-    if (!s.everBeat) return age > this.timeouts.startTimeoutMs ? 'dead' : 'starting';
-    return age > this.timeouts.taskTimeoutMs ? 'dead' : 'alive';
+  private entry(key: string, now: number): Seen {
+    let s = this.seen.get(key);
+    if (!s) this.seen.set(key, (s = { newsAt: null, since: now }));
+    return s;
+  }
+
+  /** Whether a supervisor's reports are what its workers are judged by: it sent one within the task timeout. */
+  private reporting(supervisorId: string, now: number): boolean {
+    const at = this.reporters.get(supervisorId);
+    return at !== undefined && now - at <= this.timeouts.taskTimeoutMs;
+  }
+
+  private livenessOf(topologyId: string, supervisorId: string, s: Seen, now: number): WorkerLiveness {
+    // While its supervisor reports, a worker is judged as of the supervisor's latest report, not as of now: a
+    // supervisor that just died (its reports stop) must not take its workers with it in the moments before it
+    // counts as silent; from then on they are judged by their records, with the record period on top.
+    const reportedAt = this.reporting(supervisorId, now) ? this.reporters.get(supervisorId)! : null;
+    const asOf = reportedAt === null ? now : Math.min(now, reportedAt);
+    const extra = reportedAt === null ? (this.recordPeriods.get(topologyId) ?? 0) : 0;
+    if (s.newsAt === null) return asOf - s.since > this.timeouts.startTimeoutMs + extra ? 'dead' : 'starting';
+    return asOf - s.newsAt > this.timeouts.taskTimeoutMs + extra ? 'dead' : 'alive';
   }
 
   /** The store became unreachable: what nimbus sees from now on says nothing about the workers. */
@@ -131,17 +183,22 @@ export class HeartbeatTracker {
   regainSight(now = Date.now()): void {
     if (this.blindSince === null) return;
     this.blindSince = null;
-    for (const s of this.seen.values()) s.changedAt = Math.max(s.changedAt, now);
+    for (const s of this.seen.values()) {
+      if (s.newsAt !== null) s.newsAt = Math.max(s.newsAt, now);
+      s.since = Math.max(s.since, now);
+    }
   }
 
   /** What `describe` shows for a worker; 'starting' when nimbus has not looked yet. */
   liveness(topologyId: string, w: { supervisorId: string; port: number }, now = Date.now()): WorkerLiveness {
     const s = this.seen.get(HeartbeatTracker.key(topologyId, w));
-    return s ? this.livenessOf(s, now) : 'starting';
+    return s ? this.livenessOf(topologyId, w.supervisorId, s, now) : 'starting';
   }
 
-  /** Forgets a worker so that, if it is assigned again, it gets a fresh start timeout. */
-  forget(topologyId: string, w: { supervisorId: string; port: number }): void {
-    this.seen.delete(HeartbeatTracker.key(topologyId, w));
+  /** Supervisors whose reports arrived within the task timeout. */
+  reportingSupervisors(now = Date.now()): number {
+    let n = 0;
+    for (const id of this.reporters.keys()) if (this.reporting(id, now)) n++;
+    return n;
   }
 }

@@ -15,6 +15,8 @@
  *   POST /api/v1/topologies/:name/deactivate
  *   POST /api/v1/topologies/:name/log-level       { level, timeoutSecs? }   (level "reset" undoes it)
  *   POST /api/v1/topologies/:name/rebalance       { workers?, waitSecs?, executors?: { component: n } }
+ *   POST /api/v1/supervisors/:id/worker-beats      a supervisor's workers' liveness (worker-beats-route.ts)
+ *   GET  /api/v1/nimbus/health                     how nimbus keeps up: rounds, samples, reports, memory
  *
  * and beside it whatever `plugins` the caller adds: `hstorm nimbus` adds the UI
  * room's (ui/: Storm's UI REST API, the web UI at `/`, Prometheus `/metrics`),
@@ -44,6 +46,7 @@ import {
   submitRequestSchema,
 } from './http-requests.js';
 import type { Nimbus } from './nimbus.js';
+import { registerWorkerBeatsRoute } from './worker-beats-route.js';
 
 /** Routes another room adds to this server; they run behind its auth hook and error handler. */
 export type HttpApiPlugin = (app: FastifyInstance) => void;
@@ -82,6 +85,7 @@ export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
   app.get(`${API_PREFIX}/supervisors`, async () => ({ supervisors: await views.supervisors() }));
   app.get(`${API_PREFIX}/topologies`, async () => ({ topologies: await views.topologies() }));
   app.get(`${API_PREFIX}/scheduler/queue`, () => views.queue());
+  app.get(`${API_PREFIX}/nimbus/health`, () => views.nimbusHealth());
   app.get<{ Params: { name: string } }>(`${API_PREFIX}/topologies/:name`, (req) => views.topologyDetail(req.params.name));
   app.get<{ Params: { name: string }; Querystring: { since?: string } }>(`${API_PREFIX}/topologies/:name/timeseries`, (req) => {
     const raw = req.query.since;
@@ -128,6 +132,7 @@ export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
       })
       .then(statusView);
   });
+  registerWorkerBeatsRoute(app, API_PREFIX, { receive: (r) => nimbus.receiveWorkerBeats(r), refused: () => nimbus.refusedWorkerBeats(), log });
   for (const plugin of opts.plugins ?? []) plugin(app);
   return app;
 }

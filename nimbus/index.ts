@@ -1,14 +1,16 @@
 /**
  * nimbus — the master daemon: stores topologies and their code, places
  * executors with the scheduler (nimbus/scheduler), writes assignments, watches
- * supervisors and worker heartbeats and reschedules when they fail
- * (reconciler.ts), and serves the JSON API the CLI and supervisors use. What
+ * supervisors, judges worker liveness from the supervisors' messages and
+ * reschedules when they fail (reconciler.ts, heartbeat-tracker.ts), reads the
+ * workers' metrics records as they change (heartbeat-sampler.ts), and serves
+ * the JSON API the CLI and supervisors use. What
  * it knows is read through a read model behind an interface (read-model.ts:
  * ClusterReadModel), which the JSON API, the UI room (ui/) and tests read;
  * nimbus imports nothing of the UI — `startHttpApi` takes the UI's routes as
  * a plugin from its caller. Nimbus keeps nothing that matters beyond the
  * cluster-state store and its blob directory (its time series are memory,
- * rebuilt from heartbeats).
+ * rebuilt from metrics records).
  *
  * @example
  * const nimbus = new Nimbus({ state, config, log });
@@ -22,7 +24,7 @@
  */
 export { Nimbus, type NimbusOptions, type SubmitOptions, type SubmitResult } from './nimbus.js';
 export { nimbusSettings, type NimbusSettings } from './nimbus-config.js';
-export type { ClusterReadModel, ClusterSnapshot, HeartbeatSink, TopologyControl, TopologyHoldings, TopologySnapshot } from './read-model.js';
+export type { ClusterReadModel, ClusterSnapshot, HeartbeatSink, NimbusHealth, RunTimes, TopologyControl, TopologyHoldings, TopologySnapshot } from './read-model.js';
 export { buildHttpApi, startHttpApi, API_PREFIX, type HttpApiOptions, type HttpApiPlugin, type TopologyStatusView } from './http-api.js';
 export type { HttpErrorBody } from './http-errors.js';
 export type { SubmitRequest, KillRequest, RebalanceRequest } from './http-requests.js';

@@ -14,6 +14,8 @@ export interface NimbusSettings {
   taskTimeoutMs: number;
   workerStartTimeoutMs: number;
   monitorMs: number;
+  /** `nimbus.shutdown.timeout.secs`: the longest a stop after SIGTERM may take. */
+  shutdownTimeoutMs: number;
   /** How long a vanished supervisor node is waited for before its workers move (nimbus/supervisor-grace.ts): one supervisor heartbeat period. */
   supervisorGraceMs: number;
   localDir: string;
@@ -36,6 +38,7 @@ export function nimbusSettings(config: Config): NimbusSettings {
     // Storm's nimbus.task.launch.secs: nimbus gives up on a never-started worker only after its supervisor had a chance to restart it.
     workerStartTimeoutMs: secsToMs(config['nimbus.task.launch.secs']),
     monitorMs: secsToMs(config['nimbus.monitor.freq.secs']),
+    shutdownTimeoutMs: secsToMs(config['nimbus.shutdown.timeout.secs']),
     supervisorGraceMs: secsToMs(config['supervisor.heartbeat.frequency.secs']),
     localDir: config['hstorm.local.dir'],
     maxBundleInflatedBytes: Math.round(config['nimbus.bundle.max.inflated.mb'] * 2 ** 20),

@@ -13,7 +13,7 @@ import { clusterResources, queueOrder, queueView, totalsOf } from './fairness-vi
 import type { HeartbeatSampler } from './heartbeat-sampler.js';
 import type { HeartbeatTracker } from './heartbeat-tracker.js';
 import type { NimbusSettings } from './nimbus-config.js';
-import type { ClusterReadModel, ClusterSnapshot, HeartbeatSink, TopologyHoldings, TopologySnapshot } from './read-model.js';
+import type { ClusterReadModel, ClusterSnapshot, HeartbeatSink, NimbusHealth, TopologyHoldings, TopologySnapshot } from './read-model.js';
 import { detailHoldings, supervisorSummaries, topologyDetail, topologyHoldings, topologySummary, usedSlotKeys } from './topology-views.js';
 import type { ClusterSummary, QueueListing, SupervisorSummary, TopologyDetail, TopologySummary, TopologyTimeseries } from './views.js';
 
@@ -27,6 +27,7 @@ export interface NimbusReadModelDeps {
   /** Where nimbus's HTTP API is advertised; absent in local mode. */
   advertise: { host: string; port: number } | undefined;
   startedAt: number;
+  health: () => NimbusHealth;
 }
 
 export class NimbusReadModel implements ClusterReadModel {
@@ -178,6 +179,10 @@ export class NimbusReadModel implements ClusterReadModel {
 
   onHeartbeats(sink: HeartbeatSink): () => void {
     return this.d.sampler.addSink(sink);
+  }
+
+  nimbusHealth(): NimbusHealth {
+    return this.d.health();
   }
 
   private nimbusPlace(): { host: string | null; port: number | null; startedAt: number } {

@@ -1,17 +1,26 @@
 /**
  * The master daemon over a ClusterState: it wires its parts (the reconcile
  * loop in reconciler.ts, the operator's verbs in topology-admin.ts, the
- * heartbeat sampler) and offers the write side — submit, kill, activate,
- * deactivate, rebalance, set-log-level — plus what supervisors fetch (bundles,
- * CURVE keys). Nimbus holds nothing that matters beyond the store and its
- * blob dir — on start it reads everything back, so a restart loses nothing
- * and running workers are untouched.
+ * liveness tracker and the metrics sampler) and offers the write side —
+ * submit, kill, activate, deactivate, rebalance, set-log-level — plus what
+ * supervisors fetch (bundles, CURVE keys) and send (their workers' liveness).
+ * Nimbus holds nothing that matters beyond the store and its blob dir — on
+ * start it reads everything back, so a restart loses nothing and running
+ * workers are untouched.
+ *
+ * Two readers: the reconcile loop, the sampler and the admin verbs read
+ * through a watched cache (what did not change costs no request;
+ * docs/operations.md) — they write through the same session, so they always
+ * read their own writes; the read model reads the store itself, so what an
+ * operator is shown is never a moment behind what another client just wrote.
  */
 import { join } from 'node:path';
 import type { Assignment } from '../common/assignment.js';
 import type { ClusterState } from '../common/cluster-state.js';
 import { createJson } from '../common/cluster-state/json-node.js';
 import { ensureNode } from '../common/cluster-state/state-ops.js';
+import { WatchedNodeCache } from '../common/cluster-state/watched-node-cache.js';
+import type { WorkerBeatsReport } from '../common/worker-beats-report.js';
 import type { Config, RawConfig } from '../common/config/index.js';
 import type { Logger } from '../common/logger.js';
 import type { CurveKeys } from '../common/security/curve-keys.js';
@@ -26,6 +35,7 @@ import { HeartbeatSampler } from './heartbeat-sampler.js';
 import { HeartbeatTracker } from './heartbeat-tracker.js';
 import { nimbusSettings, type NimbusSettings } from './nimbus-config.js';
 import { NimbusReadModel } from './nimbus-read-model.js';
+import { nimbusHealth } from './nimbus-health.js';
 import { NimbusRegistration } from './nimbus-registration.js';
 import type { ClusterReadModel, TopologyControl } from './read-model.js';
 import { Reconciler } from './reconciler.js';
@@ -64,13 +74,16 @@ export class Nimbus implements TopologyControl {
   private readonly curve: CurveKeyStore | null;
   private readonly state: ClusterState;
   private readonly log: Logger;
+  /** Through the watched cache: the reconcile loop's, the sampler's and the admin verbs' (they write through the same session, so they read their own writes). */
   private readonly reader: ClusterReader;
   private readonly admin: TopologyAdmin;
   private readonly reconciler: Reconciler;
   private readonly registration: NimbusRegistration | null;
   private readonly uploads = new UploadsInFlight();
-  /** γ, δ and latencies (and what the UI keeps), sampled from heartbeats on each monitor tick. */
+  /** γ, δ and latencies (and what the UI keeps), from the metrics records that changed, on each monitor tick. */
   private readonly sampler: HeartbeatSampler;
+  private readonly tracker: HeartbeatTracker;
+  private readonly cache: WatchedNodeCache;
   private stopped = true;
   private counter = 0;
 
@@ -83,11 +96,14 @@ export class Nimbus implements TopologyControl {
     const blobDir = options.blobDir === undefined ? join(this.settings.localDir, 'blobs') : options.blobDir;
     this.blobs = blobDir === null ? null : new BlobStore(blobDir);
     this.curve = this.settings.curve ? new CurveKeyStore(blobDir === null ? null : join(this.settings.localDir, 'curve-keys')) : null;
-    this.reader = new ClusterReader(this.state, this.log);
-    const tracker = new HeartbeatTracker(this.state, {
+    const freshReader = ClusterReader.over(this.state, this.log);
+    this.cache = new WatchedNodeCache(this.state);
+    this.reader = freshReader.through(this.cache);
+    const tracker = new HeartbeatTracker({
       taskTimeoutMs: this.settings.taskTimeoutMs,
       startTimeoutMs: this.settings.workerStartTimeoutMs,
     });
+    this.tracker = tracker;
     this.admin = new TopologyAdmin({
       state: this.state,
       reader: this.reader,
@@ -98,7 +114,7 @@ export class Nimbus implements TopologyControl {
       requestRound: () => this.reconciler.requestRound(),
     });
     this.registration = options.advertise ? new NimbusRegistration(this.state, options.advertise, this.log) : null;
-    this.sampler = new HeartbeatSampler(this.reader, this.log);
+    this.sampler = new HeartbeatSampler(this.reader, this.cache, tracker, this.log);
     this.reconciler = new Reconciler({
       state: this.state,
       reader: this.reader,
@@ -110,13 +126,15 @@ export class Nimbus implements TopologyControl {
     });
     this.readModel = new NimbusReadModel({
       state: this.state,
-      reader: this.reader,
+      reader: freshReader,
       tracker,
       sampler: this.sampler,
       config: this.config,
       settings: this.settings,
       advertise: options.advertise,
       startedAt,
+      health: () =>
+        nimbusHealth({ monitor: this.reconciler.monitor, monitorPeriodMs: this.settings.monitorMs, sampler: this.sampler, tracker: this.tracker, cache: this.cache }),
     });
   }
 
@@ -137,6 +155,17 @@ export class Nimbus implements TopologyControl {
     this.registration?.stop();
     await this.reconciler.drained();
     await this.sampler.idle();
+    this.cache.close();
+  }
+
+  /** A supervisor's report of its workers' liveness (`POST /api/v1/supervisors/:id/worker-beats`; local mode calls it directly). */
+  receiveWorkerBeats(report: WorkerBeatsReport): void {
+    this.tracker.report(report);
+  }
+
+  /** Counts a report refused as malformed (nimbus's health). */
+  refusedWorkerBeats(): void {
+    this.tracker.counts.refused++;
   }
 
   // ── topology lifecycle ────────────────────────────────────────────────────

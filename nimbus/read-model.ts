@@ -46,8 +46,33 @@ export interface ClusterReadModel {
   topologySnapshot(nameOrId: string): Promise<TopologySnapshot>;
   /** Times nimbus's stuck ZooKeeper client was replaced (common/cluster-state/zookeeper-watchdog.ts); null on a store without one. */
   storeClientReplacements(): number | null;
-  /** Feeds `sink` with every topology's heartbeats on each monitor tick; the function returned stops that. */
+  /** Feeds `sink` with every worker metrics record that changed, on each monitor tick; the function returned stops that. */
   onHeartbeats(sink: HeartbeatSink): () => void;
+  /** How nimbus keeps up with the cluster: its rounds, samples, liveness reports, cache and memory. */
+  nimbusHealth(): NimbusHealth;
+}
+
+/** Durations of a kind of run (ms): median and largest since nimbus started, and the latest. */
+export interface RunTimes {
+  count: number;
+  p50Ms: number;
+  maxMs: number;
+  lastMs: number | null;
+}
+
+/** What `GET /api/v1/nimbus/health` and /metrics show of nimbus itself (docs/operations.md). */
+export interface NimbusHealth {
+  now: number;
+  /** The monitor: rounds run, ticks skipped because the previous round had not ended (never queued), how long rounds took. */
+  monitor: RunTimes & { skippedTicks: number; periodMs: number; /** The latest rounds' durations (ms), oldest first. */ recentMs: number[] };
+  /** The metrics-record sampler: samples, skipped ticks, records that changed and were parsed. */
+  sampler: RunTimes & { skippedTicks: number; records: number };
+  /** Supervisors' liveness reports: taken, worker beats in them, refused as malformed, supervisors that reported within the task timeout. */
+  liveness: { reports: number; beats: number; refused: number; reportingSupervisors: number };
+  /** The watched cache under the reconcile loop: answers from memory, store reads, entries dropped by watches. */
+  cache: { hits: number; reads: number; invalidations: number };
+  /** Nimbus's process: resident memory and V8 heap in use. */
+  memory: { rssBytes: number; heapUsedBytes: number };
 }
 
 /** What nimbus's bookkeeping says of one topology beside its records: resources, HDRF share and queue, crash loops. */

@@ -5,9 +5,16 @@
  * Reconciling is event-driven (DESIGN §3.6): a supervisor's ephemeral node
  * vanishing, a new supervisor, a change under /storms, a submit or kill each
  * trigger a round at once; the monitor (every `nimbus.monitor.freq.secs`)
- * checks worker heartbeats and runs a round too, which also repairs anything a
+ * checks worker liveness and runs a round too, which also repairs anything a
  * lost watch missed. All rounds and admin operations run one at a time, under
  * the lock this class holds (`exclusive`).
+ *
+ * Nothing queues behind a slow round: a monitor tick that finds its previous
+ * round still waiting or running is skipped and counted, and events coalesce
+ * into one round more; so an operator's submit, kill or rebalance waits for
+ * at most the round in progress. A round reads through the watched cache
+ * (the ClusterReader it is given), so what did not change costs it no request,
+ * and judges liveness in memory (heartbeat-tracker.ts).
  */
 import { workerKey, type Assignment } from '../common/assignment.js';
 import type { ClusterState, SessionState } from '../common/cluster-state.js';
@@ -16,6 +23,8 @@ import { removeNode } from '../common/cluster-state/state-ops.js';
 import type { Logger } from '../common/logger.js';
 import type { SupervisorInfo } from '../common/resources.js';
 import { ZkPaths } from '../common/zk-paths.js';
+import { Histogram } from '../common/histogram.js';
+import { CONFIG_KEYS, secsToMs, type ConfigRecord } from '../common/config/index.js';
 import type { ClusterReader } from './cluster-reader.js';
 import type { HeartbeatTracker } from './heartbeat-tracker.js';
 import type { NimbusSettings } from './nimbus-config.js';
@@ -40,8 +49,23 @@ export interface RoundOptions {
   forced?: ReadonlySet<string>;
 }
 
+/** How the monitor has kept up: ticks skipped because the previous round had not ended, how long its rounds took. */
+export interface MonitorStats {
+  skippedTicks: number;
+  /** Duration of monitor rounds (ms), from when the round got the lock to its end. */
+  roundMs: Histogram;
+  lastRoundMs: number | null;
+  /** The latest RECENT_ROUNDS durations, oldest first (a window to judge, where roundMs is since start). */
+  recentMs: number[];
+}
+
+const RECENT_ROUNDS = 120;
+
 export class Reconciler {
   private lock: Promise<unknown> = Promise.resolve();
+  /** Set from a monitor tick until its round ends: the next tick skips while it is set. */
+  private monitorRound: Promise<void> | null = null;
+  readonly monitor: MonitorStats = { skippedTicks: 0, roundMs: new Histogram(), lastRoundMs: null, recentMs: [] };
   private roundRequested = false;
   private roundLoop: Promise<void> | null = null;
   /** workerKey → until when no topology may take that slot (a worker there just died). */
@@ -85,6 +109,7 @@ export class Reconciler {
   async drained(): Promise<void> {
     await this.lock.catch(() => undefined);
     await this.roundLoop;
+    await this.monitorRound;
   }
 
   /** Runs `fn` under the lock: one admin operation or round at a time. */
@@ -110,11 +135,26 @@ export class Reconciler {
 
   private monitorTick(): void {
     if (this.stopped) return;
-    this.exclusive(async () => {
-      if (!this.watchesArmed) await this.armWatches();
-      await this.round({ checkHeartbeats: true });
-    }).catch((err: unknown) => this.d.log.warn({ err }, 'monitor round failed; retrying on the next tick'));
     this.d.onMonitorTick();
+    if (this.monitorRound) {
+      this.monitor.skippedTicks++;
+      return;
+    }
+    this.monitorRound = this.exclusive(async () => {
+      const t0 = performance.now();
+      try {
+        if (!this.watchesArmed) await this.armWatches();
+        await this.round({ checkHeartbeats: true });
+      } finally {
+        const ms = performance.now() - t0;
+        this.monitor.lastRoundMs = ms;
+        this.monitor.roundMs.record(ms);
+        this.monitor.recentMs.push(ms);
+        if (this.monitor.recentMs.length > RECENT_ROUNDS) this.monitor.recentMs.shift();
+      }
+    })
+      .catch((err: unknown) => this.d.log.warn({ err }, 'monitor round failed; retrying on the next tick'))
+      .finally(() => (this.monitorRound = null));
   }
 
   /** One pass: removals due, orphans, dead workers, placement. Caller holds the lock. */
@@ -140,7 +180,14 @@ export class Reconciler {
 
     for (const [key, until] of this.badSlots) if (until <= now) this.badSlots.delete(key);
     if (opts.checkHeartbeats) {
-      const dead = await this.d.tracker.check(assignments.values(), (id) => storms.get(id)?.status === 'killed', now);
+      const dead = this.d.tracker.check(
+        assignments.values(),
+        {
+          skip: (id) => storms.get(id)?.status === 'killed',
+          recordPeriodMs: (id) => recordPeriodMs(storms.get(id)?.config),
+        },
+        now,
+      );
       for (const [topologyId, keys] of dead) {
         log.warn({ topology: topologyId, workers: [...keys] }, 'workers stopped heartbeating; moving their executors');
         for (const key of keys) this.badSlots.set(key, now + settings.taskTimeoutMs);
@@ -251,4 +298,10 @@ export class Reconciler {
       this.d.log.warn({ state: s }, 'store session state changed');
     }
   }
+}
+
+/** A topology's metrics record period (`topology.stats.report.secs`) in ms; the default when its record lacks it. */
+function recordPeriodMs(config: ConfigRecord | undefined): number {
+  const secs = config?.['topology.stats.report.secs'];
+  return secsToMs(typeof secs === 'number' ? secs : CONFIG_KEYS['topology.stats.report.secs'].default);
 }

@@ -1,8 +1,10 @@
 /**
  * supervisor — the node daemon: discovers this node's CPU slots (ports) and
- * GPUs, registers them in an ephemeral znode refreshed by heartbeat, watches
- * the assignments, fetches topology code, and runs one worker process per
- * assigned slot (restarting dead or hung ones, stopping unassigned ones).
+ * GPUs, registers them in an ephemeral znode (rewritten when what it says
+ * changes), watches the assignments, fetches topology code, runs one worker
+ * process per assigned slot (restarting dead or hung ones, stopping
+ * unassigned ones), and sends nimbus its workers' liveness, one message a
+ * period for all of them.
  *
  * @example
  * const sup = new Supervisor({ state, config, log });

@@ -26,6 +26,9 @@ import { discoverGpus, gpuDiscoveryConfig } from './gpu-discovery.js';
 import { NodeCollector, osSources, type NodeSources } from './node-collector.js';
 import { defaultWorkerEntry } from '../common/package-root.js';
 import { SupervisorRegistration } from './registration.js';
+import { WorkerBeatReporter, type RunningWorker } from './worker-beat-reporter.js';
+import { nimbusBeatsSink } from './nimbus-beats-sink.js';
+import type { WorkerBeatsSink } from '../common/worker-beats-report.js';
 import { supervisorSettings, type SupervisorSettings } from './supervisor-config.js';
 import { WorkerLauncher, type IpcServe, type LeftoverWorker, type WorkerProcess } from './worker-launcher.js';
 import { fetchWithSecret } from '../common/security/authorized-fetch.js';
@@ -58,6 +61,8 @@ export interface SupervisorOptions {
   curveKeys?: (topologyId: string) => Promise<CurveKeys>;
   /** Where the node collector reads CPU, memory, GPU and process use (tests); default the OS, nvidia-smi and /proc. */
   nodeSources?: NodeSources;
+  /** Where the workers' liveness goes every worker.heartbeat.frequency.secs; default nimbus's HTTP API (local mode: the in-process nimbus). */
+  workerBeats?: WorkerBeatsSink;
 }
 
 /** What a supervisor reports about one of its workers (tests, `hstorm local`). */
@@ -127,6 +132,7 @@ export class Supervisor {
   private readonly curveKeys: ((topologyId: string) => Promise<CurveKeys>) | null;
   private readonly watcher: AssignmentWatcher;
   private registration: SupervisorRegistration | null = null;
+  private readonly beatReporter: WorkerBeatReporter;
   private readonly slots = new Map<number, Slot>();
   private readonly graceMs: number;
   private monitorTimer: NodeJS.Timeout | null = null;
@@ -174,6 +180,22 @@ export class Supervisor {
     });
     this.curveKeys = curveKeySource(options, this.settings, this.state, authorizedFetch, this.log);
     this.watcher = new AssignmentWatcher(this.state, () => this.requestSync(), this.log);
+    this.beatReporter = new WorkerBeatReporter({
+      supervisorId: this.settings.id,
+      periodMs: this.settings.workerHeartbeatMs,
+      running: () => this.runningWorkers(),
+      localBeat: (port) => this.launcher.localHeartbeatOf(port),
+      send:
+        options.workerBeats ??
+        nimbusBeatsSink({
+          state: this.state,
+          nimbusHost: this.settings.nimbusHost,
+          nimbusPort: this.settings.nimbusPort,
+          fetchImpl: authorizedFetch,
+          timeoutMs: Math.max(1000, 2 * this.settings.workerHeartbeatMs),
+        }),
+      log: this.log,
+    });
   }
 
   get id(): string {
@@ -234,6 +256,7 @@ export class Supervisor {
     this.syncHeld = false;
     this.requestSync();
     this.monitorTimer = setInterval(() => this.monitorTick(), this.settings.monitorMs);
+    this.beatReporter.start();
   }
 
   /** Stops every worker (they write a last heartbeat) and leaves the cluster. The store belongs to the caller. */
@@ -242,6 +265,7 @@ export class Supervisor {
     this.stopped = true;
     if (this.monitorTimer) clearInterval(this.monitorTimer);
     this.monitorTimer = null;
+    this.beatReporter.stop();
     if (this.collectTimer) clearInterval(this.collectTimer);
     this.collectTimer = null;
     await this.collecting;
@@ -442,6 +466,13 @@ export class Supervisor {
       .catch((err: unknown) => this.log.debug({ err }, 'could not report the worker exit'));
     if (delay === 0) this.requestSync();
     else setTimeout(() => this.requestSync(), delay).unref();
+  }
+
+  /** The worker processes running now, for the liveness report. */
+  private runningWorkers(): RunningWorker[] {
+    const out: RunningWorker[] = [];
+    for (const s of this.slots.values()) if (s.proc?.alive && s.proc.pid > 0) out.push({ topologyId: s.topologyId, port: s.port, pid: s.proc.pid });
+    return out;
   }
 
   /** Slots whose worker died, for the supervisor heartbeat; a worker up past the fast-failure span no longer counts as crash-looping. */

@@ -60,7 +60,7 @@ export class UserHistogram {
   }
 
   snapshot(): UserHistogramSnapshot {
-    return { ...this.h.stats(), hist: this.h.toSparse(), sum: this.h.sum };
+    return { ...this.h.stats(), hist: this.h.toWire(), sum: this.h.sum };
   }
 }
 

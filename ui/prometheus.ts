@@ -103,6 +103,19 @@ export async function prometheusText({ readModel, stats }: PrometheusSources): P
   s.gauge('hstorm_cluster_executors', 'Executors of all topologies', {}, sum.executorsTotal);
   s.gauge('hstorm_nimbus_uptime_seconds', 'Seconds since nimbus started', {}, sum.hstorm.nimbus.uptimeSecs);
   s.counter('hstorm_nimbus_corrupt_reads_total', 'Znodes skipped because they did not parse', {}, sum.hstorm.corruptReads);
+  const h = readModel.nimbusHealth();
+  s.counter('hstorm_nimbus_monitor_rounds_total', 'Monitor rounds nimbus ran', {}, h.monitor.count);
+  s.counter('hstorm_nimbus_monitor_skipped_ticks_total', 'Monitor ticks skipped because the previous round had not ended (rounds are never queued)', {}, h.monitor.skippedTicks);
+  s.gauge('hstorm_nimbus_monitor_round_p50_seconds', 'Median duration of a monitor round since nimbus started', {}, h.monitor.p50Ms / 1000);
+  s.gauge('hstorm_nimbus_monitor_round_max_seconds', 'Longest monitor round since nimbus started', {}, h.monitor.maxMs / 1000);
+  s.gauge('hstorm_nimbus_monitor_round_last_seconds', 'Duration of the latest monitor round', {}, h.monitor.lastMs === null ? null : h.monitor.lastMs / 1000);
+  s.counter('hstorm_nimbus_sampler_skipped_ticks_total', 'Metrics-record samples skipped because the previous one had not ended', {}, h.sampler.skippedTicks);
+  s.counter('hstorm_nimbus_metrics_records_total', 'Worker metrics records that changed and were read', {}, h.sampler.records);
+  s.counter('hstorm_nimbus_liveness_reports_total', "Supervisors' worker-liveness reports taken", {}, h.liveness.reports);
+  s.counter('hstorm_nimbus_liveness_reports_refused_total', 'Worker-liveness reports refused as malformed', {}, h.liveness.refused);
+  s.gauge('hstorm_nimbus_reporting_supervisors', 'Supervisors whose liveness report arrived within nimbus.task.timeout.secs', {}, h.liveness.reportingSupervisors);
+  s.gauge('hstorm_nimbus_rss_bytes', "Resident memory of nimbus's process", {}, h.memory.rssBytes);
+  s.gauge('hstorm_nimbus_heap_used_bytes', "V8 heap nimbus's process uses", {}, h.memory.heapUsedBytes);
   const replacements = readModel.storeClientReplacements();
   if (replacements !== null) {
     s.counter('hstorm_nimbus_zookeeper_client_replacements_total', 'Times a stuck ZooKeeper client of nimbus was replaced by a fresh one', {}, replacements);

@@ -1,9 +1,14 @@
 /**
- * The worker's heartbeats: the local file its supervisor judges it by
- * (common/local-heartbeat.ts; written first, so that view never depends on
- * ZooKeeper answering) and the WorkerHeartbeat record in ZooKeeper that
- * nimbus and the UI read (uptime, memory, dropped frames, load, every
- * executor's metrics).
+ * What a worker tells the cluster about itself, on two clocks:
+ * - liveness, every `worker.heartbeat.frequency.secs`: the local file its
+ *   supervisor judges it by and forwards to nimbus (common/local-heartbeat.ts,
+ *   common/worker-beats-report.ts) — a file write, nothing in ZooKeeper;
+ * - metrics, every `topology.stats.report.secs`: the WorkerHeartbeat record in
+ *   ZooKeeper that nimbus, the UI, describe and the split's capacity policy
+ *   read (uptime, memory, dropped frames, load, every executor's metrics),
+ *   written compact (deflated JSON) with bounded histograms, so that what
+ *   ZooKeeper's log grows by is small and the same after an hour as after a
+ *   minute. The first record goes out at start (and a last one at stop).
  */
 import type { ClusterState } from '../common/cluster-state.js';
 import type { Logger } from '../common/logger.js';
@@ -12,9 +17,17 @@ import type { WorkerHeartbeat } from '../common/storm-base.js';
 import type { WorkerLaunch } from '../common/worker-env.js';
 import { ZkPaths } from '../common/zk-paths.js';
 import { writeLocalHeartbeat } from '../common/local-heartbeat.js';
-import type { Executor } from './executor/executor.js';
+import type { ExecutorMetricsRecorder } from './executor/executor-metrics.js';
 import type { WorkerLoad } from './routing/load/worker-load.js';
-import { putJson } from '../common/cluster-state/json-node.js';
+import { encodeCompactJson, putNode } from '../common/cluster-state/json-node.js';
+
+/** What the record reads of an executor (worker/executor/executor.ts). */
+export interface MetricsSource {
+  readonly metrics: ExecutorMetricsRecorder;
+  readonly queueDepth: number;
+  /** Sections, user metrics, errors (Executor.extraMetrics). */
+  extraMetrics(): Record<string, unknown> | undefined;
+}
 
 /** What a heartbeat reports; the functions are read at each beat. */
 export interface HeartbeatSources {
@@ -25,49 +38,74 @@ export interface HeartbeatSources {
   epoch: () => number;
   /** Frames and tuples dropped so far (garbage, oversize, malformed, misdirected). */
   dropped: () => number;
-  executors: readonly Executor[];
+  executors: readonly MetricsSource[];
   load: WorkerLoad | null;
-  /** Called after each heartbeat ZooKeeper took: the worker's lease on its slot (fencing/zookeeper-lease.ts). */
+  /** Called after each metrics record ZooKeeper took: a renewal of the worker's lease (fencing/zookeeper-lease.ts). */
   onWritten?: () => void;
   /** Extra fields of the record (fencing figures). */
   extra?: () => Partial<WorkerHeartbeat>;
 }
 
 export class WorkerHeartbeats {
-  private timer: NodeJS.Timeout | null = null;
+  private beatTimer: NodeJS.Timeout | null = null;
+  private metricsTimer: NodeJS.Timeout | null = null;
+  /** Set while a record is being written: a period that finds one still going skips (ZooKeeper slow) rather than pile up. */
+  private writing: Promise<void> | null = null;
   private readonly startedAt = Date.now();
   private readonly warnLog: RateLimitedLog;
+  /** Records written, and writes that failed. */
+  readonly writes = { ok: 0, failed: 0 };
 
   constructor(private readonly src: HeartbeatSources) {
     this.warnLog = new RateLimitedLog(src.log);
   }
 
-  /** Beats once (locally, then in ZooKeeper, awaited) and then every `intervalMs`. */
-  async start(intervalMs: number): Promise<void> {
+  /**
+   * Beats locally and writes a first record (awaited), then beats every
+   * `beatMs` and writes a record every `metricsMs`, the first of those at a
+   * random point of the period: workers started together (a submit, a
+   * restarted cluster) would otherwise write in step, every period, in one
+   * burst that ZooKeeper queues.
+   */
+  async start(beatMs: number, metricsMs: number, phase = Math.random()): Promise<void> {
     this.beatLocally();
     await this.write();
-    this.timer = setInterval(() => {
-      // Local first: the supervisor's view of this worker must not depend on ZooKeeper answering.
-      this.beatLocally();
-      void this.write().catch((err: unknown) => this.src.log.warn({ err }, 'heartbeat failed'));
-    }, intervalMs);
+    // Its own timer: liveness must not depend on ZooKeeper answering, nor wait for a record being written.
+    this.beatTimer = setInterval(() => this.beatLocally(), beatMs);
+    const periodic = (): void => {
+      if (this.writing) return;
+      this.writing = this.write()
+        .catch((err: unknown) => this.warnLog.warn({ err }, 'could not write the metrics record; the next period retries'))
+        .finally(() => (this.writing = null));
+    };
+    this.metricsTimer = setTimeout(() => {
+      periodic();
+      this.metricsTimer = setInterval(periodic, metricsMs);
+    }, phase * metricsMs);
   }
 
-  /** Stops the periodic beats (a last one can still be written with `write`). */
+  /** Stops the periodic beats and records (a last record can still be written with `write`). */
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    if (this.beatTimer) clearInterval(this.beatTimer);
+    if (this.metricsTimer) clearInterval(this.metricsTimer);
   }
 
-  /** The heartbeat the supervisor judges this worker by (common/local-heartbeat.ts). */
+  /** The heartbeat the supervisor judges this worker by and forwards to nimbus (common/local-heartbeat.ts). */
   beatLocally(): void {
     const file = this.src.launch.localHeartbeatFile;
-    if (file && !writeLocalHeartbeat(file)) this.warnLog.warn({ file }, 'could not write the local heartbeat');
+    if (file && !writeLocalHeartbeat(file, Date.now(), process.pid, this.src.epoch())) this.warnLog.warn({ file }, 'could not write the local heartbeat');
   }
 
-  /** Writes the current WorkerHeartbeat to ZooKeeper. */
+  /** Writes the current WorkerHeartbeat (the metrics record) to ZooKeeper, compact. */
   async write(): Promise<void> {
     const { launch } = this.src;
-    await putJson(this.src.store, ZkPaths.workerbeat(launch.topologyId, launch.supervisorId, launch.port), this.record());
+    try {
+      await putNode(this.src.store, ZkPaths.workerbeat(launch.topologyId, launch.supervisorId, launch.port), encodeCompactJson(this.record()));
+      this.writes.ok++;
+    } catch (err) {
+      this.writes.failed++;
+      throw err;
+    }
     this.src.onWritten?.();
   }
 
@@ -91,7 +129,7 @@ export class WorkerHeartbeats {
       ...this.src.extra?.(),
       executors: this.src.executors.map((ex) => {
         const m = ex.metrics.snapshot(ex.queueDepth, ex.metrics.rollCapacity());
-        const extra = (ex as { extraMetrics?: () => object }).extraMetrics?.();
+        const extra = ex.extraMetrics();
         return extra ? { ...m, ...extra } : m;
       }),
     };

@@ -35,10 +35,12 @@ export interface WorkerSettings {
   flushIntervalMs: number;
   /** `topology.transfer.max.frame.bytes`: the largest frame the worker's socket takes. */
   maxFrameBytes: number;
-  /** `worker.heartbeat.frequency.secs`, at least 100 ms. */
+  /** `worker.heartbeat.frequency.secs` (the local liveness beat), at least 100 ms. */
   heartbeatMs: number;
   /** `nimbus.task.timeout.secs`, in ms: how long without ZooKeeper before the spouts pause (fencing/zookeeper-lease.ts). */
   zooKeeperLeaseMs: number;
+  /** `topology.stats.report.secs` (the metrics record in ZooKeeper), at least 100 ms. */
+  metricsMs: number;
   /** `topology.gpu.cpu.threads`; null: the machine's cores. */
   gpuCpuThreads: number | null;
   load: LoadSettings;
@@ -57,6 +59,7 @@ export function workerSettings(topologyConfig: ConfigRecord, clusterConfig: Conf
     maxFrameBytes: topo['topology.transfer.max.frame.bytes'],
     heartbeatMs: Math.max(100, secsToMs(cluster['worker.heartbeat.frequency.secs'])),
     zooKeeperLeaseMs: secsToMs(cluster['nimbus.task.timeout.secs']),
+    metricsMs: Math.max(100, secsToMs(topo['topology.stats.report.secs'])),
     gpuCpuThreads: topo['topology.gpu.cpu.threads'],
     load: {
       updateIntervalMs: topo['topology.load.update.interval.ms'],

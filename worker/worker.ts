@@ -70,6 +70,9 @@ export class Worker {
   /** Pauses the spouts when ZooKeeper has been out of reach too long (fencing/zookeeper-lease.ts). */
   private readonly lease: ZooKeeperLease;
   private leaseTimer: NodeJS.Timeout | null = null;
+  /** The store's session is up: the lease is renewed on each check while it is (records are written only every topology.stats.report.secs). */
+  private zooKeeperConnected = true;
+  private stopSessionWatch: (() => void) | null = null;
   private readonly contexts: TopologyContextFactory;
 
   constructor(private readonly opts: WorkerOptions) {
@@ -153,7 +156,8 @@ export class Worker {
     for (const ex of this.tasks.spouts) await startNaming(ex);
     this.tasks.startLoadReports();
     this.applyStatus(this.base.status);
-    await this.heartbeats.start(this.settings.heartbeatMs);
+    await this.heartbeats.start(this.settings.heartbeatMs, this.settings.metricsMs);
+    this.stopSessionWatch = this.store.onSessionState((state) => (this.zooKeeperConnected = state === 'connected'));
     this.leaseTimer = setInterval(() => this.checkLease(), Math.min(1000, this.settings.heartbeatMs));
     this.leaseTimer.unref();
     void this.watchAssignment();
@@ -180,6 +184,7 @@ export class Worker {
     await this.tasks.transport.drain(Math.max(0, until - Date.now()));
     this.heartbeats.stop();
     if (this.leaseTimer) clearInterval(this.leaseTimer);
+    this.stopSessionWatch?.();
     this.tasks.load?.stop();
     for (const ex of this.tasks.executorList) {
       try {
@@ -255,6 +260,8 @@ export class Worker {
    * paused worker must not wait for a change that may never come.
    */
   private checkLease(): void {
+    // A connected session answers the client's pings: ZooKeeper is in reach, whether or not a record was due.
+    if (this.zooKeeperConnected) this.lease.contact();
     if (this.stopping || this.lease.check() !== 'pause') return;
     this.log.warn(
       { silenceMs: this.lease.silenceMs, timeoutMs: this.lease.timeoutMs },

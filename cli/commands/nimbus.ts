@@ -8,7 +8,7 @@ import { configWarnings, exposureWarnings } from '../../common/security/exposure
 import { nimbusSecret } from '../../common/security/secrets.js';
 import { Nimbus, nimbusSettings, startHttpApi } from '../../nimbus/index.js';
 import { operatorUi } from '../../ui/index.js';
-import { flushLog, untilSignal } from '../daemon-runtime.js';
+import { flushLog, untilSignal, withinBound } from '../daemon-runtime.js';
 import { addConfigOptions, loadClusterConfig, type ConfigFlags } from './config-options.js';
 
 export function registerNimbus(program: Command): void {
@@ -51,11 +51,16 @@ export function registerNimbus(program: Command): void {
       await nimbus.start();
       await untilSignal(log);
     } finally {
-      await http?.app.close().catch(() => undefined);
-      await nimbus.stop();
-      await state.close().catch(() => undefined);
-      log.info('nimbus stopped');
+      // Bounded: whatever still runs after nimbus.shutdown.timeout.secs (a round waiting on a hung ZooKeeper) is abandoned.
+      const stopped = await withinBound(settings.shutdownTimeoutMs, async () => {
+        await http?.app.close().catch(() => undefined);
+        await nimbus.stop();
+        await state.close().catch(() => undefined);
+      });
+      if (stopped) log.info('nimbus stopped');
+      else log.warn({ boundSecs: settings.shutdownTimeoutMs / 1000 }, 'nimbus did not stop within nimbus.shutdown.timeout.secs; exiting with work unfinished');
       await flushLog(log);
+      if (!stopped) process.exit(1);
     }
   });
 }

@@ -18,6 +18,7 @@ export const STORM_KEYS: Readonly<Record<string, { key: string; note?: string }>
   'logviewer.port': { key: 'supervisor.logviewer.port', note: "each supervisor serves its workers' logs itself; `hstorm logs` reads them" },
   'ui.port': { key: 'nimbus.http.port', note: "the UI is served on nimbus's HTTP port" },
   'supervisor.worker.timeout.secs': { key: 'nimbus.task.timeout.secs' },
+  'executor.metrics.frequency.secs': { key: 'topology.stats.report.secs', note: 'how often a worker writes its metrics record; a topology may set it' },
   'supervisor.childopts': { key: 'worker.childopts', note: 'node flags for workers' },
   'topology.worker.childopts': { key: 'worker.childopts', note: 'node flags for workers' },
   'topology.max.task.parallelism': { key: 'topology.workers', note: 'hstorm has no cap on task parallelism; size the topology with topology.workers' },

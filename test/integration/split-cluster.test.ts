@@ -34,7 +34,7 @@ import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js'
 
 const log = silentLogger();
 const NAME = 'hybrid';
-/** Time-series points (one per worker heartbeat, ~1 a second per spout task) the spouts stay active for at least. */
+/** Time-series points (one per metrics record, a second apart here, per spout task) the spouts stay active for at least. */
 const MIN_POINTS = 18;
 /** γ publications the spouts stay active for at least: enough to settle and then some to judge (assertConverged). */
 const MIN_PUBLISHED = SETTLE_WINDOWS + 5;
@@ -100,7 +100,9 @@ describe('adaptive split in cluster mode (ZooKeeper, real workers)', function ()
 
     // What `hstorm submit` does: build the topology here, bundle it, upload it.
     const out = join(dir, 'reports.jsonl');
-    const topologyConfig: RawConfig = { 'hybrid.output': out };
+    // The series has one point per worker metrics record (docs/operator-views.md): one a second here, not the
+    // cluster's default of one per 10 s, so that it holds enough points to judge within the deadline below.
+    const topologyConfig: RawConfig = { 'hybrid.output': out, 'topology.stats.report.secs': 1 };
     const modulePath = resolveModulePath(join(PACKAGE_ROOT, 'test/fixtures/hybrid-split-topology'), PACKAGE_ROOT);
     const { def } = await loadConfiguredTopology(modulePath, topologyConfig);
     const bundle = await bundleTopology(modulePath);

@@ -22,7 +22,7 @@ import { workerKey, type Assignment } from '../../common/assignment.js';
 import { Histogram, type SparseHistogram } from '../../common/histogram.js';
 import type { ParsedWorkerHeartbeat } from '../../common/record-schemas.js';
 import type { HeartbeatSink } from '../../nimbus/read-model.js';
-import { WindowedSums } from './windowed-sums.js';
+import { DEFAULT_BUCKETS, WindowedSums } from './windowed-sums.js';
 
 export const STORM_WINDOWS = ['600', '10800', '86400', ':all-time'] as const;
 export type StormWindow = (typeof STORM_WINDOWS)[number];
@@ -118,9 +118,7 @@ export class StatsHistory implements HeartbeatSink {
           s = {
             place,
             incarnation,
-            last: new Float64Array(WIDTH),
-            retired: new Float64Array(WIDTH),
-            windows: WINDOW_SECS.map((w) => new WindowedSums(w * 1000, WIDTH, this.opts.buckets)),
+            ...taskMemory(this.opts.buckets),
             countedSince: bornWatched ? now - hb.uptimeSecs * 1000 : now,
             lastComplete: null,
             retiredComplete: null,
@@ -144,7 +142,7 @@ export class StatsHistory implements HeartbeatSink {
           if (delta[k] !== 0) any = true;
         }
         if (any) for (const w of s.windows) w.add(now, delta);
-        s.last = vec;
+        s.last.set(vec);
         s.place = place;
         s.lastComplete = complete;
       }
@@ -195,7 +193,7 @@ export class StatsHistory implements HeartbeatSink {
 
   private start(s: TaskState, vec: Float64Array, complete: TaskState['lastComplete'], windowed: boolean, now: number): void {
     if (windowed) for (const w of s.windows) w.add(now, vec);
-    s.last = vec;
+    s.last.set(vec);
     s.lastComplete = complete;
   }
 
@@ -205,7 +203,7 @@ export class StatsHistory implements HeartbeatSink {
       s.retiredComplete ??= new Histogram();
       s.retiredComplete.mergeSparse(s.lastComplete.hist, s.lastComplete.sum, s.lastComplete.max);
     }
-    s.last = new Float64Array(WIDTH);
+    s.last.fill(0);
     s.lastComplete = null;
   }
 
@@ -239,6 +237,22 @@ export class StatsHistory implements HeartbeatSink {
       observedMs: observed,
     };
   }
+}
+
+/**
+ * A task's windows and counter vectors in one allocation (about 5 KB at 20
+ * buckets): nimbus holds one per task of every topology, so what a task costs
+ * is what a large cluster's nimbus weighs (docs/operations.md).
+ */
+function taskMemory(buckets = DEFAULT_BUCKETS): Pick<TaskState, 'windows' | 'last' | 'retired'> {
+  const per = WindowedSums.doubles(WIDTH, buckets);
+  const mem = new Float64Array(WINDOW_SECS.length * per + 2 * WIDTH);
+  const tail = WINDOW_SECS.length * per;
+  return {
+    windows: WINDOW_SECS.map((w, i) => new WindowedSums(w * 1000, WIDTH, buckets, mem.subarray(i * per, (i + 1) * per))),
+    last: mem.subarray(tail, tail + WIDTH),
+    retired: mem.subarray(tail + WIDTH, tail + 2 * WIDTH),
+  };
 }
 
 type ExecutorBeat = ParsedWorkerHeartbeat['executors'][number];

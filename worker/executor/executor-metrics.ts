@@ -108,9 +108,9 @@ export class ExecutorMetricsRecorder {
       capacity: Math.round(capacity * 1000) / 1000,
       busyMs: Math.round(this.totalBusyMs()),
       uptimeMs: Math.round(performance.now() - this.startedAt),
-      executeHist: this.executeLatency.toSparse(),
+      executeHist: this.executeLatency.toWire(),
       executeSum: this.executeLatency.sum,
-      completeHist: this.completeLatency?.toSparse() ?? null,
+      completeHist: this.completeLatency?.toWire() ?? null,
       completeSum: this.completeLatency?.sum ?? 0,
     };
   }

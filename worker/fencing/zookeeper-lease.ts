@@ -10,8 +10,9 @@
  * what they have, acks and fails still reach the spouts, which keep their
  * pending tuples and time them out — so nothing is lost or restarted.
  *
- * The lease is renewed by every ZooKeeper write the worker makes (its
- * heartbeat); once expired it ends only when the worker reads its assignment
+ * The lease is renewed while the worker's ZooKeeper session is connected
+ * (its client's pings are answered) and by every metrics record it writes
+ * (every `topology.stats.report.secs`, too seldom on its own); once expired it ends only when the worker reads its assignment
  * again and finds itself in it (`sawAssignment(true)`): a renewed heartbeat
  * alone does not say that nimbus kept this worker's slot. A whole-ZooKeeper
  * outage longer than the bound pauses every spout the same way until
@@ -42,7 +43,7 @@ export class ZooKeeperLease {
     return this.now() - this.lastContact;
   }
 
-  /** A ZooKeeper write succeeded. */
+  /** ZooKeeper answered: a record was written, or the session is connected. */
   contact(): void {
     this.lastContact = this.now();
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Histogram } from '../../../common/histogram.js';
+import { Histogram, WIRE_BUCKETS } from '../../../common/histogram.js';
 
 /** Bucket width: a reported percentile is within this factor of the exact one. */
 const ACCURACY = 0.04;
@@ -131,5 +131,50 @@ describe('common/histogram', () => {
     assert.deepEqual(b.stats(), a.stats());
     b.reset();
     assert.deepEqual(b.stats(), { count: 0, mean: 0, p50: 0, p99: 0, max: 0 });
+  });
+
+  it('travels whole while it fills at most WIRE_BUCKETS buckets', () => {
+    const h = new Histogram();
+    for (let i = 0; i < 1000; i++) h.record(1 + (i % 20) * 0.05);
+    assert.ok(h.toSparse().length <= WIRE_BUCKETS);
+    assert.deepEqual(h.toWire(), h.toSparse());
+  });
+
+  it('travels bounded, with the quantiles operators read in exactly the bucket the whole gives, and the rest never below (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ min: 0.0005, max: 600_000, noNaN: true }), { minLength: 40, maxLength: 2000 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (xs, q) => {
+          const whole = new Histogram();
+          for (const x of xs) whole.record(x);
+          const wire = whole.toWire();
+          assert.ok(wire.length <= WIRE_BUCKETS, `${wire.length} entries`);
+          const read = new Histogram();
+          read.mergeSparse(wire, whole.sum, whole.max);
+          assert.equal(read.count, whole.count);
+          for (const r of [0.5, 0.9, 0.95, 0.99, 0.999]) assert.equal(read.quantile(r), whole.quantile(r), `p${r * 100}`);
+          assert.ok(read.quantile(q) >= whole.quantile(q), `q=${q}: ${read.quantile(q)} below ${whole.quantile(q)}`);
+          assert.equal(read.quantile(1), whole.max);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('is as large on the wire after an hour as after a minute', () => {
+    // A busy executor: a minute and then an hour of executes spread over five decades, with rare outliers.
+    const h = new Histogram();
+    const lengths: number[] = [];
+    let seed = 1;
+    const rnd = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    for (const minutes of [1, 60]) {
+      while (h.count < minutes * 60_000) h.record(0.002 * 10 ** (5 * rnd() ** 3));
+      lengths.push(JSON.stringify(h.toWire()).length);
+      assert.ok(h.toSparse().length > WIRE_BUCKETS, 'wider than the wire form');
+    }
+    assert.ok(h.toWire().length <= WIRE_BUCKETS);
+    // Only the counts' digits may grow: two more digits per entry at most.
+    assert.ok(lengths[1]! <= lengths[0]! + 2 * WIRE_BUCKETS, `${lengths.join(' → ')} bytes`);
   });
 });

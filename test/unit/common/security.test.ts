@@ -54,6 +54,7 @@ describe('security', () => {
         ['POST', '/api/v1/topologies'],
         ['POST', '/api/v1/topologies/wc/kill'],
         ['POST', '/api/v1/topology/wc-1/rebalance/0'],
+        ['POST', '/api/v1/supervisors/:id/worker-beats'],
         ['DELETE', '/api/v1/topologies/wc'],
         ['PUT', '/anything'],
         ['GET', '/api/v1/topologies/:id/bundle'],

@@ -8,7 +8,7 @@
 import type { ClusterState } from '../common/cluster-state.js';
 import type { Logger } from '../common/logger.js';
 import { RateLimitedLog } from '../common/logger.js';
-import type { WorkerHeartbeat } from '../common/storm-base.js';
+import type { BackpressureStats, WorkerHeartbeat } from '../common/storm-base.js';
 import type { WorkerLaunch } from '../common/worker-env.js';
 import { ZkPaths } from '../common/zk-paths.js';
 import { writeLocalHeartbeat } from '../common/local-heartbeat.js';
@@ -27,6 +27,7 @@ export interface HeartbeatSources {
   dropped: () => number;
   executors: readonly Executor[];
   load: WorkerLoad | null;
+  backpressure: () => BackpressureStats;
 }
 
 export class WorkerHeartbeats {
@@ -83,6 +84,7 @@ export class WorkerHeartbeats {
       rssMB: Math.round(mem.rss / 1048576),
       droppedFrames: this.src.dropped(),
       ...(load ? { routingLoad: load.stats() } : {}),
+      backpressure: this.src.backpressure(),
       executors: this.src.executors.map((ex) => {
         const m = ex.metrics.snapshot(ex.queueDepth, ex.metrics.rollCapacity());
         const extra = (ex as { extraMetrics?: () => object }).extraMetrics?.();

@@ -117,6 +117,7 @@ export class Worker {
       dropped: () => this.tasks.droppedFrames + this.tasks.droppedTuples,
       executors: this.tasks.executorList,
       load: this.tasks.load,
+      backpressure: () => this.tasks.backpressureStats(),
     });
     this.applyAssignment(this.assignment);
   }
@@ -142,6 +143,7 @@ export class Worker {
     for (const ex of this.tasks.executorList) if (!(ex instanceof SpoutExecutor)) await startNaming(ex);
     for (const ex of this.tasks.spouts) await startNaming(ex);
     this.tasks.startLoadReports();
+    this.tasks.startBackpressure();
     this.applyStatus(this.base.status);
     await this.heartbeats.start(this.settings.heartbeatMs);
     void this.watchAssignment();
@@ -168,6 +170,7 @@ export class Worker {
     await this.tasks.transport.drain(Math.max(0, until - Date.now()));
     this.heartbeats.stop();
     this.tasks.load?.stop();
+    this.tasks.stopBackpressure();
     for (const ex of this.tasks.executorList) {
       try {
         await ex.stop();

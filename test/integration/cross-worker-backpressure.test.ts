@@ -80,5 +80,20 @@ describe('per-task backpressure between two workers (real worker processes, real
     assert.equal(sunk.size, 2 * MESSAGES, 'every id reached a sink');
     const twice = [...sunk].filter(([, times]) => times !== 1);
     assert.deepEqual(twice, [], 'each id executed by a sink exactly once');
+
+    // It was per-task backpressure that carried it: tasks filled and were announced, peers held for them, and no
+    // worker had to stop reading its link.
+    const bp = await waitFor(
+      'heartbeats that show the backpressure exchanged',
+      async () => {
+        const stats = (await c.topologyDetail('crossfire')).workers.map((w) => w.metrics?.backpressure ?? null);
+        return stats.every((b) => b !== null) && stats.some((b) => b!.statusesReceived > 0) ? stats.map((b) => b!) : null;
+      },
+      30_000,
+      250,
+    );
+    assert.ok(bp.some((b) => b.overloadEvents > 0 && b.statusesSent > 0), `a task was overloaded and announced: ${JSON.stringify(bp)}`);
+    assert.ok(bp.some((b) => b.heldChecks > 0), `a sender held back for an overloaded task in the other worker: ${JSON.stringify(bp)}`);
+    assert.deepEqual(bp.map((b) => b.linkPauses), [0, 0], 'no worker stopped reading its link');
   });
 });

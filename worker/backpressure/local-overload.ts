@@ -108,5 +108,6 @@ export class LocalOverload {
       this.announce();
       this.quiet = true;
     }
+    this.sentRecently = false;
   }
 }

@@ -181,3 +181,38 @@ describe('nimbus and a supervisor across a ZooKeeper restart', function () {
     }
   });
 });
+
+describe('the first session, when the server never answers the first handshake', function () {
+  this.timeout(120_000);
+  let dataDir: string;
+  let server: ZooKeeperServer | undefined;
+  let hole: Awaited<ReturnType<typeof unansweringListener>> | undefined;
+
+  after(async () => {
+    hole?.destroy();
+    await server?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('connectZooKeeper replaces the stuck client and connects within its deadline', async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'hstorm-zk-first-'));
+    const port = await freePort();
+    hole = await unansweringListener(port);
+    const connecting = connectZooKeeper(
+      { servers: [`127.0.0.1:${port}`], root: '/first', sessionTimeoutMs: SESSION_MS, connectTimeoutMs: 60_000, operationTimeoutMs: 3000 },
+      silentLogger(),
+    );
+    const { held } = hole;
+    await waitFor('the first handshake caught by the unanswering listener', () => held.length >= 1, 30_000, 50);
+    hole.stopListening();
+    server = await ZooKeeperServer.start({ port, host: '127.0.0.1', dataDir, tickTimeMs: 250, forceSync: false, startTimeoutMs: 60_000 });
+    // Before this fix the one client waited on its first socket until the deadline and the connect failed.
+    const zk = await connecting;
+    try {
+      await zk.create('/x', Buffer.from('up'));
+      assert.equal((await zk.get('/x')).data.toString(), 'up');
+    } finally {
+      await zk.close();
+    }
+  });
+});

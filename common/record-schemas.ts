@@ -339,6 +339,22 @@ export const workerHeartbeatSchema = z.looseObject({
   rssMB: count,
   droppedFrames: count,
   executors: z.array(executorMetricsSchema),
+  // A report, not what liveness depends on: a malformed section is left out, not the whole beat.
+  backpressure: z
+    .object({
+      overloadedTasks: z.array(count),
+      overloadEvents: count,
+      statusesSent: count,
+      overflowTuples: count,
+      overflowMax: count,
+      linkPauses: count,
+      remoteOverloadedTasks: z.array(count),
+      statusesReceived: count,
+      statusesDropped: count,
+      heldChecks: count,
+    })
+    .optional()
+    .catch(undefined),
 });
 
 /** The heartbeat as parsed: the worker-owned GPU/split details stay as sent. */

@@ -308,6 +308,30 @@ export interface WorkerHeartbeat {
   executors: ExecutorMetrics[];
   /** Topologies with a twoChoice / loadAwareShuffle grouping: the load reports and how stale the figures behind routing were. */
   routingLoad?: RoutingLoadStats;
+  /** Per-task backpressure (worker/backpressure/): absent from workers older than it. */
+  backpressure?: BackpressureStats;
+}
+
+/** A worker's per-task backpressure: its own overloaded tasks, announced to its peers, and theirs, held for. */
+export interface BackpressureStats {
+  /** This worker's tasks overloaded now (queue full; relieved below half). */
+  overloadedTasks: number[];
+  /** Times one of its tasks became overloaded. */
+  overloadEvents: number;
+  /** Status reports sent (to every peer each). */
+  statusesSent: number;
+  /** Tuples from other workers queued past a full queue (sent before the peers heard), and the most a task held past it. */
+  overflowTuples: number;
+  overflowMax: number;
+  /** Times reading from the network stopped: a task past topology.executor.overflow.limit (0 unless a peer did not hold back). */
+  linkPauses: number;
+  /** Tasks in other workers overloaded now, as their workers said. */
+  remoteOverloadedTasks: number[];
+  statusesReceived: number;
+  /** Malformed statuses, or ones naming tasks their sender does not hold (dropped). */
+  statusesDropped: number;
+  /** Times an executor was held back because a target task in another worker was overloaded. */
+  heldChecks: number;
 }
 
 /** A worker's load reports, and how stale the remote figures behind its routing decisions were (worker/routing/load/load-board.ts). */

@@ -110,6 +110,7 @@ function workerMetrics(hb: ParsedWorkerHeartbeat): WorkerDetail['metrics'] {
     uptimeSecs: hb.uptimeSecs,
     rssMB: hb.rssMB,
     droppedFrames: hb.droppedFrames,
+    backpressure: hb.backpressure ?? null,
     heartbeatTime: hb.time,
     epoch: hb.epoch,
     emitted,

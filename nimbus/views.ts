@@ -8,7 +8,7 @@ import type { ComponentGpuSummary } from '../common/metrics-rollup.js';
 import type { ComponentStateStats } from '../common/state-rollup.js';
 import type { ComponentUserMetrics } from '../common/user-metrics-fold.js';
 import type { SchedulerStrategy } from './scheduler/types.js';
-import type { TopologyCode, TopologyStatus, TupleCounters, UnplacedTarget } from '../common/storm-base.js';
+import type { BackpressureStats, TopologyCode, TopologyStatus, TupleCounters, UnplacedTarget } from '../common/storm-base.js';
 import type { CorruptNode } from './cluster-reader.js';
 import type { WorkerLiveness } from './heartbeat-tracker.js';
 import type { SplitPoint } from './split-history.js';
@@ -194,6 +194,8 @@ export interface ComponentLastError {
 
 export interface WorkerMetrics {
   pid: number;
+  /** Per-task backpressure (worker/backpressure/); null from a worker that does not report it. */
+  backpressure: BackpressureStats | null;
   uptimeSecs: number;
   rssMB: number;
   droppedFrames: number;

@@ -5,8 +5,13 @@
  * stream and queued at its executor, and load reports go to the load board.
  * Anything for an unknown task, on an undeclared stream, of the wrong kind
  * for its task or otherwise malformed is counted, logged (rate-limited) and
- * dropped (DESIGN §6: bad input never kills a worker). When a frame fills
- * queues, reading stops until they drain.
+ * dropped (DESIGN §6: bad input never kills a worker). Backpressure status
+ * reports go to the remote-overload board. A task whose queue fills is
+ * announced to the peers (backpressure/local-overload.ts), which hold what
+ * they would send it; reading goes on, so the other tasks' tuples and every
+ * ack keep arriving. Only a task past its queue and the overflow limit
+ * (`topology.executor.overflow.limit`, a last guard against a peer that does
+ * not hold) stops reading until it drains.
  */
 import type { Logger } from '../common/logger.js';
 import { RateLimitedLog } from '../common/logger.js';
@@ -21,6 +26,17 @@ import type { WorkerLoad } from './routing/load/worker-load.js';
 import type { RunLoop } from './run-loop.js';
 import type { TaskTable } from './task-table.js';
 import type { EpochFence } from './fencing/epoch-fence.js';
+import { BACKPRESSURE_STREAM } from './backpressure/backpressure-message.js';
+import type { LocalOverload } from './backpressure/local-overload.js';
+import type { RemoteOverload } from './backpressure/remote-overload.js';
+
+/** The backpressure parts the receiver feeds: its own tasks' overload, the peers' statuses, and the last-guard bound. */
+export interface ReceiverBackpressure {
+  local: LocalOverload;
+  remote: RemoteOverload;
+  /** Tuples a task may hold past its queue's capacity before reading stops (`topology.executor.overflow.limit`). */
+  overflowLimit: number;
+}
 
 export class BatchReceiver {
   /** Frames that did not decode (counted here; the transport drops them). */
@@ -31,6 +47,8 @@ export class BatchReceiver {
   staleFrames = 0;
   /** Frames stamped with another topology (or not stamped), dropped whole. */
   foreignFrames = 0;
+  /** Times reading stopped because a task went past its queue and the overflow limit (a peer not holding back). */
+  linkPauses = 0;
   private readonly dropLog: RateLimitedLog;
   private readonly fenceLog: RateLimitedLog;
 
@@ -40,6 +58,7 @@ export class BatchReceiver {
     private readonly executors: ReadonlyMap<number, Executor>,
     private readonly loop: RunLoop,
     private readonly load: WorkerLoad | null,
+    private readonly bp: ReceiverBackpressure,
     log: Logger,
     private readonly fence: EpochFence,
   ) {
@@ -52,7 +71,10 @@ export class BatchReceiver {
     this.droppedFrames++;
   }
 
-  /** Queues a frame's ack runs and tuples; returns a promise when the transport must stop reading until full queues drain. */
+  /**
+   * Queues a frame's ack runs and tuples. Returns a promise — the transport stops reading until it resolves — only
+   * when a task went past its queue and the overflow limit; a task merely full is announced to the peers instead.
+   */
   onBatch(f: Frame): Promise<void> | void {
     const verdict = this.fence.judge(f.stamp);
     if (verdict !== 'admit') {
@@ -76,6 +98,7 @@ export class BatchReceiver {
     let memoFields: Fields | null = null;
     const { dest: dests, src: srcs, anchors: counts, stream: streamIndex, ids, streams, values: valuesOf } = f;
     let w = 0;
+    let overflowed = 0;
     for (let i = 0; i < f.tupleCount; i++) {
       const dest = dests[i]!;
       const src = srcs[i]!;
@@ -89,6 +112,10 @@ export class BatchReceiver {
       const values = valuesOf[i];
       if (!Array.isArray(values)) {
         this.drop({ dest, src, from: f.senderPort }, 'dropped a malformed tuple (its values are not an array)');
+        continue;
+      }
+      if (stream === BACKPRESSURE_STREAM) {
+        if (!this.bp.remote.apply(values)) this.drop({ from: f.senderPort }, 'dropped a malformed backpressure status');
         continue;
       }
       if (stream === LOAD_STREAM) {
@@ -121,13 +148,25 @@ export class BatchReceiver {
         memoComponent = srcComponent;
       }
       ex.enqueue(new RuntimeTuple(values, memoFields, memoComponent, stream, src, anchors));
+      if (ex.queue.length > ex.queue.capacity) overflowed++;
       touched.push(ex);
     }
     this.loop.wake();
-    const full = touched.filter((e) => e.queue.isFull());
-    if (full.length === 0) return;
-    // Stop reading from the network until these queues drain: the peers' sends then wait (ZeroMQ high-water mark).
-    return this.loop.holdReceiver(full);
+    this.bp.local.overflowTuples += overflowed;
+    let over: Executor[] | null = null;
+    for (let i = 0; i < touched.length; i++) {
+      const ex = touched[i]!;
+      // A frame mostly carries runs for one task: look at each run once.
+      if (i + 1 < touched.length && touched[i + 1] === ex) continue;
+      if (!ex.queue.isFull()) continue;
+      this.bp.local.queued(ex);
+      if (ex.queue.length >= ex.queue.capacity + this.bp.overflowLimit) (over ??= []).push(ex);
+    }
+    if (over === null) return;
+    // The last guard: a peer kept sending a task it was told is overloaded. Stop reading until these queues drain.
+    this.linkPauses++;
+    this.dropLog.warn({ tasks: over.map((e) => e.task), limit: this.bp.overflowLimit }, 'a task went past its queue and topology.executor.overflow.limit; reading from the peers paused until it drains');
+    return this.loop.holdReceiver(over);
   }
 
   /** The frame's ack runs, each to its task's ack queue (a run its task does not take is dropped and counted there). */

@@ -2,8 +2,9 @@
  * Tuples leaving an executor (Storm's ExecutorTransfer): into the queue of a
  * task in this worker, as a RuntimeTuple without encoding, or onto the link
  * towards the worker that holds the task; and whether a set of targets has
- * room (backpressure: a full local queue, or a link with too many tuples
- * waiting, holds the sender back).
+ * room (backpressure: a full local queue, a task in another worker that
+ * announced itself overloaded, or a link with too many tuples waiting holds
+ * the sender back).
  */
 import type { Logger } from '../common/logger.js';
 import { RateLimitedLog } from '../common/logger.js';
@@ -13,6 +14,7 @@ import { ackArity, type AckKind } from './acking/ack-messages.js';
 import type { ZmqTransport } from './transport/zmq-transport.js';
 import type { RunLoop } from './run-loop.js';
 import type { TaskTable } from './task-table.js';
+import type { RemoteOverload } from './backpressure/remote-overload.js';
 
 /** Where a task's tuples go: its executor in this worker, the key of the worker that holds it, or null when none does. */
 type Route = Executor | string | null;
@@ -37,6 +39,7 @@ export class ExecutorTransfer {
     private readonly transport: ZmqTransport,
     private readonly loop: RunLoop,
     private readonly transferLimit: number,
+    private readonly remote: RemoteOverload,
     log: Logger,
   ) {
     this.dropLog = new RateLimitedLog(log);
@@ -86,12 +89,12 @@ export class ExecutorTransfer {
     }
   }
 
-  /** True when any of these tasks' queues, or the link towards the worker holding one, is full. */
+  /** True when any of these tasks' queues is full (a remote one: its worker said it is overloaded), or the link towards the worker holding one is. */
   isCongested(targets: readonly number[]): boolean {
     for (const t of targets) {
       const r = this.routeOf(t);
       if (typeof r === 'string') {
-        if (this.transport.pendingTuples(r) >= this.transferLimit) return true;
+        if (this.remote.holds(t) || this.transport.pendingTuples(r) >= this.transferLimit) return true;
       } else if (r !== null && r.queue.isFull()) {
         return true;
       }

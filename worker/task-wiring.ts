@@ -36,6 +36,9 @@ import { RunLoop } from './run-loop.js';
 import { realIntervalClock } from '../common/interval-clock.js';
 import { ValueTypes } from './values/value-types.js';
 import { registerValueTypes } from './values/wire-form.js';
+import { LocalOverload } from './backpressure/local-overload.js';
+import { RemoteOverload } from './backpressure/remote-overload.js';
+import type { BackpressureStats } from '../common/storm-base.js';
 
 export interface TaskWiringOptions {
   launch: WorkerLaunch;
@@ -64,6 +67,9 @@ export class TaskWiring implements ExecutorHost {
   readonly transport: ZmqTransport;
   /** Load figures for twoChoice / loadAwareShuffle groupings; null when the topology has none. */
   readonly load: WorkerLoad | null;
+  /** Per-task backpressure: this worker's overloaded tasks (announced to the peers) and the peers' (held for). */
+  private readonly overload: LocalOverload;
+  private readonly remoteOverload: RemoteOverload;
   private readonly executors = new Map<number, Executor>();
   /** Every executor of this worker, bolts and ackers and spouts, in creation order. */
   readonly executorList: Executor[] = [];
@@ -90,9 +96,25 @@ export class TaskWiring implements ExecutorHost {
     // The loop seals partial batches whenever it runs dry, not only when the flush timer fires: no hop of an acked
     // tuple's round trip (emit, init, ack, reply) waits for the timer while the worker has nothing else to do
     // (the numbers: docs/benchmarks.md, "Acking, third round").
-    this.loop = new RunLoop(this.executorList, () => this.transport.flushAll());
+    this.overload = new LocalOverload(opts.selfKey, this.executorList, (status) => {
+      for (const peer of this.transport.peerKeys()) this.transport.send(peer, status);
+    });
+    this.remoteOverload = new RemoteOverload((task) => this.table.workerOf(task), this.clock);
+    this.loop = new RunLoop(
+      this.executorList,
+      () => this.transport.flushAll(),
+      () => this.overload.update(),
+    );
     this.fence = new EpochFence(tagOf(this.topologyId), FENCE_GRACE_MS);
-    this.receiver = new BatchReceiver(this.table, this.executors, this.loop, this.load, this.log, this.fence);
+    this.receiver = new BatchReceiver(
+      this.table,
+      this.executors,
+      this.loop,
+      this.load,
+      { local: this.overload, remote: this.remoteOverload, overflowLimit: opts.settings.overflowLimit },
+      this.log,
+      this.fence,
+    );
     this.transport = new ZmqTransport(
       {
         port: opts.launch.port,
@@ -110,7 +132,7 @@ export class TaskWiring implements ExecutorHost {
       },
       this.log,
     );
-    this.transfer = new ExecutorTransfer(this.table, this.executors, this.transport, this.loop, opts.settings.transferBufferSize, this.log);
+    this.transfer = new ExecutorTransfer(this.table, this.executors, this.transport, this.loop, opts.settings.transferBufferSize, this.remoteOverload, this.log);
     this.factory = new ExecutorFactory({
       host: this,
       def: opts.def,
@@ -150,6 +172,33 @@ export class TaskWiring implements ExecutorHost {
       });
     }
     this.transfer.routesChanged();
+  }
+
+  /** Starts the backpressure status resends and the expiry of stale peer statuses. */
+  startBackpressure(): void {
+    this.overload.start(this.clock);
+    this.remoteOverload.start();
+  }
+
+  stopBackpressure(): void {
+    this.overload.stop();
+    this.remoteOverload.stop();
+  }
+
+  /** Per-task backpressure, for the heartbeat. */
+  backpressureStats(): BackpressureStats {
+    return {
+      overloadedTasks: this.overload.tasks(),
+      overloadEvents: this.overload.overloadEvents,
+      statusesSent: this.overload.statusesSent,
+      overflowTuples: this.overload.overflowTuples,
+      overflowMax: this.overload.overflowMax,
+      linkPauses: this.receiver.linkPauses,
+      remoteOverloadedTasks: this.remoteOverload.tasks(),
+      statusesReceived: this.remoteOverload.statusesReceived,
+      statusesDropped: this.remoteOverload.statusesDropped,
+      heldChecks: this.remoteOverload.heldChecks,
+    };
   }
 
   /** Starts sending this worker's load reports to every peer (a no-op without load-aware groupings). */

@@ -13,7 +13,7 @@
 import type { ClusterState } from '../common/cluster-state.js';
 import type { Logger } from '../common/logger.js';
 import { RateLimitedLog } from '../common/logger.js';
-import type { WorkerHeartbeat } from '../common/storm-base.js';
+import type { BackpressureStats, WorkerHeartbeat } from '../common/storm-base.js';
 import type { WorkerLaunch } from '../common/worker-env.js';
 import { ZkPaths } from '../common/zk-paths.js';
 import { writeLocalHeartbeat } from '../common/local-heartbeat.js';
@@ -44,6 +44,8 @@ export interface HeartbeatSources {
   onWritten?: () => void;
   /** Extra fields of the record (fencing figures). */
   extra?: () => Partial<WorkerHeartbeat>;
+  /** Per-task backpressure figures (worker/backpressure/); absent where no transport runs (simulated workers). */
+  backpressure?: () => BackpressureStats;
 }
 
 export class WorkerHeartbeats {
@@ -127,6 +129,7 @@ export class WorkerHeartbeats {
       droppedFrames: this.src.dropped(),
       ...(load ? { routingLoad: load.stats() } : {}),
       ...this.src.extra?.(),
+      ...(this.src.backpressure ? { backpressure: this.src.backpressure() } : {}),
       executors: this.src.executors.map((ex) => {
         const m = ex.metrics.snapshot(ex.queueDepth, ex.metrics.rollCapacity());
         const extra = ex.extraMetrics();

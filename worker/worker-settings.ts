@@ -31,6 +31,8 @@ export interface WorkerSettings {
   ackers: number;
   /** Tuples queued towards one remote worker before senders wait (`topology.transfer.buffer.size`). */
   transferBufferSize: number;
+  /** Tuples a task may hold past its queue before the worker stops reading its link (`topology.executor.overflow.limit`). */
+  overflowLimit: number;
   transferBatchSize: number;
   flushIntervalMs: number;
   /** `topology.transfer.max.frame.bytes`: the largest frame the worker's socket takes. */
@@ -54,6 +56,7 @@ export function workerSettings(topologyConfig: ConfigRecord, clusterConfig: Conf
   return {
     ackers: topo['topology.acker.executors'] ?? topo['topology.workers'],
     transferBufferSize: topo['topology.transfer.buffer.size'],
+    overflowLimit: topo['topology.executor.overflow.limit'],
     transferBatchSize: topo['topology.transfer.batch.size'],
     flushIntervalMs: topo['topology.batch.flush.interval.millis'],
     maxFrameBytes: topo['topology.transfer.max.frame.bytes'],

@@ -130,6 +130,7 @@ export class Worker {
       dropped: () => this.tasks.droppedFrames + this.tasks.droppedTuples,
       executors: this.tasks.executorList,
       load: this.tasks.load,
+      backpressure: () => this.tasks.backpressureStats(),
     });
     this.applyAssignment(this.assignment);
   }
@@ -155,6 +156,7 @@ export class Worker {
     for (const ex of this.tasks.executorList) if (!(ex instanceof SpoutExecutor)) await startNaming(ex);
     for (const ex of this.tasks.spouts) await startNaming(ex);
     this.tasks.startLoadReports();
+    this.tasks.startBackpressure();
     this.applyStatus(this.base.status);
     await this.heartbeats.start(this.settings.heartbeatMs, this.settings.metricsMs);
     this.stopSessionWatch = this.store.onSessionState((state) => (this.zooKeeperConnected = state === 'connected'));
@@ -186,6 +188,7 @@ export class Worker {
     if (this.leaseTimer) clearInterval(this.leaseTimer);
     this.stopSessionWatch?.();
     this.tasks.load?.stop();
+    this.tasks.stopBackpressure();
     for (const ex of this.tasks.executorList) {
       try {
         await ex.stop();

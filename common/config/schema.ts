@@ -106,6 +106,7 @@ export const CONFIG_KEYS = {
   'topology.transfer.batch.size': key(posInt, 128, 'topology', 'tuples per batch to another worker'),
   'topology.batch.flush.interval.millis': key(z.number().min(0), 1, 'topology', 'a partial batch waits at most this long'),
   'topology.executor.receive.buffer.size': key(posInt, 1024, 'topology', 'bounded receive queue per executor'),
+  'topology.executor.overflow.limit': key(posInt, 65536, 'topology', 'tuples from other workers a task may hold past its full receive queue (sent before its peers heard it is overloaded) before its worker stops reading from the network until it drains; a last guard that bounds memory against a peer that does not hold back'),
   'topology.load.update.interval.ms': key(z.number().int().min(10).max(60000), 100, 'topology', 'twoChoice / loadAwareShuffle groupings: how often a worker refreshes its tasks\' load figures (queue, mean service time) and publishes them to its peers over the tuple links; also how often loadAwareShuffle re-weighs its targets'),
   'topology.load.stale.ms': key(z.number().int().min(10), 1000, 'topology', 'twoChoice / loadAwareShuffle: a remote task\'s load figure older than this (transit + time since arrival) is not used; the grouping picks at random instead'),
   'topology.localityaware.higher.bound': key(unit, 0.8, 'topology', 'loadAwareShuffle: above this mean load (queue fill) of the tasks in its own worker, a sender spreads to every task'),

@@ -13,8 +13,8 @@
  * Backpressure: each PUSH socket has a small high-water mark, so when a peer
  * stops reading, `send` waits, batches queue here, `pendingTuples` grows and
  * the worker holds back the executors that feed this peer. The receive loop
- * stops reading while the worker's queues are full, which pushes the same
- * signal upstream.
+ * waits only when the worker's handler asks it to: per-task backpressure
+ * (worker/backpressure/) keeps reading, and stops only as a last guard.
  */
 import * as zmq from 'zeromq';
 import { BatchBuilder } from './batch-builder.js';
@@ -55,7 +55,7 @@ export interface TransportOptions {
 }
 
 export interface TransportHandlers {
-  /** A decoded frame (its columns; `tuples` gives rows); returns a promise when the worker wants reading paused until its queues drain. */
+  /** A decoded frame (its columns; `tuples` gives rows); returns a promise when the worker wants reading paused (its last guard, batch-receiver.ts). */
   onBatch(frame: Frame): Promise<void> | void;
   /** A frame that could not be decoded. */
   onGarbage(err: unknown, bytes: number): void;

@@ -14,6 +14,7 @@ import { RateLimitedLog } from '../../common/logger.js';
 import { MAX_REPORTED_ERRORS, type ComponentError, type UnplacedTarget } from '../../common/storm-base.js';
 import { TargetUnplacedError } from '../errors.js';
 import { EmitError } from '../../common/errors.js';
+import { CHECKPOINT_COMPONENT } from '../../common/topology-def.js';
 import { NO_VALUE_TYPES, ValueRefusal, inspectValues, type ValueTypes } from '../values/value-types.js';
 import { toWireForm } from '../values/wire-form.js';
 
@@ -196,6 +197,10 @@ export abstract class Executor {
   }
 
   protected congested(): boolean {
+    // The checkpoint spout's tuples are control traffic, like acks: held behind an overloaded task they would hold
+    // the commits that release the data (a stateful bolt acks at a commit, a persistent window too), and the
+    // topology would stall. It emits one tuple per interval, so never holding it costs no memory.
+    if (this.component === CHECKPOINT_COMPONENT) return false;
     return this.downstream.length > 0 && this.host.isCongested(this.downstream);
   }
 

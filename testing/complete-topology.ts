@@ -180,6 +180,8 @@ interface Probes {
 async function waitComplete(p: Probes, expected: ReadonlyMap<string, number>, workers: number, timeoutMs: number, name: string): Promise<WorkerHeartbeat[]> {
   const deadline = Date.now() + timeoutMs;
   let last = -1;
+  /** Each worker's record time at the last poll that judged progress. */
+  const seen = new Map<number, number>();
   let beats: WorkerHeartbeat[] = [];
   while (Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, BEAT_SECS * 1000 * 1.5));
@@ -193,9 +195,14 @@ async function waitComplete(p: Probes, expected: ReadonlyMap<string, number>, wo
       if (await p.until()) return beats;
       continue;
     }
+    if (done && p.ackedIsEnough) return beats;
+    // Quiet means no progress between two records of every worker: a poll that finds a worker's record unchanged
+    // (records are written every topology.stats.report.secs, on each worker's own phase) says nothing yet.
+    if (!beats.every((b) => seen.get(b.port) !== b.time)) continue;
+    for (const b of beats) seen.set(b.port, b.time);
     const progress = executors.reduce((s, e) => s + e.executed + e.emitted + e.acked + e.failed, 0);
     const queued = executors.reduce((s, e) => s + e.queueDepth, 0);
-    if (done && (p.ackedIsEnough || (queued === 0 && progress === last))) return beats;
+    if (done && queued === 0 && progress === last) return beats;
     last = progress;
   }
   const executors = beats.flatMap((b) => b.executors);

@@ -29,8 +29,8 @@ export const STORM_KEYS: Readonly<Record<string, { key: string; note?: string }>
  * supported", with what to do instead, rather than as an unknown key the user must have mistyped.
  */
 export const UNSUPPORTED_STORM_KEYS: Readonly<Record<string, string>> = {
-  'topology.auto.task.hooks': 'task hooks (ITaskHook) are not implemented; count or log in the component itself (context.registerCounter, context.log)',
-  'topology.eventlogger.executors': "Storm's event logger is not implemented; log sampled tuples from the component (context.log) and read them with `hstorm logs`",
+  'topology.auto.task.hooks': 'task hooks (ITaskHook) are not part of hstorm; count or log in the component itself (context.registerCounter, context.log)',
+  'topology.eventlogger.executors': "Storm's event logger is not part of hstorm; log sampled tuples from the component (context.log) and read them with `hstorm logs`",
   'topology.kryo.register': 'values travel with msgpackr, not Kryo: register a class with TopologyBuilder.registerSerialization(Class) (a Flux file may list classNames under its config\'s topology.kryo.register)',
   'topology.kryo.decorators': 'values travel with msgpackr, not Kryo: register a class with TopologyBuilder.registerSerialization(Class, serializer)',
   'topology.kryo.factory': 'values travel with msgpackr, not Kryo: register a class with TopologyBuilder.registerSerialization(Class, serializer)',
@@ -50,14 +50,14 @@ export const UNSUPPORTED_STORM_KEYS: Readonly<Record<string, string>> = {
  * pass as the author's own keys and be ignored. No hstorm key lies under these prefixes (config.test.ts checks).
  */
 export const UNSUPPORTED_STORM_PREFIXES: Readonly<Record<string, string>> = {
-  'topology.trident.': 'Trident is not implemented; write the topology with spouts and bolts (windowed bolts for batches over time)',
-  'topology.transactional.': 'transactional topologies are not implemented',
-  'transactional.': 'transactional topologies are not implemented',
-  'drpc.': 'DRPC is not implemented',
-  'pacemaker.': 'Pacemaker is not implemented',
-  'topology.eventlogger.': "Storm's event logger is not implemented; log sampled tuples from the component (context.log) and read them with `hstorm logs`",
-  'topology.ras.': "the resource-aware scheduler's constraints are not implemented; declare what a component needs with setCPULoad, setMemoryLoad and .gpu(), and choose the strategy with nimbus.scheduler (docs/scheduling.md)",
-  'topology.scheduler.': 'a per-topology scheduling strategy and favoured nodes are not implemented; nimbus.scheduler chooses the strategy for the cluster (docs/scheduling.md)',
+  'topology.trident.': 'Trident is not part of hstorm; write the topology with spouts and bolts (windowed bolts for batches over time)',
+  'topology.transactional.': 'transactional topologies are not part of hstorm',
+  'transactional.': 'transactional topologies are not part of hstorm',
+  'drpc.': 'DRPC is not part of hstorm',
+  'pacemaker.': 'Pacemaker is not part of hstorm',
+  'topology.eventlogger.': "Storm's event logger is not part of hstorm; log sampled tuples from the component (context.log) and read them with `hstorm logs`",
+  'topology.ras.': "the resource-aware scheduler's constraints are not part of hstorm; declare what a component needs with setCPULoad, setMemoryLoad and .gpu(), and choose the strategy with nimbus.scheduler (docs/scheduling.md)",
+  'topology.scheduler.': 'a per-topology scheduling strategy and favoured nodes are not part of hstorm; nimbus.scheduler chooses the strategy for the cluster (docs/scheduling.md)',
   'topology.classpath': "there is no classpath: the module's imports travel in its bundle (hstorm submit)",
   'topology.blobstore.': "there is no blob store: put the files a topology reads in resources/ beside its module, which travel in the bundle",
 };

@@ -79,7 +79,9 @@ describe('ZooKeeper cluster state', function () {
     }
   });
 
-  it('after a forced expiry, re-creates its ephemeral node and fires its watch', async () => {
+  it('after a forced expiry, re-creates its ephemeral node and fires its watch', async function () {
+    // expireSession retries for up to 60 s on its own; the test's deadline must leave it room to say why it failed.
+    this.timeout(150_000);
     const root = `/expiry-${randomUUID()}`;
     const c = await connectZooKeeper(options(zk, root), log);
     const observer = await connectZooKeeper(options(zk, root), log);

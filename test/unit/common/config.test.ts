@@ -279,14 +279,14 @@ describe('common/config Storm key names', () => {
       return true;
     };
     const where = { allowUserKeys: true, where: 'topology config' };
-    assert.throws(() => validateEntries({ 'topology.auto.task.hooks': ['x.Hook'] }, where), notSupported('topology.auto.task.hooks', /task hooks \(ITaskHook\) are not implemented/));
-    assert.throws(() => validateEntries({ 'topology.eventlogger.executors': 1 }, where), notSupported('topology.eventlogger.executors', /event logger is not implemented/));
+    assert.throws(() => validateEntries({ 'topology.auto.task.hooks': ['x.Hook'] }, where), notSupported('topology.auto.task.hooks', /task hooks \(ITaskHook\) are not part of hstorm/));
+    assert.throws(() => validateEntries({ 'topology.eventlogger.executors': 1 }, where), notSupported('topology.eventlogger.executors', /event logger is not part of hstorm/));
     assert.throws(() => validateEntries({ 'topology.kryo.register': ['Point'] }, where), notSupported('topology.kryo.register', /registerSerialization\(Class\)/));
     assert.throws(() => validateEntries({ 'topology.tasks': 4 }, where), notSupported('topology.tasks', /setNumTasks/));
     // Whole features by their key families, Storm's daemon keys among them (they would pass as the author's own keys).
     assert.throws(() => validateEntries({ 'topology.state.kryo.register': ['x.Point'] }, where), notSupported('topology.state.kryo.register', /msgpackr, not Kryo/));
-    assert.throws(() => validateEntries({ 'topology.trident.batch.emit.interval.millis': 500 }, where), notSupported('topology.trident.batch.emit.interval.millis', /Trident is not implemented/));
-    assert.throws(() => validateEntries({ 'drpc.servers': ['h'] }, where), notSupported('drpc.servers', /DRPC is not implemented/));
+    assert.throws(() => validateEntries({ 'topology.trident.batch.emit.interval.millis': 500 }, where), notSupported('topology.trident.batch.emit.interval.millis', /Trident is not part of hstorm/));
+    assert.throws(() => validateEntries({ 'drpc.servers': ['h'] }, where), notSupported('drpc.servers', /DRPC is not part of hstorm/));
     assert.throws(() => validateEntries({ 'pacemaker.servers': ['h'] }, where), notSupported('pacemaker.servers', /Pacemaker/));
     assert.throws(() => validateEntries({ 'topology.ras.constraints': [] }, where), notSupported('topology.ras.constraints', /setCPULoad/));
     assert.throws(() => validateEntries({ 'topology.blobstore.map': {} }, where), notSupported('topology.blobstore.map', /resources\//));

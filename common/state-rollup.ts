@@ -6,25 +6,15 @@
 import { mergeLatency } from './histogram.js';
 import type { LatencyStats, StateMetrics } from './storm-base.js';
 
-export interface ComponentStateStats {
-  role: 'bolt' | 'checkpoint';
-  provider: 'memory' | 'redis' | null;
-  /** The newest transaction every reporting task has committed (the lowest task's); null before one. */
-  lastCommittedTxid: number | null;
-  /** Transactions committed, summed over tasks. */
-  commits: number;
-  /** A bolt's own part of a checkpoint (prepare + commit), or the spout's whole checkpoint; merged over tasks. */
+/**
+ * The task sections' fields summed over tasks (commits, recoveries, failures, heldAcks, corruptEntries, keys), but for
+ * these: the provider (null before a task reported), the newest transaction every reporting task has committed (the
+ * lowest task's; null before one), the checkpoint durations merged over tasks (null before one), and the tasks that
+ * reported a state section.
+ */
+export interface ComponentStateStats extends Omit<StateMetrics, 'provider' | 'checkpointMs' | 'checkpointHist' | 'checkpointSum'> {
+  provider: StateMetrics['provider'] | null;
   checkpointMs: LatencyStats | null;
-  /** Keys over all tasks' states; null for the checkpoint spout, or before a task loaded its state. */
-  keys: number | null;
-  recoveries: number;
-  failures: number;
-  /** Inputs acked by the bolt, waiting for the commit that includes them. */
-  heldAcks: number;
-  corruptEntries: number;
-  /** The checkpoint spout's transaction ("COMMITTED 41", "recovering: ROLLBACK 42"); null for a bolt. */
-  phase: string | null;
-  /** Tasks that reported a state section. */
   tasks: number;
 }
 

@@ -32,6 +32,7 @@ import { isCheckpoint, readCheckpoint, type CheckpointAction } from './checkpoin
 import { StoreKeyValueState } from './store-key-value-state.js';
 import { stateNamespace } from './state-namespace.js';
 import { anchoringCollector } from './anchoring.js';
+import { heldAcksOf, type HeldAcks } from './held-acks.js';
 
 /** What the executor drives: a StatefulBolt, or a stateful windowed bolt's own executor. */
 export interface StatefulComponent {
@@ -61,9 +62,8 @@ export class StatefulBoltExecutor extends Bolt {
   private loaded = false;
   /** Data tuples that arrived while the state was not loaded. */
   private pending: Tuple[] = [];
-  /** Inputs the bolt acked since the last prepare, and those acked before it, waiting for its commit. */
-  private acked: Tuple[] = [];
-  private prepared: Tuple[] = [];
+  /** Inputs the bolt acked: those before the last prepare wait for its commit, the rest for the next prepare's. */
+  private held!: HeldAcks;
   private prepareMs = 0;
   private lastCommittedTxid: number | null = null;
   private readonly hist = new Histogram();
@@ -86,9 +86,10 @@ export class StatefulBoltExecutor extends Bolt {
         collector.reportError(err);
       },
     });
+    this.held = heldAcksOf(collector);
     context.reportMetrics('state', () => this.metrics());
     // The bolt's acks wait here for the commit; its emits must be anchored.
-    await this.bolt.prepare(conf, context, anchoringCollector(context.componentId, collector, (t) => this.acked.push(t)));
+    await this.bolt.prepare(conf, context, anchoringCollector(context.componentId, collector, (t) => this.held.hold(t)));
   }
 
   override declareOutputFields(declarer: OutputFieldsDeclarer): void {
@@ -121,7 +122,7 @@ export class StatefulBoltExecutor extends Bolt {
       keys: this.loaded ? this.state.size : null,
       recoveries: this.stats.recoveries,
       failures: this.stats.failures,
-      heldAcks: this.acked.length + this.prepared.length,
+      heldAcks: this.held.size,
       corruptEntries: this.state.corruptEntries,
       phase: null,
     };
@@ -181,10 +182,7 @@ export class StatefulBoltExecutor extends Bolt {
     const started = performance.now();
     await this.bolt.prePrepare(txid);
     await this.state.prepare(txid);
-    // A loop, not push(...acked): a checkpoint interval's acks can be more than a call takes arguments.
-    if (this.prepared.length === 0) this.prepared = this.acked;
-    else for (const t of this.acked) this.prepared.push(t);
-    this.acked = [];
+    this.held.seal();
     this.prepareMs = performance.now() - started;
   }
 
@@ -194,8 +192,7 @@ export class StatefulBoltExecutor extends Bolt {
     // Before the state is loaded (recovery rolling a prepare forward), only the store has the prepare.
     if (this.loaded) await this.state.commit(txid);
     else await this.state.commitStore(txid);
-    for (const t of this.prepared) this.out.ack(t);
-    this.prepared = [];
+    this.held.ackSealed();
     this.lastCommittedTxid = txid;
     this.stats.commits++;
     this.hist.record(this.prepareMs + performance.now() - started);
@@ -205,10 +202,7 @@ export class StatefulBoltExecutor extends Bolt {
   private async rollbackTx(): Promise<void> {
     await this.bolt.preRollback();
     // Fail first: whatever happens to the store, these inputs' updates are being discarded and must be replayed.
-    for (const t of this.prepared) this.out.fail(t);
-    for (const t of this.acked) this.out.fail(t);
-    this.prepared = [];
-    this.acked = [];
+    this.held.failAll();
     if (!this.initialized) {
       await this.state.rollbackStore();
       return;

@@ -4,7 +4,7 @@
  * anchors emits into the ack tree, and turns a throw into a failed tuple.
  * Handles both Bolt (explicit ack/fail) and BasicBolt (ack on return).
  */
-import { Bolt, BasicBolt, type BasicOutputCollector, type OutputCollector, type Values } from '../../topology-sdk/components.js';
+import { Bolt, BasicBolt, type BasicOutputCollector, type Values } from '../../topology-sdk/components.js';
 import type { Tuple } from '../../topology-sdk/tuple.js';
 import { RuntimeTuple } from './runtime-tuple.js';
 import { Executor } from './executor.js';
@@ -17,6 +17,8 @@ import { DEFAULT_STREAM } from '../../common/topology-def.js';
 import { EmitError } from '../../common/errors.js';
 import { isEmitOptions, readEmitArgs } from '../../topology-sdk/internal/emit-args.js';
 import { TickSource, isTickTuple } from './tick-source.js';
+import { HOLD_ACKS, type HoldingCollector } from '../../topology-sdk/internal/held-acks.js';
+import { CompactHeldAcks, type HeldAckSink } from './compact-held-acks.js';
 
 export class BoltExecutor extends Executor {
   private readonly router: OutputRouter;
@@ -52,7 +54,18 @@ export class BoltExecutor extends Executor {
       : null;
   }
 
-  readonly collector: OutputCollector = {
+  /** How a stateful bolt's held acks reach the ackers (compact-held-acks.ts). */
+  private readonly heldAckSink: HeldAckSink = {
+    ackerFor: (lo) => this.host.ackerFor(lo),
+    ackRoot: (acker, lo, hi, valLo, valHi) => this.ackRoot(acker, lo, hi, valLo, valHi),
+    failRoot: (acker, lo, hi) => this.failRoot(acker, lo, hi),
+    counted: (acked, failed) => {
+      this.metrics.acked += acked;
+      this.metrics.failed += failed;
+    },
+  };
+
+  readonly collector: HoldingCollector = {
     emit: (a: unknown, b?: unknown, c?: unknown): number[] => {
       // The options form first, read without a parse (the hot path); Storm's positional forms go through readEmitArgs.
       if (Array.isArray(a) && c === undefined) {
@@ -70,6 +83,7 @@ export class BoltExecutor extends Executor {
     ack: (tuple: Tuple) => this.ack(tuple as RuntimeTuple),
     fail: (tuple: Tuple) => this.fail(tuple as RuntimeTuple),
     reportError: (err: unknown) => this.reportError(err, 'bolt reported an error'),
+    [HOLD_ACKS]: () => new CompactHeldAcks(this.heldAckSink),
   };
 
   async start(): Promise<void> {
@@ -170,16 +184,10 @@ export class BoltExecutor extends Executor {
     const ids = tuple.anchors;
     if (!ids) return;
     for (let i = 0; i < ids.length; i += 4) {
-      const lo = ids[i]!;
-      const hi = ids[i + 1]!;
-      const acker = this.host.ackerFor(lo);
+      const acker = this.host.ackerFor(ids[i]!);
       if (acker === null) continue;
       // The tuple's edge XOR the edges of the tuples anchored to it, as halves (an XOR yields an int32: >>> 0).
-      const valLo = (ids[i + 2]! ^ tuple.ackLo) >>> 0;
-      const valHi = (ids[i + 3]! ^ tuple.ackHi) >>> 0;
-      const local = this.localAcker(acker);
-      if (local) local.ackLocal(lo, hi, valLo, valHi);
-      else this.host.sendAck(acker, this.task, ACK, lo, hi, valLo, valHi);
+      this.ackRoot(acker, ids[i]!, ids[i + 1]!, (ids[i + 2]! ^ tuple.ackLo) >>> 0, (ids[i + 3]! ^ tuple.ackHi) >>> 0);
     }
   }
 
@@ -194,14 +202,21 @@ export class BoltExecutor extends Executor {
     const ids = tuple.anchors;
     if (!ids) return;
     for (let i = 0; i < ids.length; i += 4) {
-      const lo = ids[i]!;
-      const hi = ids[i + 1]!;
-      const acker = this.host.ackerFor(lo);
-      if (acker === null) continue;
-      const local = this.localAcker(acker);
-      if (local) local.failLocal(lo, hi);
-      else this.host.sendAck(acker, this.task, FAIL, lo, hi, 0, 0);
+      const acker = this.host.ackerFor(ids[i]!);
+      if (acker !== null) this.failRoot(acker, ids[i]!, ids[i + 1]!);
     }
+  }
+
+  private ackRoot(acker: number, lo: number, hi: number, valLo: number, valHi: number): void {
+    const local = this.localAcker(acker);
+    if (local) local.ackLocal(lo, hi, valLo, valHi);
+    else this.host.sendAck(acker, this.task, ACK, lo, hi, valLo, valHi);
+  }
+
+  private failRoot(acker: number, lo: number, hi: number): void {
+    const local = this.localAcker(acker);
+    if (local) local.failLocal(lo, hi);
+    else this.host.sendAck(acker, this.task, FAIL, lo, hi, 0, 0);
   }
 
   /** The acker when it runs in this process: the ack is a call, not a tuple (see acking/acker-executor.ts). */

@@ -314,7 +314,9 @@ describe('stateful bolts on a cluster, with Redis (kill -9, kill and resubmit, R
     const name = 'sw-persist';
     const size = 20_000;
     const messages = 2 * size;
-    const d = await submitWindows(name, { 'swin.mode': 'persistent', 'swin.messages': messages, 'swin.rate': 2500, 'swin.count': size, 'swin.memory': 1000 });
+    // Records every second: the second window fills in about 8 s (the spout's rate), less than the default 10 s between
+    // two metrics records, and the wait below must see it part-filled.
+    const d = await submitWindows(name, { 'swin.mode': 'persistent', 'swin.messages': messages, 'swin.rate': 2500, 'swin.count': size, 'swin.memory': 1000, 'topology.stats.report.secs': 1 });
     // Into the second window, with part of it committed to the store.
     await describeWhen(name, `${name}: the first window fired`, (x) => (x.components.win?.window?.windows ?? 0) >= 1 && (x.components.win?.window?.held ?? 0) >= 5000);
     const pid = winWorker(d).metrics!.pid;

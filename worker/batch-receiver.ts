@@ -5,8 +5,11 @@
  * stream and queued at its executor, and load reports go to the load board.
  * Anything for an unknown task, on an undeclared stream, of the wrong kind
  * for its task or otherwise malformed is counted, logged (rate-limited) and
- * dropped (DESIGN §6: bad input never kills a worker). When a frame fills
- * queues, reading stops until they drain.
+ * dropped (DESIGN §6: bad input never kills a worker). Tracked tuples of a
+ * frame whose trees have timed out at their spouts are dropped as stale and
+ * counted (fencing/stale-tuples.ts); the others take the frame's tree time
+ * (transport/frame-tree-time.ts) with them. When a frame fills queues,
+ * reading stops until they drain.
  */
 import type { Logger } from '../common/logger.js';
 import { RateLimitedLog } from '../common/logger.js';
@@ -21,6 +24,8 @@ import type { WorkerLoad } from './routing/load/worker-load.js';
 import type { RunLoop } from './run-loop.js';
 import type { TaskTable } from './task-table.js';
 import type { EpochFence } from './fencing/epoch-fence.js';
+import type { StaleTuples } from './fencing/stale-tuples.js';
+import { treeTimeOf } from './transport/frame-tree-time.js';
 
 export class BatchReceiver {
   /** Frames that did not decode (counted here; the transport drops them). */
@@ -42,6 +47,7 @@ export class BatchReceiver {
     private readonly load: WorkerLoad | null,
     log: Logger,
     private readonly fence: EpochFence,
+    private readonly stale: StaleTuples,
   ) {
     this.dropLog = new RateLimitedLog(log);
     this.fenceLog = new RateLimitedLog(log);
@@ -66,6 +72,12 @@ export class BatchReceiver {
       return;
     }
     if (f.ackDest.length > 0) this.acks(f);
+    // One clock read per frame: when its trees started, and whether that is past the message timeout for all of them.
+    const now = this.stale.now();
+    const treeMs = treeTimeOf(f.treeTime, now);
+    const staleTrees = treeMs < this.stale.cutoff(now);
+    if (!staleTrees) this.stale.checkClock(treeMs, now, f.senderPort);
+    let staleCount = 0;
     const touched: Executor[] = [];
     // A frame's tuples mostly share (source task, stream): resolve the pair once per run of equal pairs, never per
     // tuple (docs/benchmarks.md, "Acking, third round"); a frame's stream names are one string each, so comparing
@@ -100,6 +112,11 @@ export class BatchReceiver {
         this.drop({ dest, src, from: f.senderPort }, 'dropped a tuple for an unknown task');
         continue;
       }
+      if (pairs >= 0 && staleTrees) {
+        staleCount++;
+        ex.metrics.staleTuples++;
+        continue;
+      }
       if (src !== memoSrc || stream !== memoStream || memoFields === null) {
         const srcComponent = this.table.componentOf(src);
         if (srcComponent === undefined) {
@@ -120,9 +137,12 @@ export class BatchReceiver {
         memoStream = stream;
         memoComponent = srcComponent;
       }
-      ex.enqueue(new RuntimeTuple(values, memoFields, memoComponent, stream, src, anchors));
+      const tuple = new RuntimeTuple(values, memoFields, memoComponent, stream, src, anchors);
+      if (pairs >= 0) tuple.oldestRootMs = treeMs;
+      ex.enqueue(tuple);
       touched.push(ex);
     }
+    if (staleCount > 0) this.stale.drop(staleCount, treeMs, { from: f.senderPort });
     this.loop.wake();
     const full = touched.filter((e) => e.queue.isFull());
     if (full.length === 0) return;

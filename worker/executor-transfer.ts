@@ -47,13 +47,18 @@ export class ExecutorTransfer {
     this.routes = [];
   }
 
-  /** Delivers one data tuple: into a local queue, or onto the link towards the worker that holds `dest`. */
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire: unknown[] | null = null): void {
+  /**
+   * Delivers one data tuple: into a local queue, or onto the link towards the worker that holds `dest`.
+   * `oldestRootMs`: RuntimeTuple.oldestRootMs of the tuple sent.
+   */
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire: unknown[] | null = null, oldestRootMs = Infinity): void {
     const r = this.routeOf(dest);
     if (typeof r === 'string') {
-      this.transport.sendTuple(r, dest, srcTask, stream, wire ?? values, anchors);
+      this.transport.sendTuple(r, dest, srcTask, stream, wire ?? values, anchors, oldestRootMs);
     } else if (r !== null) {
-      r.enqueue(new RuntimeTuple(values, this.table.fieldsOf(srcComponent, stream), srcComponent, stream, srcTask, anchors));
+      const t = new RuntimeTuple(values, this.table.fieldsOf(srcComponent, stream), srcComponent, stream, srcTask, anchors);
+      t.oldestRootMs = oldestRootMs;
+      r.enqueue(t);
       this.loop.wake();
     } else {
       this.drop(dest, stream);

@@ -11,6 +11,8 @@ import type { ExecutorHost, LocalAcker } from '../../worker/executor/executor-ho
 import type { AnchorIds } from '../../worker/executor/runtime-tuple.js';
 import { ackArity, type AckKind } from '../../worker/acking/ack-messages.js';
 import { fakeContext } from './fake-context.js';
+import type { StaleTuples } from '../../worker/fencing/stale-tuples.js';
+import type { IntervalClock } from '../../common/interval-clock.js';
 
 export interface Sent {
   dest: number;
@@ -19,6 +21,8 @@ export interface Sent {
   stream: string;
   values: unknown[];
   anchors: AnchorIds;
+  /** When the oldest root of the tuple's tree was emitted (RuntimeTuple.oldestRootMs); Infinity when not given. */
+  oldestRootMs: number;
 }
 
 /** An ack-protocol message sent (ExecutorHost.sendAck / sendAcks, one entry per message). */
@@ -35,6 +39,10 @@ export class FakeHost implements ExecutorHost {
   readonly sent: Sent[] = [];
   readonly sentAcks: SentAck[] = [];
   wakes = 0;
+  /** The stale-tuple rule, when a test sets one (fencing/stale-tuples.ts). */
+  staleTuples?: StaleTuples;
+  /** The clock executors read (tick tuples, emit times), when a test sets one. */
+  clock?: IntervalClock;
   private readonly tasks: ReturnType<typeof computeTasks>;
 
   constructor(
@@ -60,8 +68,8 @@ export class FakeHost implements ExecutorHost {
     return this.config;
   }
 
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds): void {
-    this.sent.push({ dest, srcComponent, srcTask, stream, values, anchors });
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, _wire?: unknown[] | null, oldestRootMs = Infinity): void {
+    this.sent.push({ dest, srcComponent, srcTask, stream, values, anchors, oldestRootMs });
   }
 
   sendAck(dest: number, srcTask: number, kind: AckKind, rootLo: number, rootHi: number, valLo: number, valHi: number): void {

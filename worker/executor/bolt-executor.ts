@@ -101,8 +101,18 @@ export class BoltExecutor extends Executor {
 
   runSlice(deadline: number): void {
     let n = 0;
+    // One clock read per slice: a tuple that turns stale during the slice runs (the rule is a saving, not a promise).
+    const stale = this.host.staleTuples;
+    const cutoff = stale ? stale.cutoff() : -Infinity;
     while (this.ready()) {
-      this.executeOne(this.queue.shift()!);
+      const tuple = this.queue.shift()!;
+      // Untracked tuples carry oldestRootMs = Infinity: only a tracked tuple whose tree timed out compares below.
+      if (tuple.oldestRootMs < cutoff) {
+        stale!.drop(1, tuple.oldestRootMs, { component: this.component, task: this.task, source: tuple.sourceComponent });
+        this.metrics.staleTuples++;
+        continue;
+      }
+      this.executeOne(tuple);
       // While executes are fast (the last timed one under 20 µs) a clock read costs more than the work between two:
       // check the deadline every 8 tuples then, after each one otherwise (docs/benchmarks.md, "Acking, second round").
       if (((++n & 7) === 0 || this.metrics.lastExecuteMs >= 0.02) && performance.now() >= deadline) break;
@@ -160,7 +170,10 @@ export class BoltExecutor extends Executor {
       }
     }
     this.metrics.transferred += targets.length;
-    for (const t of targets) this.host.send(t, this.component, this.task, stream, values, anchorIds(anchors), wire);
+    // The new tuple's tree started when the oldest of its anchors' did.
+    let oldestRootMs = Infinity;
+    for (let i = 0; i < anchors.length; i++) if (anchors[i]!.oldestRootMs < oldestRootMs) oldestRootMs = anchors[i]!.oldestRootMs;
+    for (const t of targets) this.host.send(t, this.component, this.task, stream, values, anchorIds(anchors), wire, oldestRootMs);
     return targets;
   }
 

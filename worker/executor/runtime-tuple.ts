@@ -21,6 +21,12 @@ export class RuntimeTuple extends ValueTuple {
   /** XOR of the edge ids of tuples anchored to this one (runtime bookkeeping), low and high half. */
   ackLo = 0;
   ackHi = 0;
+  /**
+   * Wall-clock ms when the oldest spout tuple this one descends from was emitted (its tree's start; a spout tuple's
+   * own emit): an executor drops a tracked tuple whose tree the spout has timed out by now (fencing/stale-tuples.ts).
+   * Infinity: not known (untracked, or from a tool).
+   */
+  oldestRootMs = Infinity;
 
   constructor(
     values: readonly unknown[],

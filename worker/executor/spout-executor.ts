@@ -52,6 +52,8 @@ export class SpoutExecutor extends Executor {
   /** Inside runSlice: `clock` is a recent performance.now() (read every 32 nextTuple calls). */
   private inSlice = false;
   private clock = 0;
+  /** Inside runSlice: the wall clock (ms) read with `clock`, the emit time a tracked tuple's tree carries (RuntimeTuple.oldestRootMs). */
+  private wallClock = 0;
 
   constructor(
     host: ExecutorHost,
@@ -152,6 +154,7 @@ export class SpoutExecutor extends Executor {
     // reads at most 32 nextTuple calls long, never short; docs/benchmarks.md, "Acking, second round").
     let n = 0;
     this.clock = performance.now();
+    this.wallClock = this.wallNow();
     this.inSlice = true;
     try {
       while (!this.busy && this.canEmit()) {
@@ -159,7 +162,10 @@ export class SpoutExecutor extends Executor {
         this.unplacedThisCall = 0;
         this.invoke(this.callNextTuple, this.afterNextTuple);
         if (this.busy) break;
-        if ((++n & 31) === 0 && (this.clock = performance.now()) >= deadline) break;
+        if ((++n & 31) === 0) {
+          this.wallClock = this.wallNow();
+          if ((this.clock = performance.now()) >= deadline) break;
+        }
       }
     } finally {
       this.inSlice = false;
@@ -287,13 +293,14 @@ export class SpoutExecutor extends Executor {
     }
     let xorLo = 0;
     let xorHi = 0;
+    const emittedAtWall = this.inSlice ? this.wallClock : this.wallNow();
     for (const t of targets) {
       // The tuple's ids: its root, and a fresh edge for this target, XORed into the init.
       const ids = [rootLo, rootHi, 0, 0];
       writeRandomId(ids, 2);
       xorLo ^= ids[2]!;
       xorHi ^= ids[3]!;
-      this.host.send(t, this.component, this.task, stream, values, ids, wire);
+      this.host.send(t, this.component, this.task, stream, values, ids, wire, emittedAtWall);
     }
     if (targets.length === 0) {
       this.ackAtOnce(messageId, stream);
@@ -305,6 +312,11 @@ export class SpoutExecutor extends Executor {
     if (localAcker) localAcker.initLocal(rootLo, rootHi, xorLo >>> 0, xorHi >>> 0, this.task);
     else this.host.sendAck(acker, this.task, INIT, rootLo, rootHi, xorLo >>> 0, xorHi >>> 0);
     return targets;
+  }
+
+  /** The wall clock receivers compare a tree's start with (the host's clock: a test's manual one). */
+  private wallNow(): number {
+    return this.host.clock ? this.host.clock.now() : Date.now();
   }
 
   private localAckerOf(acker: number): LocalAcker | undefined {

@@ -37,6 +37,12 @@ export class BatchBuilder {
   ids = new Uint32Array(1024);
   idWords = 0;
   values: unknown[] = [];
+  /**
+   * The latest of the tracked tuples' oldest-root emit times (wall-clock ms; the header's tree time,
+   * frame-tree-time.ts): -Infinity while the batch holds no tracked tuple, Infinity once it holds one whose time is
+   * unknown.
+   */
+  newestTreeMs = -Infinity;
   /** Interned stream names, in index order. */
   readonly streams: string[] = [];
   private readonly streamIndex = new Map<string, number>();
@@ -47,8 +53,11 @@ export class BatchBuilder {
   private readonly runIndex = new Map<number, Map<number, AckRun>>();
   private lastRun: AckRun | null = null;
 
-  /** Adds a data tuple (`values` in their wire form); returns the count after it. */
-  addTuple(dest: number, src: number, stream: string, values: unknown[], anchors: AnchorIds): number {
+  /**
+   * Adds a data tuple (`values` in their wire form; `oldestRootMs`: the wall-clock emit time of the oldest spout tuple
+   * it descends from, Infinity when not known); returns the count after it.
+   */
+  addTuple(dest: number, src: number, stream: string, values: unknown[], anchors: AnchorIds, oldestRootMs = Infinity): number {
     const t = this.tuples;
     if (t === this.dest.length) this.growTuples();
     this.dest[t] = dest;
@@ -59,6 +68,7 @@ export class BatchBuilder {
     } else {
       const n = anchors.length;
       this.anchors[t] = n >> 2;
+      if (oldestRootMs > this.newestTreeMs) this.newestTreeMs = oldestRootMs;
       if (this.idWords + n > this.ids.length) this.growIds(n);
       const ids = this.ids;
       let w = this.idWords;
@@ -97,6 +107,7 @@ export class BatchBuilder {
     this.tuples = 0;
     this.idWords = 0;
     this.values = [];
+    this.newestTreeMs = -Infinity;
     this.streams.length = 0;
     this.streamIndex.clear();
     this.lastStream = '';
@@ -121,7 +132,8 @@ export class BatchBuilder {
         const pairs = this.anchors[i]!;
         const ids = pairs < 0 ? null : Array.from(this.ids.subarray(w, w + 4 * pairs));
         w += pairs < 0 ? 0 : 4 * pairs;
-        (i < half ? a : b).addTuple(this.dest[i]!, this.src[i]!, this.streams[this.stream[i]!]!, this.values[i] as unknown[], ids);
+        // Each tuple's own time is gone; the batch's is no earlier than any of them, so each half stays on the safe side.
+        (i < half ? a : b).addTuple(this.dest[i]!, this.src[i]!, this.streams[this.stream[i]!]!, this.values[i] as unknown[], ids, this.newestTreeMs);
       }
       for (const r of this.runs) b.addAcks(r.dest, r.src, r.kind, r.words);
       return [a, b];

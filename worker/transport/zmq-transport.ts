@@ -168,11 +168,11 @@ export class ZmqTransport {
     return p?.pendingTuples ?? 0;
   }
 
-  /** Queues a data tuple for a peer (`values` in their wire form, `anchors` as halves). */
-  sendTuple(key: string, dest: number, src: number, stream: string, values: unknown[], anchors: AnchorIds): void {
+  /** Queues a data tuple for a peer (`values` in their wire form, `anchors` as halves, `oldestRootMs` as BatchBuilder.addTuple takes it). */
+  sendTuple(key: string, dest: number, src: number, stream: string, values: unknown[], anchors: AnchorIds, oldestRootMs = Infinity): void {
     const p = this.peer(key);
     if (!p.batch.hasRoomFor(stream)) this.seal(p);
-    this.added(p, p.batch.addTuple(dest, src, stream, values, anchors));
+    this.added(p, p.batch.addTuple(dest, src, stream, values, anchors, oldestRootMs));
   }
 
   /** Queues one ack-protocol message for a peer: it joins the open batch's run of its route and kind. */

@@ -25,7 +25,7 @@ import type { RunLoop } from './run-loop.js';
 import type { TaskTable } from './task-table.js';
 import type { EpochFence } from './fencing/epoch-fence.js';
 import type { StaleTuples } from './fencing/stale-tuples.js';
-import { treeTimeOf } from './transport/frame-tree-time.js';
+import { treeStartFromField } from './transport/frame-tree-time.js';
 
 export class BatchReceiver {
   /** Frames that did not decode (counted here; the transport drops them). */
@@ -74,9 +74,9 @@ export class BatchReceiver {
     if (f.ackDest.length > 0) this.acks(f);
     // One clock read per frame: when its trees started, and whether that is past the message timeout for all of them.
     const now = this.stale.now();
-    const treeMs = treeTimeOf(f.treeTime, now);
-    const staleTrees = treeMs < this.stale.cutoff(now);
-    if (!staleTrees) this.stale.checkClock(treeMs, now, f.senderPort);
+    const treeStart = treeStartFromField(f.treeTime, now);
+    const staleTrees = treeStart < this.stale.cutoff(now);
+    if (!staleTrees) this.stale.checkClock(treeStart, now, f.senderPort);
     let staleCount = 0;
     const touched: Executor[] = [];
     // A frame's tuples mostly share (source task, stream): resolve the pair once per run of equal pairs, never per
@@ -138,11 +138,11 @@ export class BatchReceiver {
         memoComponent = srcComponent;
       }
       const tuple = new RuntimeTuple(values, memoFields, memoComponent, stream, src, anchors);
-      if (pairs >= 0) tuple.oldestRootMs = treeMs;
+      if (pairs >= 0) tuple.treeStart = treeStart;
       ex.enqueue(tuple);
       touched.push(ex);
     }
-    if (staleCount > 0) this.stale.drop(staleCount, treeMs, { from: f.senderPort });
+    if (staleCount > 0) this.stale.drop(staleCount, treeStart, { from: f.senderPort });
     this.loop.wake();
     const full = touched.filter((e) => e.queue.isFull());
     if (full.length === 0) return;

@@ -13,6 +13,7 @@ import { ackArity, type AckKind } from './acking/ack-messages.js';
 import type { ZmqTransport } from './transport/zmq-transport.js';
 import type { RunLoop } from './run-loop.js';
 import type { TaskTable } from './task-table.js';
+import { NO_TREE_START } from './transport/frame-tree-time.js';
 
 /** Where a task's tuples go: its executor in this worker, the key of the worker that holds it, or null when none does. */
 type Route = Executor | string | null;
@@ -49,15 +50,15 @@ export class ExecutorTransfer {
 
   /**
    * Delivers one data tuple: into a local queue, or onto the link towards the worker that holds `dest`.
-   * `oldestRootMs`: RuntimeTuple.oldestRootMs of the tuple sent.
+   * `treeStart`: RuntimeTuple.treeStart of the tuple sent.
    */
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire: unknown[] | null = null, oldestRootMs = Infinity): void {
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire: unknown[] | null = null, treeStart = NO_TREE_START): void {
     const r = this.routeOf(dest);
     if (typeof r === 'string') {
-      this.transport.sendTuple(r, dest, srcTask, stream, wire ?? values, anchors, oldestRootMs);
+      this.transport.sendTuple(r, dest, srcTask, stream, wire ?? values, anchors, treeStart);
     } else if (r !== null) {
       const t = new RuntimeTuple(values, this.table.fieldsOf(srcComponent, stream), srcComponent, stream, srcTask, anchors);
-      t.oldestRootMs = oldestRootMs;
+      t.treeStart = treeStart;
       r.enqueue(t);
       this.loop.wake();
     } else {

@@ -27,6 +27,7 @@ import { ZmqTransport } from './transport/zmq-transport.js';
 import { stampOf, tagOf } from './transport/frame-stamp.js';
 import { EpochFence, FENCE_GRACE_MS } from './fencing/epoch-fence.js';
 import { StaleTuples } from './fencing/stale-tuples.js';
+import { NO_TREE_START } from './transport/frame-tree-time.js';
 import { WorkerLoad } from './routing/load/worker-load.js';
 import type { RoutingLoad } from './routing/load/task-load.js';
 import { ComponentConfigs, type WorkerSettings } from './worker-settings.js';
@@ -238,8 +239,8 @@ export class TaskWiring implements ExecutorHost {
     return this.table.ackerFor(rootLo);
   }
 
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire: unknown[] | null = null, oldestRootMs = Infinity): void {
-    this.transfer.send(dest, srcComponent, srcTask, stream, values, anchors, wire, oldestRootMs);
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire: unknown[] | null = null, treeStart = NO_TREE_START): void {
+    this.transfer.send(dest, srcComponent, srcTask, stream, values, anchors, wire, treeStart);
   }
 
   sendAck(dest: number, srcTask: number, kind: AckKind, rootLo: number, rootHi: number, valLo: number, valHi: number): void {

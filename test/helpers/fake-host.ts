@@ -13,6 +13,7 @@ import { ackArity, type AckKind } from '../../worker/acking/ack-messages.js';
 import { fakeContext } from './fake-context.js';
 import type { StaleTuples } from '../../worker/fencing/stale-tuples.js';
 import type { IntervalClock } from '../../common/interval-clock.js';
+import { NO_TREE_START } from '../../worker/transport/frame-tree-time.js';
 
 export interface Sent {
   dest: number;
@@ -21,8 +22,8 @@ export interface Sent {
   stream: string;
   values: unknown[];
   anchors: AnchorIds;
-  /** When the oldest root of the tuple's tree was emitted (RuntimeTuple.oldestRootMs); Infinity when not given. */
-  oldestRootMs: number;
+  /** When the tuple's tree started (RuntimeTuple.treeStart); NO_TREE_START when not given. */
+  treeStart: number;
 }
 
 /** An ack-protocol message sent (ExecutorHost.sendAck / sendAcks, one entry per message). */
@@ -68,8 +69,8 @@ export class FakeHost implements ExecutorHost {
     return this.config;
   }
 
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, _wire?: unknown[] | null, oldestRootMs = Infinity): void {
-    this.sent.push({ dest, srcComponent, srcTask, stream, values, anchors, oldestRootMs });
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, _wire?: unknown[] | null, treeStart = NO_TREE_START): void {
+    this.sent.push({ dest, srcComponent, srcTask, stream, values, anchors, treeStart });
   }
 
   sendAck(dest: number, srcTask: number, kind: AckKind, rootLo: number, rootHi: number, valLo: number, valHi: number): void {

@@ -17,6 +17,7 @@ import { DEFAULT_STREAM } from '../../common/topology-def.js';
 import { EmitError } from '../../common/errors.js';
 import { isEmitOptions, readEmitArgs } from '../../topology-sdk/internal/emit-args.js';
 import { TickSource, isTickTuple } from './tick-source.js';
+import { NO_TREE_START } from '../transport/frame-tree-time.js';
 
 export class BoltExecutor extends Executor {
   private readonly router: OutputRouter;
@@ -106,9 +107,9 @@ export class BoltExecutor extends Executor {
     const cutoff = stale ? stale.cutoff() : -Infinity;
     while (this.ready()) {
       const tuple = this.queue.shift()!;
-      // Untracked tuples carry oldestRootMs = Infinity: only a tracked tuple whose tree timed out compares below.
-      if (tuple.oldestRootMs < cutoff) {
-        stale!.drop(1, tuple.oldestRootMs, { component: this.component, task: this.task, source: tuple.sourceComponent });
+      // Untracked tuples carry NO_TREE_START, above any cutoff: only a tracked tuple whose tree timed out is below.
+      if (tuple.treeStart < cutoff) {
+        stale!.drop(1, tuple.treeStart, { component: this.component, task: this.task, source: tuple.sourceComponent });
         this.metrics.staleTuples++;
         continue;
       }
@@ -171,9 +172,9 @@ export class BoltExecutor extends Executor {
     }
     this.metrics.transferred += targets.length;
     // The new tuple's tree started when the oldest of its anchors' did.
-    let oldestRootMs = Infinity;
-    for (let i = 0; i < anchors.length; i++) if (anchors[i]!.oldestRootMs < oldestRootMs) oldestRootMs = anchors[i]!.oldestRootMs;
-    for (const t of targets) this.host.send(t, this.component, this.task, stream, values, anchorIds(anchors), wire, oldestRootMs);
+    let treeStart = NO_TREE_START;
+    for (let i = 0; i < anchors.length; i++) if (anchors[i]!.treeStart < treeStart) treeStart = anchors[i]!.treeStart;
+    for (const t of targets) this.host.send(t, this.component, this.task, stream, values, anchorIds(anchors), wire, treeStart);
     return targets;
   }
 

@@ -33,10 +33,10 @@ export interface ExecutorHost extends RoutingTopology {
   configOf(component: string): Readonly<Record<string, unknown>>;
   /**
    * Delivers one tuple: into a local queue, or towards the worker that holds `dest`. `wire`: the values' wire form
-   * (worker/values/wire-form.ts) when they need one to travel; a local task gets `values` themselves. `oldestRootMs`:
-   * the wall-clock emit time of the oldest spout tuple the tuple descends from (RuntimeTuple.oldestRootMs).
+   * (worker/values/wire-form.ts) when they need one to travel; a local task gets `values` themselves. `treeStart`:
+   * when the oldest spout tuple the tuple descends from was emitted (RuntimeTuple.treeStart).
    */
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire?: unknown[] | null, oldestRootMs?: number): void;
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire?: unknown[] | null, treeStart?: number): void;
   /**
    * Sends one ack-protocol message (acking/ack-messages.ts) to a task; between workers, the messages of one kind from
    * one task to one task travel merged in the frame's ack section. `valLo`/`valHi` only for INIT and ACK.

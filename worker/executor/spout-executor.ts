@@ -13,6 +13,7 @@ import { randomLowInBucket, writeRandomId } from '../acking/ack-ids.js';
 import { ACKED, FAILED, INIT, type AckKind, type AckMessages } from '../acking/ack-messages.js';
 import { ACKER_COMPONENT, DEFAULT_STREAM } from '../../common/topology-def.js';
 import { PendingMessages } from '../acking/pending-messages.js';
+import { treeStartOf } from '../transport/frame-tree-time.js';
 
 /** A bolt failed the tree (the acker's fail). */
 const FAILED_TREE: FailReason = Object.freeze({ kind: 'failed' });
@@ -52,8 +53,8 @@ export class SpoutExecutor extends Executor {
   /** Inside runSlice: `clock` is a recent performance.now() (read every 32 nextTuple calls). */
   private inSlice = false;
   private clock = 0;
-  /** Inside runSlice: the wall clock (ms) read with `clock`, the emit time a tracked tuple's tree carries (RuntimeTuple.oldestRootMs). */
-  private wallClock = 0;
+  /** Inside runSlice: the wall clock read with `clock`, as the tree start a tracked tuple carries (RuntimeTuple.treeStart). */
+  private treeNow = 0;
 
   constructor(
     host: ExecutorHost,
@@ -154,7 +155,7 @@ export class SpoutExecutor extends Executor {
     // reads at most 32 nextTuple calls long, never short; docs/benchmarks.md, "Acking, second round").
     let n = 0;
     this.clock = performance.now();
-    this.wallClock = this.wallNow();
+    this.treeNow = this.treeStartNow();
     this.inSlice = true;
     try {
       while (!this.busy && this.canEmit()) {
@@ -163,7 +164,7 @@ export class SpoutExecutor extends Executor {
         this.invoke(this.callNextTuple, this.afterNextTuple);
         if (this.busy) break;
         if ((++n & 31) === 0) {
-          this.wallClock = this.wallNow();
+          this.treeNow = this.treeStartNow();
           if ((this.clock = performance.now()) >= deadline) break;
         }
       }
@@ -293,14 +294,14 @@ export class SpoutExecutor extends Executor {
     }
     let xorLo = 0;
     let xorHi = 0;
-    const emittedAtWall = this.inSlice ? this.wallClock : this.wallNow();
+    const treeStart = this.inSlice ? this.treeNow : this.treeStartNow();
     for (const t of targets) {
       // The tuple's ids: its root, and a fresh edge for this target, XORed into the init.
       const ids = [rootLo, rootHi, 0, 0];
       writeRandomId(ids, 2);
       xorLo ^= ids[2]!;
       xorHi ^= ids[3]!;
-      this.host.send(t, this.component, this.task, stream, values, ids, wire, emittedAtWall);
+      this.host.send(t, this.component, this.task, stream, values, ids, wire, treeStart);
     }
     if (targets.length === 0) {
       this.ackAtOnce(messageId, stream);
@@ -314,9 +315,9 @@ export class SpoutExecutor extends Executor {
     return targets;
   }
 
-  /** The wall clock receivers compare a tree's start with (the host's clock: a test's manual one). */
-  private wallNow(): number {
-    return this.host.clock ? this.host.clock.now() : Date.now();
+  /** Now as a tree start, on the wall clock receivers compare it with (the host's clock: a test's manual one). */
+  private treeStartNow(): number {
+    return treeStartOf(this.host.clock ? this.host.clock.now() : Date.now());
   }
 
   private localAckerOf(acker: number): LocalAcker | undefined {

@@ -4,8 +4,8 @@
  * which replays it (or has given it up) — executing this copy only runs the
  * work twice and sends acks for a tree nobody waits for. A cut link's queue
  * releases such tuples by the thousand when it heals. Each tuple carries when
- * its oldest root was emitted (RuntimeTuple.oldestRootMs; between workers, the
- * frame's tree time, transport/frame-tree-time.ts); the receiving worker drops
+ * its oldest root was emitted (RuntimeTuple.treeStart, whole seconds; between
+ * workers, the frame's tree time, transport/frame-tree-time.ts); the receiving worker drops
  * one older than the longest message timeout of the topology plus a margin,
  * counts it and logs, rate-limited. Untracked tuples are never dropped: no
  * spout replays them.
@@ -15,7 +15,7 @@
  * receiver whose clock runs ahead sees every tuple older by the skew: a fresh
  * tuple is dropped only when the skew exceeds timeout + margin, and then its
  * tree's replays would be too — so the margin and the timeout together are the
- * skew the rule tolerates (docs/faults.md, "Stale tuples"). Frames whose trees
+ * skew the rule tolerates (docs/faults.md, "Network partitions"). Frames whose trees
  * lie ahead of this worker's clock by more than the margin are a sign of such
  * skew on the way back: logged, rate-limited, naming the sender.
  * `topology.stale.tuple.margin.secs: null` turns the rule off (Storm's way:
@@ -23,6 +23,7 @@
  */
 import type { Logger } from '../../common/logger.js';
 import { RateLimitedLog } from '../../common/logger.js';
+import { NO_TREE_START, TREE_EPOCH_S, msOfTreeStart } from '../transport/frame-tree-time.js';
 
 export interface StaleTupleOptions {
   /** The longest `topology.message.timeout.secs` of the topology's components, in ms. */
@@ -54,24 +55,27 @@ export class StaleTuples {
     return this.opts.now();
   }
 
-  /** A tuple whose oldestRootMs is below this is stale (read once per batch or slice, not per tuple); -Infinity when the rule is off. */
+  /**
+   * A tuple whose tree start (RuntimeTuple.treeStart, rounded up to its second) is below this is stale, as a tree
+   * start with a fraction; read once per frame or slice, not per tuple. -Infinity when the rule is off.
+   */
   cutoff(now = this.opts.now()): number {
-    return this.maxAgeMs === null ? -Infinity : now - this.maxAgeMs;
+    return this.maxAgeMs === null ? -Infinity : (now - this.maxAgeMs) / 1000 - TREE_EPOCH_S;
   }
 
-  /** Counts `n` tracked tuples dropped as stale; `oldestRootMs`: the oldest of their trees' start, for the log. */
-  drop(n: number, oldestRootMs: number, context: Readonly<Record<string, unknown>>): void {
+  /** Counts `n` tracked tuples dropped as stale; `treeStart`: their trees' start, for the log. */
+  drop(n: number, treeStart: number, context: Readonly<Record<string, unknown>>): void {
     this.dropped += n;
     this.dropLog.warn(
-      { ...context, tuples: n, ageMs: Math.round(this.opts.now() - oldestRootMs), maxAgeMs: this.maxAgeMs, staleTuples: this.dropped },
+      { ...context, tuples: n, ageMs: Math.round(this.opts.now() - msOfTreeStart(treeStart)), maxAgeMs: this.maxAgeMs, staleTuples: this.dropped },
       'dropped tuples whose trees are older than the message timeout (their spouts have timed them out and replay them)',
     );
   }
 
-  /** A frame's trees started at `treeMs` by its sender's clock: far ahead of ours, the two clocks differ (logged, rate-limited). */
-  checkClock(treeMs: number, now: number, from: number): void {
-    if (this.maxAgeMs === null || treeMs === Infinity) return;
-    const aheadMs = treeMs - now;
+  /** A frame's trees started at `treeStart` by its sender's clock: far ahead of ours, the two clocks differ (logged, rate-limited). */
+  checkClock(treeStart: number, now: number, from: number): void {
+    if (this.maxAgeMs === null || treeStart === NO_TREE_START) return;
+    const aheadMs = msOfTreeStart(treeStart) - now;
     // One second of it is the frame field's rounding (frame-tree-time.ts).
     if (aheadMs <= 1000 + (this.opts.marginMs ?? 0)) return;
     this.skewLog.warn(

@@ -11,6 +11,7 @@
 import { ackArity, type AckKind } from '../acking/ack-messages.js';
 import type { AnchorIds } from '../executor/runtime-tuple.js';
 import { UNTRACKED } from './frame-layout.js';
+import { NO_TREE_START } from './frame-tree-time.js';
 
 /** Ack messages of one kind from one task to one task, their words back to back (acking/ack-messages.ts). */
 export interface AckRun {
@@ -38,11 +39,10 @@ export class BatchBuilder {
   idWords = 0;
   values: unknown[] = [];
   /**
-   * The latest of the tracked tuples' oldest-root emit times (wall-clock ms; the header's tree time,
-   * frame-tree-time.ts): -Infinity while the batch holds no tracked tuple, Infinity once it holds one whose time is
-   * unknown.
+   * The latest tree start of the tracked tuples (frame-tree-time.ts; the header's tree time): -1 while the batch holds
+   * no tracked tuple, NO_TREE_START once it holds one whose start is unknown.
    */
-  newestTreeMs = -Infinity;
+  newestTreeStart = -1;
   /** Interned stream names, in index order. */
   readonly streams: string[] = [];
   private readonly streamIndex = new Map<string, number>();
@@ -54,10 +54,10 @@ export class BatchBuilder {
   private lastRun: AckRun | null = null;
 
   /**
-   * Adds a data tuple (`values` in their wire form; `oldestRootMs`: the wall-clock emit time of the oldest spout tuple
-   * it descends from, Infinity when not known); returns the count after it.
+   * Adds a data tuple (`values` in their wire form; `treeStart`: when the oldest spout tuple it descends from was
+   * emitted, RuntimeTuple.treeStart); returns the count after it.
    */
-  addTuple(dest: number, src: number, stream: string, values: unknown[], anchors: AnchorIds, oldestRootMs = Infinity): number {
+  addTuple(dest: number, src: number, stream: string, values: unknown[], anchors: AnchorIds, treeStart = NO_TREE_START): number {
     const t = this.tuples;
     if (t === this.dest.length) this.growTuples();
     this.dest[t] = dest;
@@ -68,7 +68,7 @@ export class BatchBuilder {
     } else {
       const n = anchors.length;
       this.anchors[t] = n >> 2;
-      if (oldestRootMs > this.newestTreeMs) this.newestTreeMs = oldestRootMs;
+      if (treeStart > this.newestTreeStart) this.newestTreeStart = treeStart;
       if (this.idWords + n > this.ids.length) this.growIds(n);
       const ids = this.ids;
       let w = this.idWords;
@@ -107,7 +107,7 @@ export class BatchBuilder {
     this.tuples = 0;
     this.idWords = 0;
     this.values = [];
-    this.newestTreeMs = -Infinity;
+    this.newestTreeStart = -1;
     this.streams.length = 0;
     this.streamIndex.clear();
     this.lastStream = '';
@@ -133,7 +133,7 @@ export class BatchBuilder {
         const ids = pairs < 0 ? null : Array.from(this.ids.subarray(w, w + 4 * pairs));
         w += pairs < 0 ? 0 : 4 * pairs;
         // Each tuple's own time is gone; the batch's is no earlier than any of them, so each half stays on the safe side.
-        (i < half ? a : b).addTuple(this.dest[i]!, this.src[i]!, this.streams[this.stream[i]!]!, this.values[i] as unknown[], ids, this.newestTreeMs);
+        (i < half ? a : b).addTuple(this.dest[i]!, this.src[i]!, this.streams[this.stream[i]!]!, this.values[i] as unknown[], ids, this.newestTreeStart);
       }
       for (const r of this.runs) b.addAcks(r.dest, r.src, r.kind, r.words);
       return [a, b];

@@ -29,7 +29,7 @@ export function encodeFrame(senderPort: number, b: BatchBuilder, stamp: Readonly
   const u32 = new Uint32Array(frame.buffer, frame.byteOffset, at.end >> 2);
   const base = frame.byteOffset;
   // Little-endian: byte 0 the magic, byte 1 the version, bytes 2–3 the tree time.
-  u32[0] = (MAGIC | (WIRE_VERSION << 8) | (treeTimeField(b.newestTreeMs) << 16)) >>> 0;
+  u32[0] = (MAGIC | (WIRE_VERSION << 8) | (treeTimeField(b.newestTreeStart) << 16)) >>> 0;
   u32[H_PORT] = senderPort;
   u32[H_TUPLES] = t;
   u32[H_ANCHORS] = b.idWords >> 2;

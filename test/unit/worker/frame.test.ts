@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { NO_TREE_TIME, treeTimeField, treeTimeOf } from '../../../worker/transport/frame-tree-time.js';
+import { NO_TREE_TIME, msOfTreeStart, treeStartFromField, treeStartOf, treeTimeField } from '../../../worker/transport/frame-tree-time.js';
 import { BatchBuilder } from '../../../worker/transport/batch-builder.js';
 import { encodeFrame } from '../../../worker/transport/frame-encoder.js';
 import { readFrame, type Frame } from '../../../worker/transport/frame-reader.js';
@@ -80,19 +80,19 @@ describe('worker/transport frame (wire version 3)', () => {
   it("carries the tree time of the batch's youngest tracked tuple in header bytes 2–3, untracked tuples aside", () => {
     const b = new BatchBuilder();
     const t0 = 1_764_110_000_250;
-    b.addTuple(7, 3, 'default', ['old'], [1, 2, 3, 4], t0 - 4000);
-    b.addTuple(7, 3, 'default', ['young'], [5, 6, 7, 8], t0);
+    b.addTuple(7, 3, 'default', ['old'], [1, 2, 3, 4], treeStartOf(t0 - 4000));
+    b.addTuple(7, 3, 'default', ['young'], [5, 6, 7, 8], treeStartOf(t0));
     b.addTuple(7, 3, 'default', ['untracked, no time'], null);
     const f = readFrame(encodeFrame(6700, b));
-    assert.equal(f.treeTime, treeTimeField(t0));
+    assert.equal(f.treeTime, treeTimeField(treeStartOf(t0)));
     // Read on a clock 10 s later: the second after t0 (rounded up, never earlier than the tuple's start).
-    assert.equal(treeTimeOf(f.treeTime, t0 + 10_000), t0 - 250 + 1000);
+    assert.equal(msOfTreeStart(treeStartFromField(f.treeTime, t0 + 10_000)), t0 - 250 + 1000);
     b.clear();
-    b.addTuple(7, 3, 'default', ['a'], [1, 2, 3, 4], t0);
+    b.addTuple(7, 3, 'default', ['a'], [1, 2, 3, 4], treeStartOf(t0));
     b.addTuple(7, 3, 'default', ['from a tool'], [1, 2, 3, 4]);
     assert.equal(readFrame(encodeFrame(6700, b)).treeTime, NO_TREE_TIME, 'one tracked tuple of unknown time: the frame has none');
     b.clear();
-    b.addTuple(7, 3, 'default', ['untracked'], null, t0);
+    b.addTuple(7, 3, 'default', ['untracked'], null, treeStartOf(t0));
     assert.equal(readFrame(encodeFrame(6700, b)).treeTime, NO_TREE_TIME, 'no tracked tuple: none');
   });
 

@@ -30,6 +30,7 @@ import { fakeContext } from '../../helpers/fake-context.js';
 import { freePort } from '../../helpers/ports.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { ManualClock } from '../../helpers/manual-clock.js';
+import { treeStartOf } from '../../../worker/transport/frame-tree-time.js';
 
 class TwoStreamSpout extends Spout {
   nextTuple(): void {}
@@ -211,9 +212,9 @@ describe('worker receive path (TaskWiring)', () => {
       push.connect(`tcp://127.0.0.1:${port}`);
       const frame = (startedMs: number, values: number[]): Buffer => {
         const batch = new BatchBuilder();
-        batch.addTuple(sink, src, 'default', [values[0]], [1, 2, 3, 4], startedMs);
+        batch.addTuple(sink, src, 'default', [values[0]], [1, 2, 3, 4], treeStartOf(startedMs));
         batch.addTuple(sink, src, 'default', [values[1]], null); // untracked: no spout replays it, it always runs
-        batch.addTuple(sink, src, 'default', [values[2]], [5, 6, 7, 8], startedMs - 500);
+        batch.addTuple(sink, src, 'default', [values[2]], [5, 6, 7, 8], treeStartOf(startedMs - 500));
         return encodeFrame(1, batch, PEER);
       };
       await push.send(frame(clock.now() - 9000, [1, 2, 3])); // a cut link's backlog: replayed at the spout already

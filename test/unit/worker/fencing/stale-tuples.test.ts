@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { NO_TREE_TIME, treeTimeField, treeTimeOf } from '../../../../worker/transport/frame-tree-time.js';
+import { NO_TREE_START, NO_TREE_TIME, msOfTreeStart, treeStartFromField, treeStartOf, treeTimeField } from '../../../../worker/transport/frame-tree-time.js';
 import { StaleTuples } from '../../../../worker/fencing/stale-tuples.js';
 import { BasicBolt, Bolt, Spout, type BasicOutputCollector, type OutputCollector, type Conf, type OutputFieldsDeclarer, type SpoutOutputCollector, type TopologyContext, type Tuple } from '../../../../topology-sdk/index.js';
 import { TopologyBuilder } from '../../../../topology-sdk/topology-builder.js';
@@ -87,31 +87,36 @@ function setup(clock: ManualClock) {
 }
 
 const fields = new Fields(['n']);
-function tracked(n: number, oldestRootMs: number): RuntimeTuple {
+/** A tracked tuple whose tree started at wall-clock `startedMs`. */
+function tracked(n: number, startedMs: number): RuntimeTuple {
   const t = new RuntimeTuple([n], fields, 'ids', 'default', 1, [n, 0, n + 100, 0]);
-  t.oldestRootMs = oldestRootMs;
+  t.treeStart = treeStartOf(startedMs);
   return t;
 }
 
 describe('stale tuples (issue 28 item 3)', () => {
-  it("the frame's tree time reads back no earlier than the tuple's start and within a second of it, the receiver's clock up to 9 h behind or ahead", () => {
+  it("a tree start, and the frame's tree time read back on any clock up to 9 h behind or ahead, is no earlier than the start and within a second of it", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1_600_000_000_000, max: 2_500_000_000_000 }), fc.integer({ min: -NINE_HOURS, max: NINE_HOURS }), (start, skew) => {
-        const read = treeTimeOf(treeTimeField(start), start + skew);
-        assert.ok(read >= start && read < start + 1000, `start ${start}, receiver ${skew} ms off: read ${read}`);
+      fc.property(fc.integer({ min: 1_600_000_000_000, max: 2_500_000_000_000 }), fc.integer({ min: -NINE_HOURS, max: NINE_HOURS }), (startMs, skew) => {
+        const start = treeStartOf(startMs);
+        assert.ok(msOfTreeStart(start) >= startMs && msOfTreeStart(start) < startMs + 1000);
+        assert.ok(Number.isInteger(start) && start < 2 ** 30, 'a small integer: no boxed number per tuple');
+        assert.equal(treeStartFromField(treeTimeField(start), startMs + skew), start, `receiver ${skew} ms off`);
       }),
     );
-    assert.equal(treeTimeField(Infinity), NO_TREE_TIME);
-    assert.equal(treeTimeField(-Infinity), NO_TREE_TIME);
-    assert.equal(treeTimeOf(NO_TREE_TIME, 1_764_110_000_000), Infinity);
+    assert.equal(treeTimeField(NO_TREE_START), NO_TREE_TIME);
+    assert.equal(treeTimeField(-1), NO_TREE_TIME);
+    assert.equal(treeStartFromField(NO_TREE_TIME, 1_764_110_000_000), NO_TREE_START);
   });
 
   it('the cutoff is the message timeout plus the margin behind the clock, and never with the margin null', async () => {
     const clock = new ManualClock(1_764_110_000_000);
     const s = staleAt(clock);
-    assert.equal(s.cutoff(), clock.now() - TIMEOUT - MARGIN);
+    // In tree starts (seconds): a tree that started 7 s or less ago is not below it, one that started 8 s ago is.
+    assert.ok(treeStartOf(clock.now() - TIMEOUT - MARGIN) >= s.cutoff());
+    assert.ok(treeStartOf(clock.now() - TIMEOUT - MARGIN - 1000) < s.cutoff());
     await clock.advance(1000);
-    assert.equal(s.cutoff(), clock.now() - TIMEOUT - MARGIN);
+    assert.ok(treeStartOf(clock.now() - TIMEOUT - MARGIN - 1000) < s.cutoff());
     assert.equal(staleAt(clock, null).cutoff(), -Infinity);
     s.drop(3, clock.now() - 9000, { from: 6700 });
     s.drop(1, clock.now() - 8000, { from: 6700 });
@@ -125,7 +130,7 @@ describe('stale tuples (issue 28 item 3)', () => {
     const ex = new BoltExecutor(host, 'relay', 2, settings, relay);
     await ex.start();
     const now = clock.now();
-    ex.queue.push(tracked(1, now - TIMEOUT - MARGIN - 1)); // just past the cutoff: its spout has replayed it
+    ex.queue.push(tracked(1, now - TIMEOUT - MARGIN - 1000)); // past the cutoff (by its second): its spout has replayed it
     ex.queue.push(tracked(2, now - TIMEOUT)); // timed out, but within the margin: runs
     ex.queue.push(new RuntimeTuple([3], fields, 'ids', 'default', 1, null)); // untracked: never dropped
     ex.queue.push(tracked(4, now));
@@ -138,7 +143,7 @@ describe('stale tuples (issue 28 item 3)', () => {
 
     // Time passes while a tuple waits in the queue: it turns stale there.
     ex.queue.push(tracked(5, clock.now()));
-    await clock.advance(TIMEOUT + MARGIN + 1);
+    await clock.advance(TIMEOUT + MARGIN + 1000);
     ex.runSlice(performance.now() + 10_000);
     assert.deepEqual(relay.executed, [2, 3, 4]);
     assert.equal(host.staleTuples!.dropped, 2);
@@ -166,10 +171,10 @@ describe('stale tuples (issue 28 item 3)', () => {
     ids.collector.emit([1], 'm1');
     ids.collector.emit([2]); // untracked
     assert.deepEqual(
-      host.sent.map((s) => [s.values[0], s.oldestRootMs]),
+      host.sent.map((s) => [s.values[0], s.treeStart]),
       [
-        [1, clock.now()],
-        [2, Infinity],
+        [1, treeStartOf(clock.now())],
+        [2, NO_TREE_START],
       ],
     );
 
@@ -181,10 +186,10 @@ describe('stale tuples (issue 28 item 3)', () => {
     ex.queue.push(new RuntimeTuple([8], fields, 'ids', 'default', 1, null));
     ex.runSlice(performance.now() + 10_000);
     assert.deepEqual(
-      host.sent.map((s) => [s.values[0], s.oldestRootMs]),
+      host.sent.map((s) => [s.values[0], s.treeStart]),
       [
-        [7, clock.now() - 3000],
-        [8, Infinity],
+        [7, treeStartOf(clock.now() - 3000)],
+        [8, NO_TREE_START],
       ],
     );
 
@@ -197,6 +202,6 @@ describe('stale tuples (issue 28 item 3)', () => {
     jx.queue.push(new RuntimeTuple([3], fields, 'ids', 'default', 1, null));
     jx.runSlice(performance.now() + 10_000);
     // Anchored to all it has seen: the oldest of their trees' starts (an untracked anchor has none).
-    assert.deepEqual(host.sent.map((s) => s.oldestRootMs), [clock.now() - 4000]);
+    assert.deepEqual(host.sent.map((s) => s.treeStart), [treeStartOf(clock.now() - 4000)]);
   });
 });

@@ -112,6 +112,8 @@ export function formatDetail(d: TopologyDetail): string {
   }
   const ticking = Object.entries(d.components).filter(([, c]) => (c.ticks ?? 0) > 0);
   if (ticking.length) out.push('', `tick tuples (counted apart from the tuples above): ${ticking.map(([id, c]) => `${id} ${c.ticks}`).join(', ')}`);
+  const staleIn = Object.entries(d.components).filter(([, c]) => (c.staleTuples ?? 0) > 0);
+  if (staleIn.length) out.push('', `stale tuples dropped unexecuted (their trees had timed out at the spouts, which replay them): ${staleIn.map(([id, c]) => `${id} ${c.staleTuples}`).join(', ')}`);
   const splits = Object.entries(d.components).filter(([, c]) => c.split);
   if (splits.length) {
     out.push('', 'adaptive split (controller task):');
@@ -248,6 +250,7 @@ export function formatDetail(d: TopologyDetail): string {
       ]),
     ),
   );
+  out.push(...fencingLines(d.workers));
   const died = d.workers.filter((w) => w.exits);
   if (died.length) {
     out.push('', 'worker deaths (reported by the supervisors):');
@@ -280,4 +283,23 @@ function splitSideLines(id: string, split: Record<string, unknown>): string[] {
     out.push(`  ${id}: ${side.toUpperCase()} side: no running task since ${new Date(s.downSince).toISOString()} (${s.reason ?? 'unknown'}); it gets no tuples`);
   }
   return out;
+}
+
+/**
+ * Workers with something of issue 28's fencing to report: spouts paused for want of ZooKeeper, frames fenced as
+ * coming from a stranded worker, stale tuples dropped (docs/faults.md, "Network partitions").
+ */
+function fencingLines(workers: TopologyDetail['workers']): string[] {
+  const lines: string[] = [];
+  for (const w of workers) {
+    const m = w.metrics;
+    if (!m || (!m.spoutsPaused && !m.staleFrames && !m.staleTuples)) continue;
+    const parts = [
+      ...(m.spoutsPaused ? ['SPOUTS PAUSED (no ZooKeeper for nimbus.task.timeout.secs)'] : []),
+      ...(m.staleFrames ? [`${m.staleFrames} frame(s) from stranded workers fenced`] : []),
+      ...(m.staleTuples ? [`${m.staleTuples} stale tuple(s) dropped`] : []),
+    ];
+    lines.push(`  ${w.supervisor}:${w.port}: ${parts.join('; ')}`);
+  }
+  return lines.length ? ['', 'partitions (fencing and stale tuples):', ...lines] : [];
 }

@@ -14,6 +14,7 @@ import { isGpuBackend } from './gpu-backends.js';
 /** The fields of ExecutorMetrics the fold reads (nimbus's parsed heartbeats have the same shape). */
 export interface ExecutorSample extends TupleCounters {
   ticks?: number | undefined;
+  staleTuples?: number | undefined;
   capacity: number;
   executeLatencyMs: LatencyStats;
   completeLatencyMs: LatencyStats | null;
@@ -61,6 +62,8 @@ export interface ComponentRollup extends TupleCounters {
   executors: number;
   /** Tick tuples executed (apart from the data tuples counted above). */
   ticks: number;
+  /** Tracked tuples dropped unexecuted: their trees had timed out at their spouts (worker/fencing/stale-tuples.ts). */
+  staleTuples: number;
   capacity: number;
   execute: Histogram;
   complete: Histogram;
@@ -86,6 +89,7 @@ export function rollup(list: readonly ExecutorSample[]): ComponentRollup {
     acked: 0,
     failed: 0,
     ticks: 0,
+    staleTuples: 0,
     capacity: 0,
     execute: mergeLatency(list.map((e) => ({ stats: e.executeLatencyMs, hist: e.executeHist, sum: e.executeSum }))),
     complete: mergeLatency(list.map((e) => ({ stats: e.completeLatencyMs, hist: e.completeHist, sum: e.completeSum }))),
@@ -103,6 +107,7 @@ export function rollup(list: readonly ExecutorSample[]): ComponentRollup {
     r.acked += e.acked;
     r.failed += e.failed;
     r.ticks += e.ticks ?? 0;
+    r.staleTuples += e.staleTuples ?? 0;
     r.capacity = Math.max(r.capacity, e.capacity);
     if (e.busyMs !== undefined && e.uptimeMs) r.capacityOverLife = Math.max(r.capacityOverLife ?? 0, Math.min(1, e.busyMs / e.uptimeMs));
     if (!e.gpu) continue;

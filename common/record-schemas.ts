@@ -304,6 +304,7 @@ const executorMetricsSchema = z.looseObject({
   acked: count,
   failed: count,
   ticks: count.optional(),
+  staleTuples: count.optional(),
   executeLatencyMs: latencySchema,
   completeLatencyMs: latencySchema.nullable(),
   queueDepth: count,
@@ -338,6 +339,10 @@ export const workerHeartbeatSchema = z.looseObject({
   uptimeSecs: count,
   rssMB: count,
   droppedFrames: count,
+  // Issue 28's fencing and stale-tuple counts: reports, so a malformed one is left out rather than the beat.
+  staleFrames: count.optional().catch(undefined),
+  staleTuples: count.optional().catch(undefined),
+  spoutsPaused: z.boolean().optional().catch(undefined),
   executors: z.array(executorMetricsSchema),
   // A report, not what liveness depends on: a malformed section is left out, not the whole beat.
   backpressure: z

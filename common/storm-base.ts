@@ -75,6 +75,8 @@ export interface ExecutorMetrics extends TupleCounters {
   task: number;
   /** Tick tuples the task executed (topology.tick.tuple.freq.secs), apart from the data tuples; absent when none. */
   ticks?: number;
+  /** Tracked tuples for the task dropped unexecuted because their trees had timed out at their spouts (issue 28); absent when none. */
+  staleTuples?: number;
   executeLatencyMs: LatencyStats;
   completeLatencyMs: LatencyStats | null;
   queueDepth: number;
@@ -303,6 +305,8 @@ export interface WorkerHeartbeat {
   droppedFrames: number;
   /** Of droppedFrames: frames fenced as coming from a worker stranded on an older assignment (issue 28). */
   staleFrames?: number;
+  /** Tracked tuples the worker dropped unexecuted because their trees had timed out at their spouts (issue 28). */
+  staleTuples?: number;
   /** True while the worker's spouts are paused because it has not reached ZooKeeper for nimbus.task.timeout.secs. */
   spoutsPaused?: boolean;
   executors: ExecutorMetrics[];

@@ -126,6 +126,8 @@ export interface ComponentStats extends TupleCounters {
   executors: number;
   /** Tick tuples executed (topology.tick.tuple.freq.secs), counted apart from the data tuples. */
   ticks: number;
+  /** Tracked tuples dropped unexecuted because their trees had timed out at their spouts (issue 28). */
+  staleTuples: number;
   /** Mean execute latency over all executors, weighted by count. */
   executeLatencyMs: number | null;
   /** Spouts: mean complete latency, weighted by count. */
@@ -199,6 +201,12 @@ export interface WorkerMetrics {
   uptimeSecs: number;
   rssMB: number;
   droppedFrames: number;
+  /** Of droppedFrames: fenced, from a worker stranded on an older assignment (issue 28). */
+  staleFrames: number;
+  /** Tracked tuples dropped unexecuted because their trees had timed out at their spouts (issue 28). */
+  staleTuples: number;
+  /** The worker has not reached ZooKeeper for nimbus.task.timeout.secs: its spouts emit nothing until it does (issue 28). */
+  spoutsPaused: boolean;
   heartbeatTime: number;
   epoch: number;
   emitted: number;

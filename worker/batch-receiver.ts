@@ -5,11 +5,14 @@
  * stream and queued at its executor, and load reports go to the load board.
  * Anything for an unknown task, on an undeclared stream, of the wrong kind
  * for its task or otherwise malformed is counted, logged (rate-limited) and
- * dropped (DESIGN §6: bad input never kills a worker). Backpressure status
- * reports go to the remote-overload board. A task whose queue fills is
- * announced to the peers (backpressure/local-overload.ts), which hold what
- * they would send it; reading goes on, so the other tasks' tuples and every
- * ack keep arriving. Only a task past its queue and the overflow limit
+ * dropped (DESIGN §6: bad input never kills a worker). Tracked tuples of a
+ * frame whose trees have timed out at their spouts are dropped as stale and
+ * counted (fencing/stale-tuples.ts); the others take the frame's tree time
+ * (transport/frame-tree-time.ts) with them. Backpressure status reports go to
+ * the remote-overload board. A task whose queue fills is announced to the
+ * peers (backpressure/local-overload.ts), which hold what they would send it;
+ * reading goes on, so the other tasks' tuples and every ack keep arriving.
+ * Only a task past its queue and the overflow limit
  * (`topology.executor.overflow.limit`, a last guard against a peer that does
  * not hold) stops reading until it drains.
  */
@@ -37,6 +40,8 @@ export interface ReceiverBackpressure {
   /** Tuples a task may hold past its queue's capacity before reading stops (`topology.executor.overflow.limit`). */
   overflowLimit: number;
 }
+import type { StaleTuples } from './fencing/stale-tuples.js';
+import { treeStartFromField } from './transport/frame-tree-time.js';
 
 export class BatchReceiver {
   /** Frames that did not decode (counted here; the transport drops them). */
@@ -61,6 +66,7 @@ export class BatchReceiver {
     private readonly bp: ReceiverBackpressure,
     log: Logger,
     private readonly fence: EpochFence,
+    private readonly stale: StaleTuples,
   ) {
     this.dropLog = new RateLimitedLog(log);
     this.fenceLog = new RateLimitedLog(log);
@@ -88,6 +94,12 @@ export class BatchReceiver {
       return;
     }
     if (f.ackDest.length > 0) this.acks(f);
+    // One clock read per frame: when its trees started, and whether that is past the message timeout for all of them.
+    const now = this.stale.now();
+    const treeStart = treeStartFromField(f.treeTime, now);
+    const staleTrees = treeStart < this.stale.cutoff(now);
+    if (!staleTrees) this.stale.checkClock(treeStart, now, f.senderPort);
+    let staleCount = 0;
     const touched: Executor[] = [];
     // A frame's tuples mostly share (source task, stream): resolve the pair once per run of equal pairs, never per
     // tuple (docs/benchmarks.md, "Acking, third round"); a frame's stream names are one string each, so comparing
@@ -127,6 +139,11 @@ export class BatchReceiver {
         this.drop({ dest, src, from: f.senderPort }, 'dropped a tuple for an unknown task');
         continue;
       }
+      if (pairs >= 0 && staleTrees) {
+        staleCount++;
+        ex.metrics.staleTuples++;
+        continue;
+      }
       if (src !== memoSrc || stream !== memoStream || memoFields === null) {
         const srcComponent = this.table.componentOf(src);
         if (srcComponent === undefined) {
@@ -147,10 +164,13 @@ export class BatchReceiver {
         memoStream = stream;
         memoComponent = srcComponent;
       }
-      ex.enqueue(new RuntimeTuple(values, memoFields, memoComponent, stream, src, anchors));
+      const tuple = new RuntimeTuple(values, memoFields, memoComponent, stream, src, anchors);
+      if (pairs >= 0) tuple.treeStart = treeStart;
+      ex.enqueue(tuple);
       if (ex.queue.length > ex.queue.capacity) overflowed++;
       touched.push(ex);
     }
+    if (staleCount > 0) this.stale.drop(staleCount, treeStart, { from: f.senderPort });
     this.loop.wake();
     this.bp.local.overflowTuples += overflowed;
     let over: Executor[] | null = null;

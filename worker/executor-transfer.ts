@@ -15,6 +15,7 @@ import type { ZmqTransport } from './transport/zmq-transport.js';
 import type { RunLoop } from './run-loop.js';
 import type { TaskTable } from './task-table.js';
 import type { RemoteOverload } from './backpressure/remote-overload.js';
+import { NO_TREE_START } from './transport/frame-tree-time.js';
 
 /** Where a task's tuples go: its executor in this worker, the key of the worker that holds it, or null when none does. */
 type Route = Executor | string | null;
@@ -50,13 +51,18 @@ export class ExecutorTransfer {
     this.routes = [];
   }
 
-  /** Delivers one data tuple: into a local queue, or onto the link towards the worker that holds `dest`. */
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire: unknown[] | null = null): void {
+  /**
+   * Delivers one data tuple: into a local queue, or onto the link towards the worker that holds `dest`.
+   * `treeStart`: RuntimeTuple.treeStart of the tuple sent.
+   */
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire: unknown[] | null = null, treeStart = NO_TREE_START): void {
     const r = this.routeOf(dest);
     if (typeof r === 'string') {
-      this.transport.sendTuple(r, dest, srcTask, stream, wire ?? values, anchors);
+      this.transport.sendTuple(r, dest, srcTask, stream, wire ?? values, anchors, treeStart);
     } else if (r !== null) {
-      r.enqueue(new RuntimeTuple(values, this.table.fieldsOf(srcComponent, stream), srcComponent, stream, srcTask, anchors));
+      const t = new RuntimeTuple(values, this.table.fieldsOf(srcComponent, stream), srcComponent, stream, srcTask, anchors);
+      t.treeStart = treeStart;
+      r.enqueue(t);
       this.loop.wake();
     } else {
       this.drop(dest, stream);

@@ -8,7 +8,7 @@
  * worker's lifecycle (worker.ts) drives this.
  */
 import type { Logger } from '../common/logger.js';
-import type { TopologyDef } from '../common/topology-def.js';
+import { ACKER_COMPONENT, type TopologyDef } from '../common/topology-def.js';
 import { workerKey, type Assignment, type WorkerAssignment } from '../common/assignment.js';
 import type { ConfigRecord } from '../common/config/index.js';
 import type { WorkerLaunch } from '../common/worker-env.js';
@@ -26,6 +26,8 @@ import type { LinkSecurity } from './transport/link-security.js';
 import { ZmqTransport } from './transport/zmq-transport.js';
 import { stampOf, tagOf } from './transport/frame-stamp.js';
 import { EpochFence, FENCE_GRACE_MS } from './fencing/epoch-fence.js';
+import { StaleTuples } from './fencing/stale-tuples.js';
+import { NO_TREE_START } from './transport/frame-tree-time.js';
 import { WorkerLoad } from './routing/load/worker-load.js';
 import type { RoutingLoad } from './routing/load/task-load.js';
 import { ComponentConfigs, type WorkerSettings } from './worker-settings.js';
@@ -33,7 +35,7 @@ import { TaskTable } from './task-table.js';
 import { ExecutorTransfer } from './executor-transfer.js';
 import { BatchReceiver } from './batch-receiver.js';
 import { RunLoop } from './run-loop.js';
-import { realIntervalClock } from '../common/interval-clock.js';
+import { realIntervalClock, type IntervalClock } from '../common/interval-clock.js';
 import { ValueTypes } from './values/value-types.js';
 import { registerValueTypes } from './values/wire-form.js';
 import { LocalOverload } from './backpressure/local-overload.js';
@@ -55,6 +57,8 @@ export interface TaskWiringOptions {
   link?: LinkSecurity | undefined;
   /** Builds the context handed to a task's open/prepare (context/topology-context-factory.ts). */
   contextFor: (component: string, task: number) => TopologyContext;
+  /** Timers and the wall clock (tick tuples, the stale-tuple rule); absent: real ones. Tests step a manual clock. */
+  clock?: IntervalClock | undefined;
 }
 
 export class TaskWiring implements ExecutorHost {
@@ -79,6 +83,8 @@ export class TaskWiring implements ExecutorHost {
   private readonly receiver: BatchReceiver;
   /** Which frames are accepted, by their sender's stamp (fencing/epoch-fence.ts). */
   private readonly fence: EpochFence;
+  /** Which tracked tuples are too old to execute (fencing/stale-tuples.ts). */
+  readonly staleTuples: StaleTuples;
   private readonly factory: ExecutorFactory;
   /** Called after every assignment this worker applies (TopologyContext.onPlacementChange). */
   private readonly placementListeners = new Set<() => void>();
@@ -86,6 +92,7 @@ export class TaskWiring implements ExecutorHost {
   constructor(private readonly opts: TaskWiringOptions) {
     this.topologyId = opts.launch.topologyId;
     this.log = opts.log;
+    this.clock = opts.clock ?? realIntervalClock;
     this.def = opts.def;
     this.table = new TaskTable(opts.def, opts.settings.ackers, opts.selfKey);
     this.valueTypes = new ValueTypes(opts.topology.serializations);
@@ -106,6 +113,9 @@ export class TaskWiring implements ExecutorHost {
       () => this.overload.update(),
     );
     this.fence = new EpochFence(tagOf(this.topologyId), FENCE_GRACE_MS);
+    // A tree may live as long as the longest timeout any component sets (a spout's own config may raise it).
+    const messageTimeoutMs = Math.max(...[ACKER_COMPONENT, ...opts.def.components.map((c) => c.id)].map((c) => this.components.settingsOf(c).messageTimeoutMs));
+    this.staleTuples = new StaleTuples({ messageTimeoutMs, marginMs: opts.settings.staleTupleMarginMs, now: () => this.clock.now() }, this.log);
     this.receiver = new BatchReceiver(
       this.table,
       this.executors,
@@ -114,6 +124,7 @@ export class TaskWiring implements ExecutorHost {
       { local: this.overload, remote: this.remoteOverload, overflowLimit: opts.settings.overflowLimit },
       this.log,
       this.fence,
+      this.staleTuples,
     );
     this.transport = new ZmqTransport(
       {
@@ -262,7 +273,7 @@ export class TaskWiring implements ExecutorHost {
     return this.load?.routing ?? null;
   }
 
-  readonly clock = realIntervalClock;
+  readonly clock: IntervalClock;
   /** The classes the topology registered, installed for this process's decoder (worker/values/wire-form.ts). */
   readonly valueTypes: ValueTypes;
 
@@ -278,8 +289,8 @@ export class TaskWiring implements ExecutorHost {
     return this.table.ackerFor(rootLo);
   }
 
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire: unknown[] | null = null): void {
-    this.transfer.send(dest, srcComponent, srcTask, stream, values, anchors, wire);
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire: unknown[] | null = null, treeStart = NO_TREE_START): void {
+    this.transfer.send(dest, srcComponent, srcTask, stream, values, anchors, wire, treeStart);
   }
 
   sendAck(dest: number, srcTask: number, kind: AckKind, rootLo: number, rootHi: number, valLo: number, valHi: number): void {

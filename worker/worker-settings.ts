@@ -41,6 +41,8 @@ export interface WorkerSettings {
   heartbeatMs: number;
   /** `nimbus.task.timeout.secs`, in ms: how long without ZooKeeper before the spouts pause (fencing/zookeeper-lease.ts). */
   zooKeeperLeaseMs: number;
+  /** `topology.stale.tuple.margin.secs`, in ms; null: stale tuples execute too (fencing/stale-tuples.ts). */
+  staleTupleMarginMs: number | null;
   /** `topology.stats.report.secs` (the metrics record in ZooKeeper), at least 100 ms. */
   metricsMs: number;
   /** `topology.gpu.cpu.threads`; null: the machine's cores. */
@@ -63,6 +65,7 @@ export function workerSettings(topologyConfig: ConfigRecord, clusterConfig: Conf
     heartbeatMs: Math.max(100, secsToMs(cluster['worker.heartbeat.frequency.secs'])),
     zooKeeperLeaseMs: secsToMs(cluster['nimbus.task.timeout.secs']),
     metricsMs: Math.max(100, secsToMs(topo['topology.stats.report.secs'])),
+    staleTupleMarginMs: topo['topology.stale.tuple.margin.secs'] === null ? null : secsToMs(topo['topology.stale.tuple.margin.secs']),
     gpuCpuThreads: topo['topology.gpu.cpu.threads'],
     load: {
       updateIntervalMs: topo['topology.load.update.interval.ms'],

@@ -122,7 +122,7 @@ export class Worker {
     this.lease = new ZooKeeperLease(this.settings.zooKeeperLeaseMs);
     this.heartbeats = new WorkerHeartbeats({
       onWritten: () => this.lease.contact(),
-      extra: () => ({ staleFrames: this.tasks.staleFrames, spoutsPaused: this.lease.paused }),
+      extra: () => ({ staleFrames: this.tasks.staleFrames, staleTuples: this.tasks.staleTuples.dropped, spoutsPaused: this.lease.paused }),
       store: this.store,
       launch: this.launch,
       log: this.log,

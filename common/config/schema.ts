@@ -102,6 +102,7 @@ export const CONFIG_KEYS = {
   'topology.acker.executors': key(nonNegInt.nullable(), null, 'topology', 'acker tasks (default: one per worker; 0 disables acking)'),
   'topology.load.timeout.secs': key(posNum, 60, 'topology', 'longest a topology module may take to load and build its topology (its top-level await, the promise its default export returns) in submit, local and every worker; past it the module is refused'),
   'topology.message.timeout.secs': key(posNum, 30, 'topology', 'a spout tuple not fully acked in this time fails'),
+  'topology.stale.tuple.margin.secs': key(z.number().min(0).nullable(), 2, 'topology', "a worker drops (and counts) a tracked tuple whose tree started longer ago than the longest topology.message.timeout.secs plus this margin: its spout has timed it out and replays it, so executing it would only run the work twice (a cut link's queue releases such tuples when it heals); the time is the spout host's clock, read against the receiver's, so the timeout plus this margin is the clock skew between hosts the rule tolerates; null: execute every tuple, as Storm does"),
   'topology.max.spout.pending': key(posInt.nullable(), 1000, 'topology', 'spout tuples in flight per spout task; null (unbounded) only with acking off (topology.acker.executors=0), where nothing is pending'),
   'topology.transfer.batch.size': key(posInt, 128, 'topology', 'tuples per batch to another worker'),
   'topology.batch.flush.interval.millis': key(z.number().min(0), 1, 'topology', 'a partial batch waits at most this long'),

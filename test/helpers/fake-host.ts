@@ -11,6 +11,9 @@ import type { ExecutorHost, LocalAcker } from '../../worker/executor/executor-ho
 import type { AnchorIds } from '../../worker/executor/runtime-tuple.js';
 import { ackArity, type AckKind } from '../../worker/acking/ack-messages.js';
 import { fakeContext } from './fake-context.js';
+import type { StaleTuples } from '../../worker/fencing/stale-tuples.js';
+import type { IntervalClock } from '../../common/interval-clock.js';
+import { NO_TREE_START } from '../../worker/transport/frame-tree-time.js';
 
 export interface Sent {
   dest: number;
@@ -19,6 +22,8 @@ export interface Sent {
   stream: string;
   values: unknown[];
   anchors: AnchorIds;
+  /** When the tuple's tree started (RuntimeTuple.treeStart); NO_TREE_START when not given. */
+  treeStart: number;
 }
 
 /** An ack-protocol message sent (ExecutorHost.sendAck / sendAcks, one entry per message). */
@@ -35,6 +40,10 @@ export class FakeHost implements ExecutorHost {
   readonly sent: Sent[] = [];
   readonly sentAcks: SentAck[] = [];
   wakes = 0;
+  /** The stale-tuple rule, when a test sets one (fencing/stale-tuples.ts). */
+  staleTuples?: StaleTuples;
+  /** The clock executors read (tick tuples, emit times), when a test sets one. */
+  clock?: IntervalClock;
   private readonly tasks: ReturnType<typeof computeTasks>;
 
   constructor(
@@ -60,8 +69,8 @@ export class FakeHost implements ExecutorHost {
     return this.config;
   }
 
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds): void {
-    this.sent.push({ dest, srcComponent, srcTask, stream, values, anchors });
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, _wire?: unknown[] | null, treeStart = NO_TREE_START): void {
+    this.sent.push({ dest, srcComponent, srcTask, stream, values, anchors, treeStart });
   }
 
   sendAck(dest: number, srcTask: number, kind: AckKind, rootLo: number, rootHi: number, valLo: number, valHi: number): void {

@@ -84,6 +84,8 @@ function hstormComponent(t: TopologyInput, p: ComponentParts) {
     unplacedTargets: current?.unplacedTargets ?? [],
     /** Busy share of the last heartbeat period (what `hstorm describe` shows), max over the tasks. */
     currentCapacity: current?.capacity ?? null,
+    /** Tracked tuples dropped unexecuted: their trees had timed out at their spouts (issue 28). */
+    staleTuples: current?.staleTuples ?? 0,
     completeLatencyP99Ms: current?.completeLatencyP99Ms ?? null,
   };
 }
@@ -159,6 +161,10 @@ function workerRows(t: TopologyInput) {
         rssMB: use?.rssMB ?? w.metrics?.rssMB ?? null,
         cpu: use?.cpu ?? null,
         droppedFrames: w.metrics?.droppedFrames ?? null,
+        // Issue 28: frames fenced from stranded workers (of droppedFrames), stale tuples dropped, spouts paused without ZooKeeper.
+        staleFrames: w.metrics?.staleFrames ?? null,
+        staleTuples: w.metrics?.staleTuples ?? null,
+        spoutsPaused: w.metrics?.spoutsPaused ?? null,
         // The supervisor's account of this worker's deaths: crashLooping, the last exit and the last error in its log.
         exits: w.exits,
       },

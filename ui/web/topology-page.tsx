@@ -90,10 +90,20 @@ function WorkerRow({ w }: { w: Worker }) {
           .map(([c, n]) => `${c} ×${n}`)
           .join(', ')}
       </td>
-      <td>{h.liveness}</td>
+      <td>
+        {h.liveness}{' '}
+        {h.spoutsPaused && (
+          <span class="badge paused" title="no ZooKeeper for nimbus.task.timeout.secs: its spouts emit nothing until it reads its assignment again" data-testid="worker-spouts-paused">
+            spouts paused
+          </span>
+        )}
+      </td>
       <td>{w.uptime}</td>
       <td class="num">{mb(h.rssMB)}</td>
       <td class="num">{num(h.cpu, 2)}</td>
+      <td class="num" data-testid="worker-stale">
+        {num(h.staleFrames)} / {num(h.staleTuples)}
+      </td>
       <td class="reason" data-testid="worker-reason">
         {h.reason}
       </td>
@@ -168,6 +178,7 @@ function BoltRow({ topology, b }: { topology: string; b: Bolt }) {
       <td class="num">{num(b.capacity, 3)}</td>
       <td class="num">{num(b.acked)}</td>
       <td class="num">{num(b.failed)}</td>
+      <td class="num">{num(b.hstorm.staleTuples)}</td>
       <td>
         <GpuCell gpu={b.hstorm.gpu} />
       </td>
@@ -390,6 +401,7 @@ export function TopologyPage({ id, refreshMs }: { id: string; refreshMs: number 
             <th>capacity</th>
             <th>acked</th>
             <th>failed</th>
+            <th title="tracked tuples dropped unexecuted: their trees had timed out at the spouts, which replay them">stale dropped</th>
             <th>GPU backend</th>
             <th>user metrics</th>
             <th>last error</th>
@@ -417,6 +429,7 @@ export function TopologyPage({ id, refreshMs }: { id: string; refreshMs: number 
             <th>uptime</th>
             <th>RSS</th>
             <th>CPU</th>
+            <th title="frames fenced from workers stranded on an older assignment / tracked tuples dropped because their trees had timed out at the spouts (docs/faults.md)">stale frames / tuples</th>
             <th>scheduler's reason</th>
           </tr>
         </thead>

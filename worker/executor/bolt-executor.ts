@@ -19,6 +19,7 @@ import { isEmitOptions, readEmitArgs } from '../../topology-sdk/internal/emit-ar
 import { TickSource, isTickTuple } from './tick-source.js';
 import { HOLD_ACKS, type HoldingCollector } from '../../topology-sdk/internal/held-acks.js';
 import { CompactHeldAcks, type HeldAckSink } from './compact-held-acks.js';
+import { NO_TREE_START } from '../transport/frame-tree-time.js';
 
 export class BoltExecutor extends Executor {
   private readonly router: OutputRouter;
@@ -115,8 +116,18 @@ export class BoltExecutor extends Executor {
 
   runSlice(deadline: number): void {
     let n = 0;
+    // One clock read per slice: a tuple that turns stale during the slice runs (the rule is a saving, not a promise).
+    const stale = this.host.staleTuples;
+    const cutoff = stale ? stale.cutoff() : -Infinity;
     while (this.ready()) {
-      this.executeOne(this.queue.shift()!);
+      const tuple = this.queue.shift()!;
+      // Untracked tuples carry NO_TREE_START, above any cutoff: only a tracked tuple whose tree timed out is below.
+      if (tuple.treeStart < cutoff) {
+        stale!.drop(1, tuple.treeStart, { component: this.component, task: this.task, source: tuple.sourceComponent });
+        this.metrics.staleTuples++;
+        continue;
+      }
+      this.executeOne(tuple);
       // While executes are fast (the last timed one under 20 µs) a clock read costs more than the work between two:
       // check the deadline every 8 tuples then, after each one otherwise (docs/benchmarks.md, "Acking, second round").
       if (((++n & 7) === 0 || this.metrics.lastExecuteMs >= 0.02) && performance.now() >= deadline) break;
@@ -174,7 +185,10 @@ export class BoltExecutor extends Executor {
       }
     }
     this.metrics.transferred += targets.length;
-    for (const t of targets) this.host.send(t, this.component, this.task, stream, values, anchorIds(anchors), wire);
+    // The new tuple's tree started when the oldest of its anchors' did.
+    let treeStart = NO_TREE_START;
+    for (let i = 0; i < anchors.length; i++) if (anchors[i]!.treeStart < treeStart) treeStart = anchors[i]!.treeStart;
+    for (const t of targets) this.host.send(t, this.component, this.task, stream, values, anchorIds(anchors), wire, treeStart);
     return targets;
   }
 

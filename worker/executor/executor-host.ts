@@ -9,6 +9,7 @@ import type { IntervalClock } from '../../common/interval-clock.js';
 import type { ValueTypes } from '../values/value-types.js';
 import type { AnchorIds } from './runtime-tuple.js';
 import type { AckKind } from '../acking/ack-messages.js';
+import type { StaleTuples } from '../fencing/stale-tuples.js';
 
 /**
  * An acker task running in this process, as the spouts and bolts beside it
@@ -32,9 +33,10 @@ export interface ExecutorHost extends RoutingTopology {
   configOf(component: string): Readonly<Record<string, unknown>>;
   /**
    * Delivers one tuple: into a local queue, or towards the worker that holds `dest`. `wire`: the values' wire form
-   * (worker/values/wire-form.ts) when they need one to travel; a local task gets `values` themselves.
+   * (worker/values/wire-form.ts) when they need one to travel; a local task gets `values` themselves. `treeStart`:
+   * when the oldest spout tuple the tuple descends from was emitted (RuntimeTuple.treeStart).
    */
-  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire?: unknown[] | null): void;
+  send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire?: unknown[] | null, treeStart?: number): void;
   /**
    * Sends one ack-protocol message (acking/ack-messages.ts) to a task; between workers, the messages of one kind from
    * one task to one task travel merged in the frame's ack section. `valLo`/`valHi` only for INIT and ACK.
@@ -58,6 +60,8 @@ export interface ExecutorHost extends RoutingTopology {
   contextFor(component: string, task: number): TopologyContext;
   /** The timers of time-driven executor work (tick tuples); absent: real timers. Tests step a manual clock. */
   readonly clock?: IntervalClock;
+  /** Which tracked tuples are too old to execute (their spouts have replayed them); absent: every tuple executes. */
+  readonly staleTuples?: StaleTuples;
   /** The classes the topology registered (registerSerialization); absent: none. */
   readonly valueTypes?: ValueTypes;
 }

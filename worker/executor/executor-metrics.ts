@@ -17,6 +17,8 @@ export class ExecutorMetricsRecorder {
   failed = 0;
   /** Tick tuples executed: counted apart from data tuples (not in executed, acked or the execute latency). */
   ticks = 0;
+  /** Tracked tuples for this task dropped unexecuted: their trees had timed out at their spouts (fencing/stale-tuples.ts). */
+  staleTuples = 0;
   readonly executeLatency = new Histogram();
   completeLatency: Histogram | null = null;
   /** The latest timed execute (ms); taken as slow until one was timed. */
@@ -102,6 +104,7 @@ export class ExecutorMetricsRecorder {
       acked: this.acked,
       failed: this.failed,
       ...(this.ticks > 0 && { ticks: this.ticks }),
+      ...(this.staleTuples > 0 && { staleTuples: this.staleTuples }),
       executeLatencyMs: this.executeLatency.stats(),
       completeLatencyMs: this.completeLatency?.stats() ?? null,
       queueDepth,

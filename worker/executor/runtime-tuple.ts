@@ -10,6 +10,7 @@ import type { Fields } from '../../topology-sdk/fields.js';
 import type { MessageId } from '../../topology-sdk/tuple.js';
 import { ValueTuple } from '../../topology-sdk/internal/value-tuple.js';
 import { idOfHalves } from '../acking/ack-ids.js';
+import { NO_TREE_START } from '../transport/frame-tree-time.js';
 
 /**
  * Ack-tree ids this tuple carries, each 64-bit id as its uint32 halves (acking/ack-ids.ts): per anchor four words,
@@ -21,6 +22,12 @@ export class RuntimeTuple extends ValueTuple {
   /** XOR of the edge ids of tuples anchored to this one (runtime bookkeeping), low and high half. */
   ackLo = 0;
   ackHi = 0;
+  /**
+   * When the oldest spout tuple this one descends from was emitted (its tree's start; a spout tuple's own emit), as a
+   * tree start (transport/frame-tree-time.ts: seconds since 2020, rounded up): an executor drops a tracked tuple whose
+   * tree the spout has timed out by now (fencing/stale-tuples.ts). NO_TREE_START: not known (untracked, a tool's).
+   */
+  treeStart = NO_TREE_START;
 
   constructor(
     values: readonly unknown[],

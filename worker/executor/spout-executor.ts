@@ -13,6 +13,7 @@ import { randomLowInBucket, writeRandomId } from '../acking/ack-ids.js';
 import { ACKED, FAILED, INIT, type AckKind, type AckMessages } from '../acking/ack-messages.js';
 import { ACKER_COMPONENT, DEFAULT_STREAM } from '../../common/topology-def.js';
 import { PendingMessages } from '../acking/pending-messages.js';
+import { treeStartOf } from '../transport/frame-tree-time.js';
 
 /** A bolt failed the tree (the acker's fail). */
 const FAILED_TREE: FailReason = Object.freeze({ kind: 'failed' });
@@ -52,6 +53,8 @@ export class SpoutExecutor extends Executor {
   /** Inside runSlice: `clock` is a recent performance.now() (read every 32 nextTuple calls). */
   private inSlice = false;
   private clock = 0;
+  /** Inside runSlice: the wall clock read with `clock`, as the tree start a tracked tuple carries (RuntimeTuple.treeStart). */
+  private treeNow = 0;
 
   constructor(
     host: ExecutorHost,
@@ -152,6 +155,7 @@ export class SpoutExecutor extends Executor {
     // reads at most 32 nextTuple calls long, never short; docs/benchmarks.md, "Acking, second round").
     let n = 0;
     this.clock = performance.now();
+    this.treeNow = this.treeStartNow();
     this.inSlice = true;
     try {
       while (!this.busy && this.canEmit()) {
@@ -159,7 +163,10 @@ export class SpoutExecutor extends Executor {
         this.unplacedThisCall = 0;
         this.invoke(this.callNextTuple, this.afterNextTuple);
         if (this.busy) break;
-        if ((++n & 31) === 0 && (this.clock = performance.now()) >= deadline) break;
+        if ((++n & 31) === 0) {
+          this.treeNow = this.treeStartNow();
+          if ((this.clock = performance.now()) >= deadline) break;
+        }
       }
     } finally {
       this.inSlice = false;
@@ -287,13 +294,14 @@ export class SpoutExecutor extends Executor {
     }
     let xorLo = 0;
     let xorHi = 0;
+    const treeStart = this.inSlice ? this.treeNow : this.treeStartNow();
     for (const t of targets) {
       // The tuple's ids: its root, and a fresh edge for this target, XORed into the init.
       const ids = [rootLo, rootHi, 0, 0];
       writeRandomId(ids, 2);
       xorLo ^= ids[2]!;
       xorHi ^= ids[3]!;
-      this.host.send(t, this.component, this.task, stream, values, ids, wire);
+      this.host.send(t, this.component, this.task, stream, values, ids, wire, treeStart);
     }
     if (targets.length === 0) {
       this.ackAtOnce(messageId, stream);
@@ -305,6 +313,11 @@ export class SpoutExecutor extends Executor {
     if (localAcker) localAcker.initLocal(rootLo, rootHi, xorLo >>> 0, xorHi >>> 0, this.task);
     else this.host.sendAck(acker, this.task, INIT, rootLo, rootHi, xorLo >>> 0, xorHi >>> 0);
     return targets;
+  }
+
+  /** Now as a tree start, on the wall clock receivers compare it with (the host's clock: a test's manual one). */
+  private treeStartNow(): number {
+    return treeStartOf(this.host.clock ? this.host.clock.now() : Date.now());
   }
 
   private localAckerOf(acker: number): LocalAcker | undefined {

@@ -11,6 +11,7 @@
 import { ackArity, type AckKind } from '../acking/ack-messages.js';
 import type { AnchorIds } from '../executor/runtime-tuple.js';
 import { UNTRACKED } from './frame-layout.js';
+import { NO_TREE_START } from './frame-tree-time.js';
 
 /** Ack messages of one kind from one task to one task, their words back to back (acking/ack-messages.ts). */
 export interface AckRun {
@@ -37,6 +38,11 @@ export class BatchBuilder {
   ids = new Uint32Array(1024);
   idWords = 0;
   values: unknown[] = [];
+  /**
+   * The latest tree start of the tracked tuples (frame-tree-time.ts; the header's tree time): -1 while the batch holds
+   * no tracked tuple, NO_TREE_START once it holds one whose start is unknown.
+   */
+  newestTreeStart = -1;
   /** Interned stream names, in index order. */
   readonly streams: string[] = [];
   private readonly streamIndex = new Map<string, number>();
@@ -47,8 +53,11 @@ export class BatchBuilder {
   private readonly runIndex = new Map<number, Map<number, AckRun>>();
   private lastRun: AckRun | null = null;
 
-  /** Adds a data tuple (`values` in their wire form); returns the count after it. */
-  addTuple(dest: number, src: number, stream: string, values: unknown[], anchors: AnchorIds): number {
+  /**
+   * Adds a data tuple (`values` in their wire form; `treeStart`: when the oldest spout tuple it descends from was
+   * emitted, RuntimeTuple.treeStart); returns the count after it.
+   */
+  addTuple(dest: number, src: number, stream: string, values: unknown[], anchors: AnchorIds, treeStart = NO_TREE_START): number {
     const t = this.tuples;
     if (t === this.dest.length) this.growTuples();
     this.dest[t] = dest;
@@ -59,6 +68,7 @@ export class BatchBuilder {
     } else {
       const n = anchors.length;
       this.anchors[t] = n >> 2;
+      if (treeStart > this.newestTreeStart) this.newestTreeStart = treeStart;
       if (this.idWords + n > this.ids.length) this.growIds(n);
       const ids = this.ids;
       let w = this.idWords;
@@ -97,6 +107,7 @@ export class BatchBuilder {
     this.tuples = 0;
     this.idWords = 0;
     this.values = [];
+    this.newestTreeStart = -1;
     this.streams.length = 0;
     this.streamIndex.clear();
     this.lastStream = '';
@@ -121,7 +132,8 @@ export class BatchBuilder {
         const pairs = this.anchors[i]!;
         const ids = pairs < 0 ? null : Array.from(this.ids.subarray(w, w + 4 * pairs));
         w += pairs < 0 ? 0 : 4 * pairs;
-        (i < half ? a : b).addTuple(this.dest[i]!, this.src[i]!, this.streams[this.stream[i]!]!, this.values[i] as unknown[], ids);
+        // Each tuple's own time is gone; the batch's is no earlier than any of them, so each half stays on the safe side.
+        (i < half ? a : b).addTuple(this.dest[i]!, this.src[i]!, this.streams[this.stream[i]!]!, this.values[i] as unknown[], ids, this.newestTreeStart);
       }
       for (const r of this.runs) b.addAcks(r.dest, r.src, r.kind, r.words);
       return [a, b];

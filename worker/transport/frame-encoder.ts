@@ -9,6 +9,7 @@ import type { BatchBuilder } from './batch-builder.js';
 import { ackArity } from '../acking/ack-messages.js';
 import { H_ANCHORS, H_EPOCH, H_NAME_BYTES, H_PORT, H_RUNS, H_STREAMS, H_TOPOLOGY, H_TUPLES, H_ACK_WORDS, H_VALUES_BYTES, H_WORKER, MAGIC, WIRE_VERSION, sections } from './frame-layout.js';
 import { UNSTAMPED, type FrameStamp } from './frame-stamp.js';
+import { treeTimeField } from './frame-tree-time.js';
 import { valuesPackr } from './values-packr.js';
 
 /** `stamp`: who sends it (frame-stamp.ts); tools and tests may leave it unstamped. */
@@ -27,7 +28,8 @@ export function encodeFrame(senderPort: number, b: BatchBuilder, stamp: Readonly
   if ((frame.byteOffset & 3) !== 0) frame = Buffer.allocUnsafeSlow(at.end);
   const u32 = new Uint32Array(frame.buffer, frame.byteOffset, at.end >> 2);
   const base = frame.byteOffset;
-  u32[0] = MAGIC | (WIRE_VERSION << 8); // little-endian: byte 0 the magic, byte 1 the version, bytes 2–3 zero
+  // Little-endian: byte 0 the magic, byte 1 the version, bytes 2–3 the tree time.
+  u32[0] = (MAGIC | (WIRE_VERSION << 8) | (treeTimeField(b.newestTreeStart) << 16)) >>> 0;
   u32[H_PORT] = senderPort;
   u32[H_TUPLES] = t;
   u32[H_ANCHORS] = b.idWords >> 2;

@@ -5,7 +5,7 @@
  * stream-name table, then the tuples' values as one msgpack array. Every
  * number is little-endian.
  *
- *   header   48 bytes: magic 0xc1, version, 2 reserved zero bytes, then
+ *   header   48 bytes: magic 0xc1, version, u16 tree time (frame-tree-time.ts), then
  *            u32 sender port, T tuples, A anchor pairs, G ack runs, W ack
  *            words, S stream names, N stream-table bytes, V values bytes,
  *            then the sender's stamp (frame-stamp.ts): assignment epoch,

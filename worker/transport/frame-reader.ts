@@ -22,6 +22,8 @@ export class Frame implements WireBatch {
     readonly senderPort: number,
     /** Who sent it: epoch, topology and worker tags (frame-stamp.ts); any values, checked by the receiver's fence. */
     readonly stamp: Readonly<FrameStamp>,
+    /** How old its trees are: the header's tree-time field (frame-tree-time.ts; treeTimeOf reads it), 0 for none. */
+    readonly treeTime: number,
     /** Data tuples: the length of the tuple columns. */
     readonly tupleCount: number,
     readonly dest: Uint32Array,
@@ -88,7 +90,6 @@ export function readFrame(input: Uint8Array): Frame {
   const ab = bytes.buffer;
   const base = bytes.byteOffset;
   const h = new Uint32Array(ab, base, HEADER_BYTES >> 2);
-  if (h[0]! >>> 16 !== 0) throw new CodecError('malformed frame header: its reserved bytes are not zero');
   const t = h[H_TUPLES]!;
   const a = h[H_ANCHORS]!;
   const g = h[H_RUNS]!;
@@ -129,6 +130,7 @@ export function readFrame(input: Uint8Array): Frame {
   return new Frame(
     h[H_PORT]!,
     { epoch: h[H_EPOCH]!, topology: h[H_TOPOLOGY]!, worker: h[H_WORKER]! },
+    h[0]! >>> 16,
     t,
     new Uint32Array(ab, base + at.dest, t),
     new Uint32Array(ab, base + at.src, t),

@@ -16,6 +16,7 @@
  * waits only when the worker's handler asks it to: per-task backpressure
  * (worker/backpressure/) keeps reading, and stops only as a last guard.
  */
+import { NO_TREE_START } from './frame-tree-time.js';
 import * as zmq from 'zeromq';
 import { BatchBuilder } from './batch-builder.js';
 import { encodeFrame } from './frame-encoder.js';
@@ -168,11 +169,11 @@ export class ZmqTransport {
     return p?.pendingTuples ?? 0;
   }
 
-  /** Queues a data tuple for a peer (`values` in their wire form, `anchors` as halves). */
-  sendTuple(key: string, dest: number, src: number, stream: string, values: unknown[], anchors: AnchorIds): void {
+  /** Queues a data tuple for a peer (`values` in their wire form, `anchors` as halves, `treeStart` as BatchBuilder.addTuple takes it). */
+  sendTuple(key: string, dest: number, src: number, stream: string, values: unknown[], anchors: AnchorIds, treeStart = NO_TREE_START): void {
     const p = this.peer(key);
     if (!p.batch.hasRoomFor(stream)) this.seal(p);
-    this.added(p, p.batch.addTuple(dest, src, stream, values, anchors));
+    this.added(p, p.batch.addTuple(dest, src, stream, values, anchors, treeStart));
   }
 
   /** Queues one ack-protocol message for a peer: it joins the open batch's run of its route and kind. */

@@ -14,6 +14,7 @@ function stats(kind: ComponentStats['kind'], extra: Partial<ComponentStats> = {}
     acked: 0,
     failed: 0,
     ticks: 0,
+    staleTuples: 0,
     executeLatencyMs: null,
     completeLatencyMs: null,
     completeLatencyP50Ms: null,
@@ -82,6 +83,21 @@ describe('describe output', () => {
     );
     assert.match(out, /last error per component:\n {2}split \(task 4 on h1:6701, 2026-01-02T00:00:00\.000Z\): execute threw; failing the tuple: TypeError: boom\n {4}at Split\.execute \(file:\/\/\/t\/index\.ts:9:3\)/);
     assert.doesNotMatch(out, /count \(task/);
+  });
+
+  it('shows stale tuples per component, and per worker the frames fenced, stale tuples dropped and paused spouts (issue 28)', () => {
+    const d = detail({ source: stats('spout'), relay: stats('bolt', { staleTuples: 340 }), sink: stats('bolt') });
+    const metrics = { pid: 1, uptimeSecs: 9, rssMB: 80, droppedFrames: 12, heartbeatTime: 0, epoch: 1, emitted: 0, transferred: 0, acked: 0, failed: 0, backpressure: null };
+    const worker = (supervisor: string, m: Partial<typeof metrics & { staleFrames: number; staleTuples: number; spoutsPaused: boolean }>) => ({
+      supervisor, host: 'h', port: 6700, gpu: null, executors: [], reason: '', resources: null, liveness: 'alive' as const, exits: null,
+      metrics: { ...metrics, staleFrames: 0, staleTuples: 0, spoutsPaused: false, ...m },
+    });
+    d.workers = [worker('sup-b', { staleFrames: 12, staleTuples: 340 }), worker('sup-c', { spoutsPaused: true }), worker('sup-d', {})];
+    const text = formatDetail(d);
+    assert.match(text, /stale tuples dropped unexecuted \(their trees had timed out at the spouts, which replay them\): relay 340\n/);
+    assert.match(text, /partitions \(fencing and stale tuples\):\n {2}sup-b:6700: 12 frame\(s\) from stranded workers fenced; 340 stale tuple\(s\) dropped\n {2}sup-c:6700: SPOUTS PAUSED/);
+    assert.doesNotMatch(text, /sup-d:6700:/, 'a worker with nothing to report is left out');
+    assert.doesNotMatch(formatDetail(detail({ sink: stats('bolt') })), /stale|partitions/);
   });
 
   it('says a topology and its worker crash-loop, with the exit and the last error from the log', () => {

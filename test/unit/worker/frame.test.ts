@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { NO_TREE_TIME, msOfTreeStart, treeStartFromField, treeStartOf, treeTimeField } from '../../../worker/transport/frame-tree-time.js';
 import { BatchBuilder } from '../../../worker/transport/batch-builder.js';
 import { encodeFrame } from '../../../worker/transport/frame-encoder.js';
 import { readFrame, type Frame } from '../../../worker/transport/frame-reader.js';
@@ -76,11 +77,31 @@ function shortened(frame: Buffer, from: number, to: number, word: number, value:
 }
 
 describe('worker/transport frame (wire version 3)', () => {
+  it("carries the tree time of the batch's youngest tracked tuple in header bytes 2–3, untracked tuples aside", () => {
+    const b = new BatchBuilder();
+    const t0 = 1_764_110_000_250;
+    b.addTuple(7, 3, 'default', ['old'], [1, 2, 3, 4], treeStartOf(t0 - 4000));
+    b.addTuple(7, 3, 'default', ['young'], [5, 6, 7, 8], treeStartOf(t0));
+    b.addTuple(7, 3, 'default', ['untracked, no time'], null);
+    const f = readFrame(encodeFrame(6700, b));
+    assert.equal(f.treeTime, treeTimeField(treeStartOf(t0)));
+    // Read on a clock 10 s later: the second after t0 (rounded up, never earlier than the tuple's start).
+    assert.equal(msOfTreeStart(treeStartFromField(f.treeTime, t0 + 10_000)), t0 - 250 + 1000);
+    b.clear();
+    b.addTuple(7, 3, 'default', ['a'], [1, 2, 3, 4], treeStartOf(t0));
+    b.addTuple(7, 3, 'default', ['from a tool'], [1, 2, 3, 4]);
+    assert.equal(readFrame(encodeFrame(6700, b)).treeTime, NO_TREE_TIME, 'one tracked tuple of unknown time: the frame has none');
+    b.clear();
+    b.addTuple(7, 3, 'default', ['untracked'], null, treeStartOf(t0));
+    assert.equal(readFrame(encodeFrame(6700, b)).treeTime, NO_TREE_TIME, 'no tracked tuple: none');
+  });
+
   it('reads back what the builder gathered: tuples, anchors as halves, interned streams, values, and ack runs by route and kind', () => {
     const frame = encodeFrame(6700, fullBatch(), { epoch: 17, topology: 0xdeadbeef, worker: 0x80000001 });
     const f = readFrame(frame);
     assert.equal(f.senderPort, 6700);
     assert.deepEqual(f.stamp, { epoch: 17, topology: 0xdeadbeef, worker: 0x80000001 });
+    assert.equal(f.treeTime, NO_TREE_TIME, 'tuples added without a tree time: unknown');
     assert.equal(f.tupleCount, 4);
     assert.deepEqual(Array.from(f.dest), [7, 8, 7, 9]);
     assert.deepEqual(Array.from(f.src), [3, 3, 4, 4]);
@@ -198,7 +219,6 @@ describe('worker/transport frame (wire version 3)', () => {
     assert.throws(() => readFrame(patched((f) => f.writeUInt16LE(3, at.stream))), (e: unknown) => isCodecError(e) && /names stream 3 of 3/.test((e as Error).message));
     assert.throws(() => readFrame(patched((f) => f.writeInt32LE(-2, at.anchors + 4))), (e: unknown) => isCodecError(e) && /-2 anchors/.test((e as Error).message));
     for (const kind of [0, 6, 0xffffffff]) assert.throws(() => readFrame(patched((f) => f.writeUInt32LE(kind, at.ackKind))), (e: unknown) => isCodecError(e) && /which is none/.test((e as Error).message), `kind ${kind}`);
-    assert.throws(() => readFrame(patched((f) => f.writeUInt16LE(1, 2))), (e: unknown) => isCodecError(e) && /reserved/.test((e as Error).message));
     assert.throws(() => readFrame(patched((f) => (f[0] = 0x93))), (e: unknown) => isCodecError(e) && /unsupported frame version 3/.test((e as Error).message));
     assert.throws(() => readFrame(patched((f) => (f[1] = 4))), (e: unknown) => isCodecError(e) && /unsupported frame version 4/.test((e as Error).message));
     assert.throws(() => readFrame(patched((f) => (f[0] = 0x42))), (e: unknown) => isCodecError(e) && /first byte 0x42/.test((e as Error).message));

@@ -29,6 +29,8 @@ import { ACKER_COMPONENT } from '../../../common/topology-def.js';
 import { fakeContext } from '../../helpers/fake-context.js';
 import { freePort } from '../../helpers/ports.js';
 import { waitFor } from '../../helpers/wait-for.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
+import { treeStartOf } from '../../../worker/transport/frame-tree-time.js';
 
 class TwoStreamSpout extends Spout {
   nextTuple(): void {}
@@ -50,7 +52,7 @@ class RecordingBolt extends BasicBolt {
 }
 
 /** A worker's wiring of `topology` on `port`, with nothing started. */
-function wiringOf(topology: StormTopology, port: number): TaskWiring {
+function wiringOf(topology: StormTopology, port: number, clock?: ManualClock): TaskWiring {
   const config = { ...defaultConfig(), ...topology.def.config };
   return new TaskWiring({
     launch: { topologyId: 'recv-1', supervisorId: 'sup', host: '127.0.0.1', port, modulePath: '/none', state: 'ipc', clusterConfig: {}, gpu: null },
@@ -62,6 +64,7 @@ function wiringOf(topology: StormTopology, port: number): TaskWiring {
     config,
     currentConfig: () => config,
     contextFor: (component, task) => fakeContext({ component, taskId: task }),
+    clock,
   });
 }
 
@@ -182,6 +185,46 @@ describe('worker receive path (TaskWiring)', () => {
       assert.equal(wiring.staleFrames, 1);
       assert.equal(wiring.droppedFrames, 2, 'the stale frame and the foreign one');
       assert.equal(wiring.droppedTuples, 0);
+    } finally {
+      push.close();
+      for (const ex of wiring.executorList) await ex.stop();
+      await wiring.transport.close();
+    }
+  });
+
+  it("drops a frame's tracked tuples whose trees are older than the message timeout plus the margin, counted; its untracked ones and fresh frames run", async () => {
+    const b = new TopologyBuilder();
+    b.setSpout('src', () => new TwoStreamSpout(), 1);
+    b.setBolt('sink', () => new RecordingBolt(), 1).shuffleGrouping('src');
+    // Timeout 5 s, margin 2 s: a tree that started more than 7 s ago is stale.
+    const topology = b.createTopology({ 'topology.acker.executors': 0, 'topology.message.timeout.secs': 5, 'topology.stale.tuple.margin.secs': 2 });
+    const tasks = computeTasks(topology.def, 0);
+    const [src, sink] = ['src', 'sink'].map((c) => tasks.find((t) => t.component === c)!.task) as [number, number];
+    const port = await freePort();
+    const clock = new ManualClock(1_764_110_000_000);
+    const wiring = wiringOf(topology, port, clock);
+    const push = new zmq.Push({ linger: 0 });
+    received.length = 0;
+    try {
+      await wiring.transport.bind();
+      wiring.buildExecutors({ supervisorId: 'sup', host: '127.0.0.1', port, gpu: null, executors: [{ component: 'sink', task: sink }], reason: 'test' });
+      for (const ex of wiring.executorList) await ex.start();
+      push.connect(`tcp://127.0.0.1:${port}`);
+      const frame = (startedMs: number, values: number[]): Buffer => {
+        const batch = new BatchBuilder();
+        batch.addTuple(sink, src, 'default', [values[0]], [1, 2, 3, 4], treeStartOf(startedMs));
+        batch.addTuple(sink, src, 'default', [values[1]], null); // untracked: no spout replays it, it always runs
+        batch.addTuple(sink, src, 'default', [values[2]], [5, 6, 7, 8], treeStartOf(startedMs - 500));
+        return encodeFrame(1, batch, PEER);
+      };
+      await push.send(frame(clock.now() - 9000, [1, 2, 3])); // a cut link's backlog: replayed at the spout already
+      await push.send(frame(clock.now() - 4000, [4, 5, 6])); // timed out soon, not yet: runs
+      await waitFor('the fresh frame and the untracked tuple executed', () => received.length >= 4, 20_000);
+      assert.deepEqual(received.map((r) => r.values[0]), [2, 4, 5, 6]);
+      assert.equal(wiring.staleTuples.dropped, 2);
+      assert.equal(wiring.executorOf(sink)!.metrics.staleTuples, 2);
+      assert.equal(wiring.droppedTuples, 0, 'stale tuples are counted apart from malformed ones');
+      assert.equal(wiring.droppedFrames, 0);
     } finally {
       push.close();
       for (const ex of wiring.executorList) await ex.stop();

@@ -125,11 +125,12 @@ describe('heterogeneous cluster with declared GPUs (real processes)', function (
     assert.ok(multiply.backends.every((b) => b === 'webasm' || b === 'cpu'), `backends ${multiply.backends.join(',')}`);
     assert.equal(detail.components.verify!.failed, 0, 'every product checked out');
     for (const w of gpuWorkers) {
-      // The metrics record is written every topology.stats.report.secs: the first may predate the kernel's first run.
+      // The metrics record is written every topology.stats.report.secs: the first may predate the kernel's first run
+      // (its backend is null until a launch ran).
       const gpu = await waitFor(`a metrics record of ${w.port} with the GPU bolt's backend`, async () => {
         const { value: beat } = await readJson(zk!, ZkPaths.workerbeat(detail.id, w.supervisor, w.port), workerHeartbeatSchema);
         const g = beat.executors.find((e) => e.component === 'multiply')?.gpu as Record<string, unknown> | undefined;
-        return g?.backend !== undefined ? g : null;
+        return typeof g?.backend === 'string' ? g : null;
       }, 60_000, 300);
       assert.equal(gpu.fallback, true);
       assert.equal(gpu.requestedBackend, 'webgpu');

@@ -14,7 +14,7 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -31,7 +31,9 @@ import { NimbusClient } from '../../cli/nimbus-client.js';
 import type { NimbusHealth } from '../../nimbus/index.js';
 import { freePort } from '../../test/helpers/ports.js';
 import { waitFor } from '../../test/helpers/wait-for.js';
+import { largestGrowth, summarizeSnapshot, totalMb, type GrowthRow } from './heap-snapshot-diff.js';
 import type { SimReply, SimRequest, SimStats } from './scale-sim.js';
+import { memorySample, type MemorySample } from './scale-soak.js';
 import { DISK_ABORT_FREE_BYTES, diskState, procCpuMs, quantile, WriteProbe, zkDiskBytes, zkMonitor } from './scale-measure.js';
 
 export const WORKERS_PER_TOPOLOGY = 50;
@@ -51,6 +53,15 @@ export interface PointOptions {
   step: (what: string) => void;
   /** Memory samples during the window (soak): every this many seconds. */
   memoryEverySecs?: number;
+  /** Soak: a heap snapshot of nimbus this many seconds into the window and another at its end, compared by constructor. */
+  heapSnapshotAtSecs?: number;
+}
+
+/** The two heap snapshots of a soak compared: total own size of each, and the constructors that grew most. */
+export interface HeapGrowth {
+  atSecs: [number, number];
+  totalMb: [number, number];
+  rows: GrowthRow[];
 }
 
 export interface PointResult {
@@ -84,7 +95,8 @@ export interface PointResult {
   nimbusRssMb: number;
   nimbusHeapMb: number;
   load1: number;
-  memory: { atSecs: number; rssMb: number; heapMb: number }[];
+  memory: MemorySample[];
+  heapGrowth: HeapGrowth | null;
 }
 
 /** A word-count shape: sentences → split (shuffle) → count (fields), 6 executors a worker with one acker each. */
@@ -177,7 +189,11 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     const out = openSync(join(dir, 'nimbus.log'), 'a');
     // HSTORM_SCALE_NIMBUS_PROF=<dir>: nimbus writes a V8 CPU profile there when it stops (where its time goes).
     const prof = process.env.HSTORM_SCALE_NIMBUS_PROF;
-    nimbus = spawn(process.execPath, [...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []), join(packageRoot(), 'bin', 'hstorm.js'), 'nimbus', '--config', configFile, '--bind', '127.0.0.1'], {
+    // Soak: SIGUSR2 makes nimbus write a heap snapshot into heapDir (V8 collects garbage first: what it holds is live).
+    const heapDir = join(dir, 'heap');
+    const snapshotFlags = o.heapSnapshotAtSecs ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapDir}`] : [];
+    if (o.heapSnapshotAtSecs) mkdirSync(heapDir, { recursive: true });
+    nimbus = spawn(process.execPath, [...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []), ...snapshotFlags, join(packageRoot(), 'bin', 'hstorm.js'), 'nimbus', '--config', configFile, '--bind', '127.0.0.1'], {
       stdio: ['ignore', out, out],
     });
     closeSync(out);
@@ -246,8 +262,9 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     const memoryLog = join(o.logDir, `memory-${o.workers}.csv`);
     if (o.memoryEverySecs) {
       mkdirSync(o.logDir, { recursive: true });
-      writeFileSync(memoryLog, 'at_s,rss_mb,heap_mb\n');
+      writeFileSync(memoryLog, `${MEMORY_COLUMNS.join(',')}\n`);
     }
+    const snapshots: { atSecs: number; file: string }[] = [];
     const loads: number[] = [];
     let last = { at: performance.now(), cpu: cpu0.nimbus };
     const collectRounds = (h: NimbusHealth): void => {
@@ -267,12 +284,12 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
       loads.push(loadavg()[0] ?? 0);
       if (s % 20 === 0 || s === o.windowSecs) collectRounds(await health());
       if (o.memoryEverySecs && s % o.memoryEverySecs === 0) {
-        const h = await health();
-        const sample = { atSecs: s, rssMb: h.memory.rssBytes / 2 ** 20, heapMb: h.memory.heapUsedBytes / 2 ** 20 };
+        const sample = memorySample(s, (await health()).memory);
         memory.push(sample);
         // Also as it goes: a soak stopped early still leaves the samples it took.
-        appendFileSync(memoryLog, `${s},${sample.rssMb.toFixed(1)},${sample.heapMb.toFixed(1)}\n`);
+        appendFileSync(memoryLog, `${MEMORY_COLUMNS.map((c) => sample[c]?.toFixed(1) ?? '').join(',')}\n`);
       }
+      if (o.heapSnapshotAtSecs && s === o.heapSnapshotAtSecs) snapshots.push({ atSecs: s, file: await heapSnapshot(nimbusPid, heapDir, health) });
       if (diskState(dir).freeBytes < DISK_ABORT_FREE_BYTES) throw new Error(`scale: stopped at ${o.workers} workers: less than ${DISK_ABORT_FREE_BYTES / 2 ** 30} GiB left on the disk of ${dir}`);
     }
     const secs = (performance.now() - t0) / 1000;
@@ -283,6 +300,10 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     collectRounds(h1);
     const probeLatencies = [...probe.latencies];
     const recordBytes = await sampleRecordBytes(session);
+    if (o.heapSnapshotAtSecs) {
+      o.step(`${o.workers} workers: heap snapshot at the end of the window`);
+      snapshots.push({ atSecs: Math.round(secs), file: await heapSnapshot(nimbusPid, heapDir, health) });
+    }
 
     o.step(`${o.workers} workers: submit, rebalance, kill, detection`);
     const probeDef = wordCount(1);
@@ -294,6 +315,12 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     o.step(`${o.workers} workers: SIGTERM`);
     const sigtermSecs = await stopWithin(nimbus, 60_000);
     nimbus = null;
+    let heapGrowth: HeapGrowth | null = null;
+    if (snapshots.length === 2) {
+      o.step(`${o.workers} workers: comparing heap snapshots`);
+      const [a, b] = snapshots.map((x) => summarizeSnapshot(x.file)) as [ReturnType<typeof summarizeSnapshot>, ReturnType<typeof summarizeSnapshot>];
+      heapGrowth = { atSecs: [snapshots[0]!.atSecs, snapshots[1]!.atSecs], totalMb: [totalMb(a), totalMb(b)], rows: largestGrowth(a, b) };
+    }
     const roundList = [...rounds.values()];
     const mb = 2 ** 20;
     return {
@@ -327,6 +354,7 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
       nimbusHeapMb: h1.memory.heapUsedBytes / mb,
       load1: loads.reduce((a, b) => a + b, 0) / Math.max(1, loads.length),
       memory,
+      heapGrowth,
     };
   } finally {
     probe?.stop();
@@ -338,6 +366,27 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     keepLog(join(dir, 'nimbus.log'), join(o.logDir, `nimbus-${o.workers}.log`));
     await removeTempDir(dir);
   }
+}
+
+/** The columns of memory-N.csv (the soak's samples, written as they are taken). */
+const MEMORY_COLUMNS = ['atSecs', 'rssMb', 'heapUsedMb', 'heapTotalMb', 'externalMb', 'arrayBuffersMb', 'heapAfterGcMb', 'majorGcs'] as const;
+
+/** Signals nimbus to write a heap snapshot and returns its file once written (nimbus answers again only then). */
+async function heapSnapshot(pid: number, dir: string, health: () => Promise<unknown>): Promise<string> {
+  const before = new Set(readdirSync(dir));
+  process.kill(pid, 'SIGUSR2');
+  return waitFor(
+    'nimbus writing a heap snapshot',
+    async () => {
+      const name = readdirSync(dir).find((n) => !before.has(n) && n.endsWith('.heapsnapshot'));
+      if (!name) return null;
+      // The snapshot is written on nimbus's main thread: once it answers, the file is complete.
+      await health();
+      return join(dir, name);
+    },
+    10 * 60_000,
+    500,
+  );
 }
 
 /** Keeps the last 4 MB of nimbus's log beside the results (the data dir goes). */

@@ -96,6 +96,7 @@ function row(p: PointResult): Row {
     rebalance_s: r3(p.rebalanceSecs),
     kill_s: r3(p.killSecs),
     ramp_submit_max_s: r3(p.rampSubmitMaxSecs),
+    ramp_submit_retries: p.rampSubmitRetries,
     detection_s: p.detectionSecs === null ? null : r3(p.detectionSecs),
     sigterm_s: p.sigtermSecs === null ? null : r3(p.sigtermSecs),
     nimbus_rss_mb: Math.round(p.nimbusRssMb),
@@ -182,6 +183,11 @@ export async function run(args: BenchArgs): Promise<void> {
     ratios['nimbus memory over the soak (verdict)'] = verdict.text;
     ratios['nimbus heap after major GC, fit of the 5-minute floors (MB/h)'] = verdict.heapAfterGcMbPerHour;
     ratios['nimbus RSS, fit of the 5-minute floors (MB/h)'] = verdict.rssFloorMbPerHour;
+  }
+  if (soakMin > 0) {
+    const r = largest.simReports;
+    ratios['supervisor liveness reports over the window: sent / expected (skipped, failed)'] = `${r.sent} / ${r.expected} (${r.skipped}, ${r.failed}): ${r.sent >= 0.99 * r.expected ? 'the simulators kept their periods' : 'the simulators MISSED periods (starved)'}`;
+    ratios['times nimbus declared workers dead (its log)'] = logCounts(`${LOG_DIR}/nimbus-${largest.workers}.log`).deadVerdicts;
   }
   const growth = largest.heapGrowth;
   if (growth) ratios[`nimbus heap snapshots at ${growth.atSecs[0]} s and ${growth.atSecs[1]} s (MB of objects)`] = `${growth.totalMb[0]} → ${growth.totalMb[1]}`;

@@ -14,7 +14,7 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -90,6 +90,8 @@ export interface PointResult {
   rebalanceSecs: number;
   killSecs: number;
   rampSubmitMaxSecs: number;
+  /** Ramp submits retried after nimbus timed out on ZooKeeper (a loaded machine); the measured submits are never retried. */
+  rampSubmitRetries: number;
   detectionSecs: number | null;
   sigtermSecs: number | null;
   nimbusRssMb: number;
@@ -97,6 +99,8 @@ export interface PointResult {
   load1: number;
   memory: MemorySample[];
   heapGrowth: HeapGrowth | null;
+  /** The supervisors' liveness reports over the window: one per supervisor per second is the period; fewer sent means the simulators starved. */
+  simReports: { expected: number; sent: number; skipped: number; failed: number };
 }
 
 /** A word-count shape: sentences → split (shuffle) → count (fields), 6 executors a worker with one acker each. */
@@ -233,9 +237,10 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
 
     o.step(`${o.workers} workers: ${topologies} topologies`);
     let rampSubmitMaxSecs = 0;
+    let rampSubmitRetries = 0;
     for (let t = 0; t < topologies; t++) {
       const n = Math.min(WORKERS_PER_TOPOLOGY, o.workers - t * WORKERS_PER_TOPOLOGY);
-      const { secs } = await timed(() => client.submit({ name: `wc-${t}`, def: wordCount(n), config: { 'topology.workers': n }, bundle: BUNDLE.toString('base64'), sha256: BUNDLE_SHA }));
+      const { secs } = await timed(() => rampSubmit(client, `wc-${t}`, n, () => rampSubmitRetries++));
       rampSubmitMaxSecs = Math.max(rampSubmitMaxSecs, secs);
     }
     const simStats = async () => addStats(await Promise.all(sims.map((s) => s.ask({ type: 'stats' }, 'stats', 60_000))));
@@ -255,6 +260,7 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     const simCpu = (): number => sims.reduce((a, x) => a + (procCpuMs(x.proc.pid!) ?? 0), 0);
     const cpu0 = { nimbus: procCpuMs(nimbusPid)!, zk: procCpuMs(zkPid)!, sims: simCpu() };
     const h0 = await health();
+    const sim0 = await simStats();
     probe.reset();
     const perSecond: number[] = [];
     const rounds = new Map<number, number>();
@@ -265,6 +271,7 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
       writeFileSync(memoryLog, `${MEMORY_COLUMNS.join(',')}\n`);
     }
     const snapshots: { atSecs: number; file: string }[] = [];
+    let snapshotGcs = -1;
     const loads: number[] = [];
     let last = { at: performance.now(), cpu: cpu0.nimbus };
     const collectRounds = (h: NimbusHealth): void => {
@@ -285,11 +292,16 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
       if (s % 20 === 0 || s === o.windowSecs) collectRounds(await health());
       if (o.memoryEverySecs && s % o.memoryEverySecs === 0) {
         const sample = memorySample(s, (await health()).memory);
+        if (sample.majorGcs <= snapshotGcs) sample.heapAfterGcMb = null;
         memory.push(sample);
         // Also as it goes: a soak stopped early still leaves the samples it took.
         appendFileSync(memoryLog, `${MEMORY_COLUMNS.map((c) => sample[c]?.toFixed(1) ?? '').join(',')}\n`);
       }
-      if (o.heapSnapshotAtSecs && s === o.heapSnapshotAtSecs) snapshots.push({ atSecs: s, file: await heapSnapshot(nimbusPid, heapDir, health) });
+      if (o.heapSnapshotAtSecs && s === o.heapSnapshotAtSecs) {
+        snapshots.push({ atSecs: s, file: await heapSnapshot(nimbusPid, heapDir, health) });
+        // The snapshot's own collection is a full compacting one, lower than any V8 runs by itself: not a floor.
+        snapshotGcs = (await health()).memory.majorGcs;
+      }
       if (diskState(dir).freeBytes < DISK_ABORT_FREE_BYTES) throw new Error(`scale: stopped at ${o.workers} workers: less than ${DISK_ABORT_FREE_BYTES / 2 ** 30} GiB left on the disk of ${dir}`);
     }
     const secs = (performance.now() - t0) / 1000;
@@ -300,6 +312,7 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     collectRounds(h1);
     const probeLatencies = [...probe.latencies];
     const recordBytes = await sampleRecordBytes(session);
+    const sim1 = await simStats();
     if (o.heapSnapshotAtSecs) {
       o.step(`${o.workers} workers: heap snapshot at the end of the window`);
       snapshots.push({ atSecs: Math.round(secs), file: await heapSnapshot(nimbusPid, heapDir, health) });
@@ -318,6 +331,12 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     let heapGrowth: HeapGrowth | null = null;
     if (snapshots.length === 2) {
       o.step(`${o.workers} workers: comparing heap snapshots`);
+      // HSTORM_SCALE_KEEP_HEAP=<dir>: the snapshots are kept there (open them in DevTools' Memory tab); else removed with the data dir.
+      const keep = process.env.HSTORM_SCALE_KEEP_HEAP;
+      if (keep) {
+        mkdirSync(keep, { recursive: true });
+        for (const x of snapshots) copyFileSync(x.file, join(keep, `nimbus-${o.workers}-${x.atSecs}s.heapsnapshot`));
+      }
       const [a, b] = snapshots.map((x) => summarizeSnapshot(x.file)) as [ReturnType<typeof summarizeSnapshot>, ReturnType<typeof summarizeSnapshot>];
       heapGrowth = { atSecs: [snapshots[0]!.atSecs, snapshots[1]!.atSecs], totalMb: [totalMb(a), totalMb(b)], rows: largestGrowth(a, b) };
     }
@@ -348,6 +367,7 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
       rebalanceSecs: rebalance.secs,
       killSecs: kill.secs,
       rampSubmitMaxSecs,
+      rampSubmitRetries,
       detectionSecs,
       sigtermSecs,
       nimbusRssMb: h1.memory.rssBytes / mb,
@@ -355,6 +375,12 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
       load1: loads.reduce((a, b) => a + b, 0) / Math.max(1, loads.length),
       memory,
       heapGrowth,
+      simReports: {
+        expected: Math.round(supervisors * secs),
+        sent: sim1.reports.sent - sim0.reports.sent,
+        skipped: sim1.reports.skipped - sim0.reports.skipped,
+        failed: sim1.reports.failed - sim0.reports.failed,
+      },
     };
   } finally {
     probe?.stop();
@@ -365,6 +391,24 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     await zk?.stop();
     keepLog(join(dir, 'nimbus.log'), join(o.logDir, `nimbus-${o.workers}.log`));
     await removeTempDir(dir);
+  }
+}
+
+/**
+ * One submit of the ramp (setting the cluster up, not a measurement): on a
+ * loaded machine nimbus may time out on ZooKeeper (HSTORM_ERR_STATE_TIMEOUT);
+ * then the submit is tried again, twice at most, unless it went through after all.
+ */
+async function rampSubmit(client: NimbusClient, name: string, workers: number, retried: () => void): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.submit({ name, def: wordCount(workers), config: { 'topology.workers': workers }, bundle: BUNDLE.toString('base64'), sha256: BUNDLE_SHA });
+      return;
+    } catch (err) {
+      if (attempt >= 3 || (err as { code?: string }).code !== 'HSTORM_ERR_STATE_TIMEOUT') throw err;
+      retried();
+      if ((await client.topologies()).some((t) => t.name === name)) return;
+    }
   }
 }
 

@@ -200,6 +200,11 @@ export async function run(args: BenchArgs): Promise<void> {
     'rounds queued: always 0 by construction (a monitor tick that finds its round still running is skipped and counted: ticks_skipped).',
     'dead worker moved after: from a simulated worker’s last moment (it stops beating, writing and closes its session) to the assignment without it in ZooKeeper.',
     'txn log: growth of the blocks ZooKeeper’s log files hold on disk over the window; snapshots_mb: snapshot files at the end.',
+    ...(soakMin > 0
+      ? [
+          'soak: each heap snapshot stops nimbus while V8 writes it (seconds to a minute on a loaded machine): the round max, skipped ticks, dead-worker verdicts and the submit/rebalance/kill latencies of a soak include those stalls — read them from a sweep without --soak. Writing a snapshot also raises RSS for good, so RSS is fitted from the first snapshot on.',
+        ]
+      : []),
   ];
   const dir = await writeReport({
     experiment: 'scale',

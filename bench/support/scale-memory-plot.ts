@@ -26,7 +26,7 @@ export async function writeMemoryPlot(file: string, samples: readonly MemorySamp
     title,
     width: 640,
     height: 300,
-    mark: { type: 'line', point: { size: 12 } },
+    mark: { type: 'line' },
     encoding: {
       x: { field: 'minute', type: 'quantitative', title: 'minutes into the soak' },
       y: { field: 'mb', type: 'quantitative', title: 'nimbus memory (MB)' },

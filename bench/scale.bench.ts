@@ -10,7 +10,12 @@
  * the transaction log's growth) plus submit/rebalance/kill latency, the time
  * nimbus takes to move a worker that stopped, and SIGTERM, each against its
  * target as "met" / "NOT met". `--soak MIN` runs the largest point for MIN
- * minutes and samples nimbus's memory every 30 s (is it flat?): scale-memory.csv
+ * minutes and samples nimbus's memory every 10 s (is it flat?): RSS, heap
+ * used and reserved, external, ArrayBuffers and the heap after the latest major
+ * collection; the floors per 5 minutes and a line fitted through them (MB/h)
+ * are the verdict (bench/support/scale-soak.ts). Two heap snapshots — at
+ * minute 10 (a third of shorter soaks) and at the end — are compared by
+ * constructor. scale-memory.csv, scale-memory-floors.csv, scale-heap-growth.csv
  * and scale-memory.svg beside the report, and bench-results/scale/memory-N.csv
  * as it goes.
  *
@@ -24,6 +29,8 @@ import { BenchProgress } from './support/progress.js';
 import { writeCsv } from './support/csv.js';
 import { writeReport, type Row } from './support/results.js';
 import { writeMemoryPlot } from './support/scale-memory-plot.js';
+import { memoryFloors, memoryVerdict, type MemoryFloor } from './support/scale-soak.js';
+import type { GrowthRow } from './support/heap-snapshot-diff.js';
 import { diskState, diskTooFull } from './support/scale-measure.js';
 import { logCounts, MONITOR_SECS, runPoint, SHUTDOWN_BOUND_SECS, TASK_TIMEOUT_SECS, type PointResult } from './support/scale-point.js';
 
@@ -89,6 +96,7 @@ function row(p: PointResult): Row {
     rebalance_s: r3(p.rebalanceSecs),
     kill_s: r3(p.killSecs),
     ramp_submit_max_s: r3(p.rampSubmitMaxSecs),
+    ramp_submit_retries: p.rampSubmitRetries,
     detection_s: p.detectionSecs === null ? null : r3(p.detectionSecs),
     sigterm_s: p.sigtermSecs === null ? null : r3(p.sigtermSecs),
     nimbus_rss_mb: Math.round(p.nimbusRssMb),
@@ -108,6 +116,20 @@ function markdownTable(rows: readonly Row[]): string {
       `| ${r.workers} (${r.supervisors}) | ${r.zk_writes_per_s} | ${r.zk_write_p50_ms} / ${r.zk_write_p99_ms} ms | ${r.zk_cpu_pct} % | ${r.nimbus_cpu_pct} % | ${r.round_p50_ms} / ${r.round_max_ms} ms | 0 (${r.ticks_skipped}) | ${r.txn_log_mb_per_min} MB/min | ${r.submit_s} / ${r.rebalance_s} / ${r.kill_s} s | ${r.detection_s ?? '—'} s | ${r.sigterm_s ?? '—'} s |`,
   );
   return [head, `|${' --- |'.repeat(11)}`, ...lines].join('\n');
+}
+
+/** The soak's 5-minute floors, as docs/benchmarks.md shows them. */
+function floorTable(floors: readonly MemoryFloor[]): string {
+  const head = '| minute | heap after major GC (MB) | RSS floor (MB) | heap reserved floor (MB) | external floor (MB) | major GCs so far |';
+  const lines = floors.map((f) => `| ${r1(f.minute)} | ${r1(f.heapAfterGcMb)} | ${Math.round(f.rssMb)} | ${Math.round(f.heapTotalMb)} | ${r1(f.externalMb)} | ${f.majorGcs} |`);
+  return [head, `|${' --- |'.repeat(6)}`, ...lines].join('\n');
+}
+
+/** The constructors whose own size grew most between the two heap snapshots. */
+function growthTable(rows: readonly GrowthRow[]): string {
+  const head = '| constructor | objects before → after | own size before → after (MB) | grew (MB) |';
+  const lines = rows.map((g) => `| ${g.name.replace(/\|/g, '\\|')} | ${g.countBefore} → ${g.countAfter} | ${g.selfMbBefore} → ${g.selfMbAfter} | ${g.grewMb} |`);
+  return [head, `|${' --- |'.repeat(4)}`, ...lines].join('\n');
 }
 
 function uptime(): string {
@@ -137,7 +159,8 @@ export async function run(args: BenchArgs): Promise<void> {
   const results: PointResult[] = [];
   try {
     for (const workers of points) {
-      results.push(await runPoint({ workers, logDir: LOG_DIR, warmupSecs, windowSecs, step: (s) => progress.step(s), ...(soakMin > 0 && { memoryEverySecs: 30 }) }));
+      const soak = soakMin > 0 && { memoryEverySecs: 10, heapSnapshotAtSecs: Math.min(600, Math.round(windowSecs / 3 / 10) * 10) };
+      results.push(await runPoint({ workers, logDir: LOG_DIR, warmupSecs, windowSecs, step: (s) => progress.step(s), ...soak }));
     }
   } finally {
     progress.stop();
@@ -154,13 +177,20 @@ export async function run(args: BenchArgs): Promise<void> {
     [`txn log at ${largest.workers} workers (MB/min)`]: r1(largest.txnLogMbPerMin),
     'targets met at the largest point': `${Object.values(verdicts(largest)).filter((v) => v === 'met').length} of ${Object.keys(verdicts(largest)).length}`,
   };
-  if (soakMin > 0 && largest.memory.length >= 4) {
-    const half = Math.floor(largest.memory.length / 2);
-    const mean = (xs: { heapMb: number }[]) => xs.reduce((a, b) => a + b.heapMb, 0) / xs.length;
-    const hours = (largest.memory.at(-1)!.atSecs - largest.memory[0]!.atSecs) / 3600;
-    ratios['nimbus heap, second half over first half of the soak'] = r3(mean(largest.memory.slice(half)) / mean(largest.memory.slice(0, half)));
-    ratios['nimbus RSS first → last sample (MB)'] = `${Math.round(largest.memory[0]!.rssMb)} → ${Math.round(largest.memory.at(-1)!.rssMb)} over ${r1(hours * 60)} min`;
+  const floors = memoryFloors(largest.memory);
+  const verdict = soakMin > 0 ? memoryVerdict(floors, (largest.heapGrowth?.atSecs[0] ?? 0) / 60) : null;
+  if (verdict) {
+    ratios['nimbus memory over the soak (verdict)'] = verdict.text;
+    ratios['nimbus heap after major GC, fit of the 5-minute floors (MB/h)'] = verdict.heapAfterGcMbPerHour;
+    ratios['nimbus RSS, fit of the 5-minute floors (MB/h)'] = verdict.rssFloorMbPerHour;
   }
+  if (soakMin > 0) {
+    const r = largest.simReports;
+    ratios['supervisor liveness reports over the window: sent / expected (skipped, failed)'] = `${r.sent} / ${r.expected} (${r.skipped}, ${r.failed}): ${r.sent >= 0.99 * r.expected ? 'the simulators kept their periods' : 'the simulators MISSED periods (starved)'}`;
+    ratios['times nimbus declared workers dead (its log)'] = logCounts(`${LOG_DIR}/nimbus-${largest.workers}.log`).deadVerdicts;
+  }
+  const growth = largest.heapGrowth;
+  if (growth) ratios[`nimbus heap snapshots at ${growth.atSecs[0]} s and ${growth.atSecs[1]} s (MB of objects)`] = `${growth.totalMb[0]} → ${growth.totalMb[1]}`;
   const notes = [
     `load before: ${before.uptime}; after: ${after.uptime} (2-core machine shared with other work: CPU figures and latencies are noisy)`,
     `disk free under ${tmpdir()}: ${r1(before.freeGiB)} GiB before, ${r1(after.freeGiB)} GiB after (every data dir the benchmark made is removed)`,
@@ -170,6 +200,11 @@ export async function run(args: BenchArgs): Promise<void> {
     'rounds queued: always 0 by construction (a monitor tick that finds its round still running is skipped and counted: ticks_skipped).',
     'dead worker moved after: from a simulated worker’s last moment (it stops beating, writing and closes its session) to the assignment without it in ZooKeeper.',
     'txn log: growth of the blocks ZooKeeper’s log files hold on disk over the window; snapshots_mb: snapshot files at the end.',
+    ...(soakMin > 0
+      ? [
+          'soak: each heap snapshot stops nimbus while V8 writes it (seconds to a minute on a loaded machine): the round max, skipped ticks, dead-worker verdicts and the submit/rebalance/kill latencies of a soak include those stalls — read them from a sweep without --soak. Writing a snapshot also raises RSS for good, so RSS is fitted from the first snapshot on.',
+        ]
+      : []),
   ];
   const dir = await writeReport({
     experiment: 'scale',
@@ -198,11 +233,13 @@ export async function run(args: BenchArgs): Promise<void> {
     quick: args.quick,
   });
   if (largest.memory.length > 0) {
-    writeCsv(`${dir}/scale-memory.csv`, largest.memory.map((m) => ({ at_s: m.atSecs, rss_mb: r1(m.rssMb), heap_mb: r1(m.heapMb) })));
-    await writeMemoryPlot(`${dir}/scale-memory.svg`, largest.memory, `nimbus memory at ${largest.workers} workers`);
+    writeCsv(`${dir}/scale-memory.csv`, largest.memory.map((m) => ({ ...m })));
+    writeCsv(`${dir}/scale-memory-floors.csv`, floors.map((f) => ({ ...f })));
+    await writeMemoryPlot(`${dir}/scale-memory.svg`, largest.memory, floors, `nimbus memory at ${largest.workers} workers`);
   }
+  if (growth) writeCsv(`${dir}/scale-heap-growth.csv`, growth.rows.map((g) => ({ ...g })));
   if (args.json) {
-    process.stdout.write(`${JSON.stringify({ targets: TARGETS, points: rows, memory: largest.memory, ratios, notes })}\n`);
+    process.stdout.write(`${JSON.stringify({ targets: TARGETS, points: rows, memory: largest.memory, floors, heapGrowth: growth, ratios, notes })}\n`);
     return;
   }
   process.stdout.write(`\n${markdownTable(rows)}\n\n`);
@@ -210,6 +247,8 @@ export async function run(args: BenchArgs): Promise<void> {
     const v = Object.entries(verdicts(results.find((p) => p.workers === r.workers)!));
     process.stdout.write(`${r.workers} workers: ${v.map(([k, x]) => `${k}: ${x}`).join('; ')}\n`);
   }
+  if (verdict) process.stdout.write(`\n${floorTable(floors)}\n\n`);
+  if (growth) process.stdout.write(`${growthTable(growth.rows)}\n\n`);
   for (const [k, v] of Object.entries(ratios)) process.stdout.write(`${k}: ${v}\n`);
   for (const n of notes.slice(0, 2)) process.stdout.write(`${n}\n`);
   process.stdout.write(`written to ${dir}\n`);

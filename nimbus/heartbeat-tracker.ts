@@ -195,6 +195,11 @@ export class HeartbeatTracker {
     return s ? this.livenessOf(topologyId, w.supervisorId, s, now) : 'starting';
   }
 
+  /** What it holds: workers it has news of and supervisors whose last report it remembers (bounded by the cluster; soak tests). */
+  sizes(): { workers: number; supervisors: number } {
+    return { workers: this.seen.size, supervisors: this.reporters.size };
+  }
+
   /** Supervisors whose reports arrived within the task timeout. */
   reportingSupervisors(now = Date.now()): number {
     let n = 0;

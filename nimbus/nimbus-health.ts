@@ -8,6 +8,7 @@ import type { WatchedNodeCache } from '../common/cluster-state/watched-node-cach
 import type { Histogram } from '../common/histogram.js';
 import type { HeartbeatSampler } from './heartbeat-sampler.js';
 import type { HeartbeatTracker } from './heartbeat-tracker.js';
+import type { MemoryWatch } from './memory-watch.js';
 import type { NimbusHealth, RunTimes } from './read-model.js';
 import type { MonitorStats } from './reconciler.js';
 
@@ -17,6 +18,7 @@ export interface HealthSources {
   sampler: HeartbeatSampler;
   tracker: HeartbeatTracker;
   cache: WatchedNodeCache;
+  memory: MemoryWatch;
 }
 
 function runTimes(h: Histogram, lastMs: number | null): RunTimes {
@@ -25,7 +27,6 @@ function runTimes(h: Histogram, lastMs: number | null): RunTimes {
 }
 
 export function nimbusHealth(s: HealthSources, now = Date.now()): NimbusHealth {
-  const mem = process.memoryUsage();
   return {
     now,
     monitor: {
@@ -37,6 +38,6 @@ export function nimbusHealth(s: HealthSources, now = Date.now()): NimbusHealth {
     sampler: { ...runTimes(s.sampler.durations, s.sampler.lastMs), skippedTicks: s.sampler.counts.skipped, records: s.sampler.counts.records },
     liveness: { ...s.tracker.counts, reportingSupervisors: s.tracker.reportingSupervisors(now) },
     cache: { ...s.cache.counts },
-    memory: { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed },
+    memory: s.memory.usage(),
   };
 }

@@ -33,6 +33,7 @@ import { CurveKeyStore } from './curve-key-store.js';
 import { BadRequestError, TopologyExistsError } from './errors.js';
 import { HeartbeatSampler } from './heartbeat-sampler.js';
 import { HeartbeatTracker } from './heartbeat-tracker.js';
+import { MemoryWatch } from './memory-watch.js';
 import { nimbusSettings, type NimbusSettings } from './nimbus-config.js';
 import { NimbusReadModel } from './nimbus-read-model.js';
 import { nimbusHealth } from './nimbus-health.js';
@@ -84,6 +85,8 @@ export class Nimbus implements TopologyControl {
   private readonly sampler: HeartbeatSampler;
   private readonly tracker: HeartbeatTracker;
   private readonly cache: WatchedNodeCache;
+  /** The process's memory and the heap after the latest major collection (health, /metrics, the scale soak). */
+  private readonly memory = new MemoryWatch();
   private stopped = true;
   private counter = 0;
 
@@ -134,12 +137,13 @@ export class Nimbus implements TopologyControl {
       advertise: options.advertise,
       startedAt,
       health: () =>
-        nimbusHealth({ monitor: this.reconciler.monitor, monitorPeriodMs: this.settings.monitorMs, sampler: this.sampler, tracker: this.tracker, cache: this.cache }),
+        nimbusHealth({ monitor: this.reconciler.monitor, monitorPeriodMs: this.settings.monitorMs, sampler: this.sampler, tracker: this.tracker, cache: this.cache, memory: this.memory }),
     });
   }
 
   async start(): Promise<void> {
     this.stopped = false;
+    this.memory.start();
     for (const root of ZkPaths.roots()) await ensureNode(this.state, root);
     await this.registration?.start();
     await this.reconciler.start();
@@ -156,6 +160,7 @@ export class Nimbus implements TopologyControl {
     await this.reconciler.drained();
     await this.sampler.idle();
     this.cache.close();
+    this.memory.stop();
   }
 
   /** A supervisor's report of its workers' liveness (`POST /api/v1/supervisors/:id/worker-beats`; local mode calls it directly). */

@@ -18,6 +18,7 @@ import type { ParsedWorkerHeartbeat } from '../common/record-schemas.js';
 import type { NodeStats, ResourceVector, SupervisorInfo } from '../common/resources.js';
 import type { StormBase } from '../common/storm-base.js';
 import type { CorruptNode } from './cluster-reader.js';
+import type { NimbusMemory } from './memory-watch.js';
 import type { SchedulerStrategy } from './scheduler/types.js';
 import type { SplitPoint } from './split-history.js';
 import type { RebalanceOptions } from './topology-admin.js';
@@ -71,8 +72,8 @@ export interface NimbusHealth {
   liveness: { reports: number; beats: number; refused: number; reportingSupervisors: number };
   /** The watched cache under the reconcile loop: answers from memory, store reads, entries dropped by watches. */
   cache: { hits: number; reads: number; invalidations: number };
-  /** Nimbus's process: resident memory and V8 heap in use. */
-  memory: { rssBytes: number; heapUsedBytes: number };
+  /** Nimbus's process: process.memoryUsage() and the heap after the latest major collection (nimbus/memory-watch.ts). */
+  memory: NimbusMemory;
 }
 
 /** What nimbus's bookkeeping says of one topology beside its records: resources, HDRF share and queue, crash loops. */

@@ -116,6 +116,9 @@ export async function prometheusText({ readModel, stats }: PrometheusSources): P
   s.gauge('hstorm_nimbus_reporting_supervisors', 'Supervisors whose liveness report arrived within nimbus.task.timeout.secs', {}, h.liveness.reportingSupervisors);
   s.gauge('hstorm_nimbus_rss_bytes', "Resident memory of nimbus's process", {}, h.memory.rssBytes);
   s.gauge('hstorm_nimbus_heap_used_bytes', "V8 heap nimbus's process uses", {}, h.memory.heapUsedBytes);
+  s.gauge('hstorm_nimbus_heap_total_bytes', "V8 heap nimbus's process has reserved", {}, h.memory.heapTotalBytes);
+  s.gauge('hstorm_nimbus_external_bytes', "Memory outside the V8 heap held by nimbus's JS objects (buffers included)", {}, h.memory.externalBytes);
+  s.gauge('hstorm_nimbus_heap_after_major_gc_bytes', "V8 heap nimbus's process used just after its latest major collection (what a leak raises)", {}, h.memory.heapAfterMajorGcBytes);
   const replacements = readModel.storeClientReplacements();
   if (replacements !== null) {
     s.counter('hstorm_nimbus_zookeeper_client_replacements_total', 'Times a stuck ZooKeeper client of nimbus was replaced by a fresh one', {}, replacements);

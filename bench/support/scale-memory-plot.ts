@@ -1,28 +1,32 @@
 /**
- * The soak's plot (`npm run bench -- scale --soak MIN`): nimbus's heap used and
- * RSS over the window, one sample every 30 s, so "is it flat?" is read at a
- * glance. Heap used is a sawtooth (it is sampled between collections); its
- * lower edge, what survives a collection, is what would grow with a leak.
+ * The soak's plot (`npm run bench -- scale --soak MIN`): nimbus's memory over
+ * the window, one sample every 10 s — RSS, heap reserved, heap used (a
+ * sawtooth: it is sampled between collections) and external — with the
+ * 5-minute floors of RSS and of the heap after major collections drawn as
+ * their own series, since those are what a leak raises.
  */
 import { writeFileSync } from 'node:fs';
 import { renderSvg, type PlotSpec } from './results.js';
+import type { MemoryFloor, MemorySample } from './scale-soak.js';
 
-export interface MemorySample {
-  atSecs: number;
-  rssMb: number;
-  heapMb: number;
-}
-
-export async function writeMemoryPlot(file: string, samples: readonly MemorySample[], title: string): Promise<void> {
-  const rows = samples.flatMap((m) => [
-    { minute: m.atSecs / 60, mb: Math.round(m.rssMb), series: 'RSS' },
-    { minute: m.atSecs / 60, mb: Math.round(m.heapMb), series: 'heap used' },
-  ]);
+export async function writeMemoryPlot(file: string, samples: readonly MemorySample[], floors: readonly MemoryFloor[], title: string): Promise<void> {
+  const rows = [
+    ...samples.flatMap((m) => [
+      { minute: m.atSecs / 60, mb: Math.round(m.rssMb), series: 'RSS' },
+      { minute: m.atSecs / 60, mb: Math.round(m.heapTotalMb), series: 'heap reserved' },
+      { minute: m.atSecs / 60, mb: Math.round(m.heapUsedMb), series: 'heap used' },
+      { minute: m.atSecs / 60, mb: Math.round(m.externalMb), series: 'external' },
+    ]),
+    ...floors.flatMap((f) => [
+      { minute: f.minute, mb: Math.round(f.rssMb), series: 'RSS floor (5 min)' },
+      { minute: f.minute, mb: Math.round(f.heapAfterGcMb), series: 'heap after major GC, floor (5 min)' },
+    ]),
+  ];
   const spec: PlotSpec = {
     title,
     width: 640,
-    height: 280,
-    mark: { type: 'line', point: true },
+    height: 300,
+    mark: { type: 'line' },
     encoding: {
       x: { field: 'minute', type: 'quantitative', title: 'minutes into the soak' },
       y: { field: 'mb', type: 'quantitative', title: 'nimbus memory (MB)' },

@@ -14,7 +14,7 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -31,7 +31,9 @@ import { NimbusClient } from '../../cli/nimbus-client.js';
 import type { NimbusHealth } from '../../nimbus/index.js';
 import { freePort } from '../../test/helpers/ports.js';
 import { waitFor } from '../../test/helpers/wait-for.js';
+import { largestGrowth, summarizeSnapshot, totalMb, type GrowthRow } from './heap-snapshot-diff.js';
 import type { SimReply, SimRequest, SimStats } from './scale-sim.js';
+import { memorySample, type MemorySample } from './scale-soak.js';
 import { DISK_ABORT_FREE_BYTES, diskState, procCpuMs, quantile, WriteProbe, zkDiskBytes, zkMonitor } from './scale-measure.js';
 
 export const WORKERS_PER_TOPOLOGY = 50;
@@ -51,6 +53,15 @@ export interface PointOptions {
   step: (what: string) => void;
   /** Memory samples during the window (soak): every this many seconds. */
   memoryEverySecs?: number;
+  /** Soak: a heap snapshot of nimbus this many seconds into the window and another at its end, compared by constructor. */
+  heapSnapshotAtSecs?: number;
+}
+
+/** The two heap snapshots of a soak compared: total own size of each, and the constructors that grew most. */
+export interface HeapGrowth {
+  atSecs: [number, number];
+  totalMb: [number, number];
+  rows: GrowthRow[];
 }
 
 export interface PointResult {
@@ -79,12 +90,17 @@ export interface PointResult {
   rebalanceSecs: number;
   killSecs: number;
   rampSubmitMaxSecs: number;
+  /** Ramp submits retried after nimbus timed out on ZooKeeper (a loaded machine); the measured submits are never retried. */
+  rampSubmitRetries: number;
   detectionSecs: number | null;
   sigtermSecs: number | null;
   nimbusRssMb: number;
   nimbusHeapMb: number;
   load1: number;
-  memory: { atSecs: number; rssMb: number; heapMb: number }[];
+  memory: MemorySample[];
+  heapGrowth: HeapGrowth | null;
+  /** The supervisors' liveness reports over the window: one per supervisor per second is the period; fewer sent means the simulators starved. */
+  simReports: { expected: number; sent: number; skipped: number; failed: number };
 }
 
 /** A word-count shape: sentences → split (shuffle) → count (fields), 6 executors a worker with one acker each. */
@@ -177,7 +193,11 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     const out = openSync(join(dir, 'nimbus.log'), 'a');
     // HSTORM_SCALE_NIMBUS_PROF=<dir>: nimbus writes a V8 CPU profile there when it stops (where its time goes).
     const prof = process.env.HSTORM_SCALE_NIMBUS_PROF;
-    nimbus = spawn(process.execPath, [...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []), join(packageRoot(), 'bin', 'hstorm.js'), 'nimbus', '--config', configFile, '--bind', '127.0.0.1'], {
+    // Soak: SIGUSR2 makes nimbus write a heap snapshot into heapDir (V8 collects garbage first: what it holds is live).
+    const heapDir = join(dir, 'heap');
+    const snapshotFlags = o.heapSnapshotAtSecs ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapDir}`] : [];
+    if (o.heapSnapshotAtSecs) mkdirSync(heapDir, { recursive: true });
+    nimbus = spawn(process.execPath, [...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []), ...snapshotFlags, join(packageRoot(), 'bin', 'hstorm.js'), 'nimbus', '--config', configFile, '--bind', '127.0.0.1'], {
       stdio: ['ignore', out, out],
     });
     closeSync(out);
@@ -217,9 +237,10 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
 
     o.step(`${o.workers} workers: ${topologies} topologies`);
     let rampSubmitMaxSecs = 0;
+    let rampSubmitRetries = 0;
     for (let t = 0; t < topologies; t++) {
       const n = Math.min(WORKERS_PER_TOPOLOGY, o.workers - t * WORKERS_PER_TOPOLOGY);
-      const { secs } = await timed(() => client.submit({ name: `wc-${t}`, def: wordCount(n), config: { 'topology.workers': n }, bundle: BUNDLE.toString('base64'), sha256: BUNDLE_SHA }));
+      const { secs } = await timed(() => rampSubmit(client, `wc-${t}`, n, () => rampSubmitRetries++));
       rampSubmitMaxSecs = Math.max(rampSubmitMaxSecs, secs);
     }
     const simStats = async () => addStats(await Promise.all(sims.map((s) => s.ask({ type: 'stats' }, 'stats', 60_000))));
@@ -239,6 +260,7 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     const simCpu = (): number => sims.reduce((a, x) => a + (procCpuMs(x.proc.pid!) ?? 0), 0);
     const cpu0 = { nimbus: procCpuMs(nimbusPid)!, zk: procCpuMs(zkPid)!, sims: simCpu() };
     const h0 = await health();
+    const sim0 = await simStats();
     probe.reset();
     const perSecond: number[] = [];
     const rounds = new Map<number, number>();
@@ -246,8 +268,10 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     const memoryLog = join(o.logDir, `memory-${o.workers}.csv`);
     if (o.memoryEverySecs) {
       mkdirSync(o.logDir, { recursive: true });
-      writeFileSync(memoryLog, 'at_s,rss_mb,heap_mb\n');
+      writeFileSync(memoryLog, `${MEMORY_COLUMNS.join(',')}\n`);
     }
+    const snapshots: { atSecs: number; file: string }[] = [];
+    let snapshotGcs = -1;
     const loads: number[] = [];
     let last = { at: performance.now(), cpu: cpu0.nimbus };
     const collectRounds = (h: NimbusHealth): void => {
@@ -267,11 +291,16 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
       loads.push(loadavg()[0] ?? 0);
       if (s % 20 === 0 || s === o.windowSecs) collectRounds(await health());
       if (o.memoryEverySecs && s % o.memoryEverySecs === 0) {
-        const h = await health();
-        const sample = { atSecs: s, rssMb: h.memory.rssBytes / 2 ** 20, heapMb: h.memory.heapUsedBytes / 2 ** 20 };
+        const sample = memorySample(s, (await health()).memory);
+        if (sample.majorGcs <= snapshotGcs) sample.heapAfterGcMb = null;
         memory.push(sample);
         // Also as it goes: a soak stopped early still leaves the samples it took.
-        appendFileSync(memoryLog, `${s},${sample.rssMb.toFixed(1)},${sample.heapMb.toFixed(1)}\n`);
+        appendFileSync(memoryLog, `${MEMORY_COLUMNS.map((c) => sample[c]?.toFixed(1) ?? '').join(',')}\n`);
+      }
+      if (o.heapSnapshotAtSecs && s === o.heapSnapshotAtSecs) {
+        snapshots.push({ atSecs: s, file: await heapSnapshot(nimbusPid, heapDir, health) });
+        // The snapshot's own collection is a full compacting one, lower than any V8 runs by itself: not a floor.
+        snapshotGcs = (await health()).memory.majorGcs;
       }
       if (diskState(dir).freeBytes < DISK_ABORT_FREE_BYTES) throw new Error(`scale: stopped at ${o.workers} workers: less than ${DISK_ABORT_FREE_BYTES / 2 ** 30} GiB left on the disk of ${dir}`);
     }
@@ -283,6 +312,11 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     collectRounds(h1);
     const probeLatencies = [...probe.latencies];
     const recordBytes = await sampleRecordBytes(session);
+    const sim1 = await simStats();
+    if (o.heapSnapshotAtSecs) {
+      o.step(`${o.workers} workers: heap snapshot at the end of the window`);
+      snapshots.push({ atSecs: Math.round(secs), file: await heapSnapshot(nimbusPid, heapDir, health) });
+    }
 
     o.step(`${o.workers} workers: submit, rebalance, kill, detection`);
     const probeDef = wordCount(1);
@@ -294,6 +328,18 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     o.step(`${o.workers} workers: SIGTERM`);
     const sigtermSecs = await stopWithin(nimbus, 60_000);
     nimbus = null;
+    let heapGrowth: HeapGrowth | null = null;
+    if (snapshots.length === 2) {
+      o.step(`${o.workers} workers: comparing heap snapshots`);
+      // HSTORM_SCALE_KEEP_HEAP=<dir>: the snapshots are kept there (open them in DevTools' Memory tab); else removed with the data dir.
+      const keep = process.env.HSTORM_SCALE_KEEP_HEAP;
+      if (keep) {
+        mkdirSync(keep, { recursive: true });
+        for (const x of snapshots) copyFileSync(x.file, join(keep, `nimbus-${o.workers}-${x.atSecs}s.heapsnapshot`));
+      }
+      const [a, b] = snapshots.map((x) => summarizeSnapshot(x.file)) as [ReturnType<typeof summarizeSnapshot>, ReturnType<typeof summarizeSnapshot>];
+      heapGrowth = { atSecs: [snapshots[0]!.atSecs, snapshots[1]!.atSecs], totalMb: [totalMb(a), totalMb(b)], rows: largestGrowth(a, b) };
+    }
     const roundList = [...rounds.values()];
     const mb = 2 ** 20;
     return {
@@ -321,12 +367,20 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
       rebalanceSecs: rebalance.secs,
       killSecs: kill.secs,
       rampSubmitMaxSecs,
+      rampSubmitRetries,
       detectionSecs,
       sigtermSecs,
       nimbusRssMb: h1.memory.rssBytes / mb,
       nimbusHeapMb: h1.memory.heapUsedBytes / mb,
       load1: loads.reduce((a, b) => a + b, 0) / Math.max(1, loads.length),
       memory,
+      heapGrowth,
+      simReports: {
+        expected: Math.round(supervisors * secs),
+        sent: sim1.reports.sent - sim0.reports.sent,
+        skipped: sim1.reports.skipped - sim0.reports.skipped,
+        failed: sim1.reports.failed - sim0.reports.failed,
+      },
     };
   } finally {
     probe?.stop();
@@ -338,6 +392,45 @@ export async function runPoint(o: PointOptions): Promise<PointResult> {
     keepLog(join(dir, 'nimbus.log'), join(o.logDir, `nimbus-${o.workers}.log`));
     await removeTempDir(dir);
   }
+}
+
+/**
+ * One submit of the ramp (setting the cluster up, not a measurement): on a
+ * loaded machine nimbus may time out on ZooKeeper (HSTORM_ERR_STATE_TIMEOUT);
+ * then the submit is tried again, twice at most, unless it went through after all.
+ */
+async function rampSubmit(client: NimbusClient, name: string, workers: number, retried: () => void): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.submit({ name, def: wordCount(workers), config: { 'topology.workers': workers }, bundle: BUNDLE.toString('base64'), sha256: BUNDLE_SHA });
+      return;
+    } catch (err) {
+      if (attempt >= 3 || (err as { code?: string }).code !== 'HSTORM_ERR_STATE_TIMEOUT') throw err;
+      retried();
+      if ((await client.topologies()).some((t) => t.name === name)) return;
+    }
+  }
+}
+
+/** The columns of memory-N.csv (the soak's samples, written as they are taken). */
+const MEMORY_COLUMNS = ['atSecs', 'rssMb', 'heapUsedMb', 'heapTotalMb', 'externalMb', 'arrayBuffersMb', 'heapAfterGcMb', 'majorGcs'] as const;
+
+/** Signals nimbus to write a heap snapshot and returns its file once written (nimbus answers again only then). */
+async function heapSnapshot(pid: number, dir: string, health: () => Promise<unknown>): Promise<string> {
+  const before = new Set(readdirSync(dir));
+  process.kill(pid, 'SIGUSR2');
+  return waitFor(
+    'nimbus writing a heap snapshot',
+    async () => {
+      const name = readdirSync(dir).find((n) => !before.has(n) && n.endsWith('.heapsnapshot'));
+      if (!name) return null;
+      // The snapshot is written on nimbus's main thread: once it answers, the file is complete.
+      await health();
+      return join(dir, name);
+    },
+    10 * 60_000,
+    500,
+  );
 }
 
 /** Keeps the last 4 MB of nimbus's log beside the results (the data dir goes). */

@@ -226,6 +226,9 @@ describe('operator views: Storm UI REST API, /metrics and the web UI (real proce
     assert.equal(Number(one('hstorm_gpu_slots_used', { supervisor: 'sup-gpu', gpu: 'gtx1060', model: 'GeForce GTX 1060' }).value), 1);
     assert.ok(Number(one('hstorm_node_memory_used_bytes', { supervisor: 'sup-cpu' }).value) > 0);
     assert.ok(fam('hstorm_worker_rss_bytes').metrics.length >= 2);
+    // Nimbus's own memory beside RSS and heap used: reserved heap and memory outside it (nimbus/memory-watch.ts).
+    assert.ok(Number(one('hstorm_nimbus_heap_total_bytes', {}).value) >= Number(one('hstorm_nimbus_heap_used_bytes', {}).value));
+    assert.ok(Number(one('hstorm_nimbus_external_bytes', {}).value) > 0);
     assert.equal(fam('hstorm_component_emitted_total').type, 'COUNTER');
     const tl = { topology: 'ui', topology_id: id };
     assert.ok(Number(one('hstorm_component_emitted_total', { ...tl, component: 'source', kind: 'spout' }).value) > 0);

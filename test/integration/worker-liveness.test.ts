@@ -169,7 +169,12 @@ describe('worker liveness through the supervisor (ZooKeeper, HTTP, real processe
     }
     assert.equal(nimbus.readModel.nimbusHealth().liveness.refused, refused0 + 5);
     assert.equal((await post('other', good)).status, 204);
-    assert.equal((await fetch(`${base}/nimbus/health`)).status, 200);
+    const res = await fetch(`${base}/nimbus/health`);
+    assert.equal(res.status, 200);
+    // The whole of process.memoryUsage(), and the heap after a major collection once one ran (the scale soak's floor).
+    const { memory } = (await res.json()) as { memory: Record<string, number | null> };
+    for (const k of ['rssBytes', 'heapUsedBytes', 'heapTotalBytes', 'externalBytes', 'arrayBuffersBytes', 'majorGcs']) assert.equal(typeof memory[k], 'number', k);
+    assert.ok(memory.heapAfterMajorGcBytes === null || (memory.heapAfterMajorGcBytes! > 0 && memory.heapAfterMajorGcBytes! <= memory.heapTotalBytes!));
   });
 
   it("sees its own session's write at once through the watched cache (ZooKeeper's watch-before-reply order)", async () => {

@@ -177,4 +177,38 @@ describe('nimbus heartbeat tracker: blindness', () => {
     // Forgotten: judged afresh (starting) when assigned again.
     assert.equal(tracker.liveness('t', { supervisorId: 's', port: 1 }, 51_000), 'starting');
   });
+
+  it('holds no more than the cluster, however many supervisors and workers came and went (an hour of churn)', () => {
+    const tracker = new HeartbeatTracker({ taskTimeoutMs: TIMEOUT, startTimeoutMs: START });
+    // Every 10 s a new supervisor replaces one, its two workers in a new topology; reports also name a topology
+    // nobody assigns (a supervisor reporting a killed topology's workers). One check a second, 3 600 of them.
+    let most = { workers: 0, supervisors: 0 };
+    for (let t = 0; t < 3_600_000; t += 1000) {
+      const gen = Math.floor(t / 10_000);
+      const live = [gen, gen + 1].map((g) => `s${g}`);
+      const assignments: Assignment[] = live.map((sup, i) => ({
+        ...assignment,
+        topologyId: `t${gen + i}`,
+        workers: [1, 2].map((port) => ({ ...assignment.workers[0]!, supervisorId: sup, port })),
+      }));
+      live.forEach((sup, i) =>
+        tracker.report(
+          {
+            type: 'worker-beats',
+            version: 1,
+            supervisorId: sup,
+            workers: [1, 2].map((port) => ({ topologyId: `t${gen + i}`, port, pid: 42, epoch: 1, ageMs: 0 })).concat([{ topologyId: 'killed', port: 3, pid: 7, epoch: 1, ageMs: 0 }]),
+          },
+          t,
+        ),
+      );
+      tracker.noteRecords(`t${gen}`, [{ supervisorId: live[0]!, port: 1, sig: `v${t}` }], t);
+      tracker.check(assignments, opts, t);
+      const s = tracker.sizes();
+      most = { workers: Math.max(most.workers, s.workers), supervisors: Math.max(most.supervisors, s.supervisors) };
+    }
+    // 4 workers assigned (plus what one round of reports adds before the check prunes it); supervisors for 3 task timeouts.
+    assert.ok(most.workers <= 6, `workers held at most ${most.workers}`);
+    assert.ok(most.supervisors <= 5, `supervisors held at most ${most.supervisors}`);
+  });
 });

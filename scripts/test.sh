@@ -31,8 +31,12 @@ command -v redis-server >/dev/null || [ -n "${REDIS_SERVER:-}" ] || need redis-s
   need rabbitmq-server "or set RABBITMQ_SCRIPTS to the directory of its rabbitmq-server script"
 # iptables, for the partition trials (test/faults/partition.test.ts, link-heal.test.ts): they cut links with rules inside
 # network namespaces, which needs root; without root they are skipped with the reason printed, so only root needs it.
+# libnetfilter-queue1 (and python3) for the slow-link trial's NFQUEUE delayer (test/faults/nfqueue-delayer.py), which
+# `npm run test:faults` runs; ~30 KB.
 if [ "$(id -u)" = 0 ]; then
   command -v iptables >/dev/null || need iptables "or run as non-root to skip the partition trials"
+  ldconfig -p | grep libnetfilter_queue.so.1 >/dev/null || need libnetfilter-queue1 "or the slow-link trial is skipped"
+  command -v python3 >/dev/null || need python3 "or the slow-link trial is skipped"
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

@@ -6,7 +6,9 @@
  * rule inside a host's own namespace (never in the root namespace, which the
  * machine's other work shares): `cut(host, peers)` drops everything between
  * the host and those addresses, silently, as a pulled cable or a broken switch
- * does; `heal(host)` removes every such rule.
+ * does; `degrade(host, link)` makes what it sends slow and lossy through an
+ * NFQUEUE delayer (nfqueue-delayer.py; this kernel has no netem); `heal(host)`
+ * removes every such rule and stops the delayer.
  *
  * Needs root, iproute2's `ip netns` and iptables; `unavailableReason()` says
  * why not when the machine cannot (tests skip with that reason printed).
@@ -15,6 +17,7 @@
  */
 import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 
 export interface LabHost {
   name: string;
@@ -23,6 +26,9 @@ export interface LabHost {
   /** The host's address on the lab's bridge. */
   address: string;
 }
+
+/** The slow-link delayer (Python, ctypes on Debian's libnetfilter-queue1): the source file, beside this one's source. */
+const DELAYER = fileURLToPath(new URL('../../../test/faults/nfqueue-delayer.py', import.meta.url));
 
 function run(cmd: string, args: string[]): string {
   return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -48,6 +54,16 @@ export function unavailableReason(): string | null {
   return null;
 }
 
+/** Why `degrade` cannot run here (no python3, or no libnetfilter-queue1), or null when it can. */
+export function slowLinkUnavailableReason(): string | null {
+  try {
+    run('python3', ['-c', "import ctypes, ctypes.util; ctypes.CDLL(ctypes.util.find_library('netfilter_queue') or 'libnetfilter_queue.so.1')"]);
+    return null;
+  } catch (err) {
+    return `the slow-link delayer needs python3 and libnetfilter-queue1 (apt-get install python3 libnetfilter-queue1): ${(err as Error).message.split('\n')[0]}`;
+  }
+}
+
 const liveLabs = new Set<NetLab>();
 process.once('exit', () => {
   for (const lab of liveLabs) lab.destroy();
@@ -56,6 +72,8 @@ process.once('exit', () => {
 export class NetLab {
   readonly hosts = new Map<string, LabHost>();
   private destroyed = false;
+  /** The NFQUEUE delayer of each degraded host (nfqueue-delayer.py), and its whole output once it exited. */
+  private readonly delayers = new Map<string, { process: ChildProcess; exited: Promise<string> }>();
 
   private constructor(
     /** Short random id in every name the lab creates (interface names are at most 15 bytes). */
@@ -144,10 +162,45 @@ export class NetLab {
     for (const p of peers) this.exec(name, 'iptables', ['-I', 'INPUT', '-s', this.hosts.get(p)?.address ?? p, '-j', 'DROP']);
   }
 
-  /** Removes every rule `cut` put in `name`'s namespace. */
+  /**
+   * Makes what `name` sends slow and lossy, as netem's `delay D J loss L` on its interface would (this kernel has no
+   * netem): its outgoing packets go to an NFQUEUE in its namespace, where nfqueue-delayer.py holds each for
+   * `delayMs` ± `jitterMs` and drops `loss` of them. Resolves once the delayer is bound and the rule is in.
+   */
+  async degrade(name: string, link: { delayMs: number; jitterMs: number; loss: number }): Promise<void> {
+    const queue = 7;
+    const args = [DELAYER, String(queue), String(link.delayMs), String(link.jitterMs), String(link.loss)];
+    const delayer = this.spawn(name, 'python3', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const exited = new Promise<string>((resolve) => delayer.once('exit', () => resolve(output)));
+    await new Promise<void>((resolve, reject) => {
+      const read = (d: Buffer): void => {
+        output += d.toString();
+        if (output.includes('ready')) resolve();
+      };
+      delayer.stdout!.on('data', read);
+      delayer.stderr!.on('data', read);
+      void exited.then(() => reject(new Error(`nfqueue-delayer.py exited before it was ready: ${output.trim()}`)));
+    });
+    this.delayers.set(name, { process: delayer, exited });
+    // --queue-bypass: should the delayer die, packets pass undelayed rather than vanish.
+    this.exec(name, 'iptables', ['-A', 'OUTPUT', '-o', 'eth0', '-j', 'NFQUEUE', '--queue-num', String(queue), '--queue-bypass']);
+  }
+
+  /** Removes every rule `cut` or `degrade` put in `name`'s namespace; a delayer releases what it holds and stops. */
   heal(name: string): void {
     this.exec(name, 'iptables', ['-F', 'INPUT']);
     this.exec(name, 'iptables', ['-F', 'OUTPUT']);
+    this.delayers.get(name)?.process.kill('SIGTERM');
+  }
+
+  /** After `heal`: how many packets the host's delayer delayed and dropped (null if it had none, or printed no counts). */
+  async delayerCounts(name: string): Promise<{ delayed: number; dropped: number } | null> {
+    const d = this.delayers.get(name);
+    if (!d) return null;
+    this.delayers.delete(name);
+    const m = /delayed (\d+) dropped (\d+)/.exec(await d.exited);
+    return m ? { delayed: Number(m[1]), dropped: Number(m[2]) } : null;
   }
 
   /** Removes the namespaces, their veth pairs and the bridge; safe to call twice. */
@@ -155,6 +208,7 @@ export class NetLab {
     if (this.destroyed) return;
     this.destroyed = true;
     liveLabs.delete(this);
+    for (const d of this.delayers.values()) d.process.kill('SIGKILL');
     for (const h of this.hosts.values()) {
       try {
         run('ip', ['netns', 'del', h.ns]);

@@ -37,7 +37,7 @@ const SAMPLE_MS = 200;
 
 interface TrialResult {
   trial: string;
-  /** The ack rate over the fault's second half, against before it ("1.00×": held); shown for slow links, where acks go on. */
+  /** The ack rate over the fault's second half, against before it ("1.00×": held; a cut node's work moved elsewhere counts). */
   heldRatio?: number;
   recoverySec: number | null;
   lost: number;

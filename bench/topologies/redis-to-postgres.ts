@@ -29,7 +29,11 @@ export default ({ config }: TopologyModuleContext) => {
     'store',
     () =>
       new PostgresBolt({
-        connection: { connectionString: String(config['bench.postgres.url']) },
+        connection: {
+          connectionString: String(config['bench.postgres.url']),
+          // Unset: PostgresBolt's default. Set for trials of the writers' concurrency (docs/benchmarks.md, Connectors).
+          ...(config['bench.postgres.poolSize'] !== undefined && { poolSize: Number(config['bench.postgres.poolSize']) }),
+        },
         table: String(config['bench.table']),
         columns: ['uid', 'cents', 'category'],
         conflictColumns: ['uid'],

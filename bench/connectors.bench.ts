@@ -4,11 +4,16 @@
  * private Redis and PostgreSQL (Debian's servers, started as the tests start
  * them), for each parallelism:
  *   - hand-written: a Node program doing the same work the plainest way —
- *     XREADGROUP 500 → transform → one INSERT … ON CONFLICT per batch in a
- *     transaction → XACK (bench/support/redis-to-postgres-baseline.ts);
+ *     XREADGROUP 500 → transform → one INSERT … ON CONFLICT per batch (one
+ *     statement, its own transaction) → XACK
+ *     (bench/support/redis-to-postgres-baseline.ts), in one process;
  *   - hstorm: RedisStreamSpout → transform bolt → PostgresBolt (upsert),
- *     acking on, one worker (bench/topologies/redis-to-postgres.ts), the
- *     same number of consumers and of database writers.
+ *     acking on (bench/topologies/redis-to-postgres.ts), the same number of
+ *     consumers and of database writers, in `topology.workers` = the
+ *     parallelism (a worker is one event loop: hstorm uses more than one core
+ *     through workers, where Storm's executors are threads of one JVM);
+ *   - at parallelism 2 and more, also hstorm in one worker, for what one
+ *     event loop carries.
  * Each side reads its own stream of the same entries into its own table, in
  * rounds that alternate which side goes first (the machine is shared: one
  * pair back to back sees the same load). Reported per round: committed rows/s
@@ -39,6 +44,9 @@ const here = dirname(fileURLToPath(import.meta.url));
 const TOPOLOGY = join(here, 'topologies', 'redis-to-postgres.js');
 const BASELINE = join(here, 'support', 'redis-to-postgres-baseline.js');
 const TARGET = 0.7;
+/** The side that runs hstorm's tasks all in one worker at parallelism 2 and more. */
+const ONE_WORKER = 'hstorm, 1 worker';
+type Side = 'hand-written' | 'hstorm' | typeof ONE_WORKER;
 
 async function fillEvents(url: string, stream: string, n: number): Promise<void> {
   const client = await createClient({ url }).connect();
@@ -107,14 +115,14 @@ async function handWritten(redisUrl: string, postgresUrl: string, stream: string
   return { p50Ms: s.p50, p99Ms: s.p99, cpuUsPerRow };
 }
 
-async function viaHstorm(redisUrl: string, postgresUrl: string, stream: string, table: string, parallelism: number, total: number): Promise<SideResult> {
+async function viaHstorm(redisUrl: string, postgresUrl: string, stream: string, table: string, parallelism: number, total: number, workers: number): Promise<SideResult> {
   let cpuFrom: { cpu: number; rows: number } | null = null;
   let cpuTo: { cpu: number; rows: number } | null = null;
   const workerCpu = (): number => [...(sampleChildCpu() ?? new Map<number, number>())].filter(([pid]) => !serverPids.has(pid)).reduce((a, [, ms]) => a + ms, 0);
   // Acked spout tuples are committed rows: the sink acks only after its batch's COMMIT.
   const summary = await runLocal({
     module: TOPOLOGY,
-    name: `connectors-bench-p${parallelism}`,
+    name: `connectors-bench-p${parallelism}-w${workers}`,
     durationSec: 600,
     overrides: {
       'bench.redis.url': redisUrl,
@@ -122,7 +130,7 @@ async function viaHstorm(redisUrl: string, postgresUrl: string, stream: string, 
       'bench.postgres.url': postgresUrl,
       'bench.table': table,
       'bench.parallelism': parallelism,
-      'topology.workers': 1,
+      'topology.workers': workers,
     },
     onProgress: (s) => {
       if (s.acked > 0 && (cpuTo === null || cpuTo.rows < total)) {
@@ -161,23 +169,28 @@ export async function run(args: BenchArgs): Promise<void> {
   const parallelisms = args.quick ? [1] : [1, 2];
   const rounds = args.quick ? 1 : 3;
   const load = loadavg();
-  const bar = new BenchProgress('connectors', 2 * parallelisms.length * rounds + 1, !args.json);
+  const sidesAt = (p: number): Side[] => (p === 1 ? ['hand-written', 'hstorm'] : ['hand-written', 'hstorm', ONE_WORKER]);
+  const bar = new BenchProgress('connectors', parallelisms.reduce((n, p) => n + sidesAt(p).length * rounds, 1), !args.json);
   bar.step('starting Redis and PostgreSQL');
   const [redis, postgres] = await Promise.all([startTestRedis(), startTestPostgres()]);
   for (const pid of [redis.process.pid, postgres.process.pid]) if (pid !== undefined) serverPids.add(pid);
   const rows: Row[] = [];
   const ratios: Record<string, number | string> = {};
-  const sides = { 'hand-written': handWritten, hstorm: viaHstorm } as const;
+  const sides: Record<Side, (redisUrl: string, postgresUrl: string, stream: string, table: string, p: number, total: number) => Promise<SideResult>> = {
+    'hand-written': handWritten,
+    hstorm: (...a) => viaHstorm(...a, a[4]),
+    [ONE_WORKER]: (...a) => viaHstorm(...a, 1),
+  };
   try {
     for (const p of parallelisms) {
-      const perRound: { rate: number; cpu: number | null }[] = [];
+      const perRound: { rate: number; cpu: number | null; oneWorker: number | null }[] = [];
       for (let r = 1; r <= rounds; r++) {
-        const order = (r % 2 === 1 ? ['hand-written', 'hstorm'] : ['hstorm', 'hand-written']) as (keyof typeof sides)[];
-        const results: Partial<Record<keyof typeof sides, SideResult & { rowsPerSec: number }>> = {};
+        const order = r % 2 === 1 ? sidesAt(p) : sidesAt(p).reverse();
+        const results: Partial<Record<Side, SideResult & { rowsPerSec: number }>> = {};
         for (const side of order) {
           bar.step(`${side}, parallelism ${p}, round ${r}`);
           const stream = `${side}-p${p}-r${r}`;
-          const table = `${side.replace('-', '_')}_p${p}_r${r}`;
+          const table = `${side.replace(/[^a-z0-9]+/g, '_')}_p${p}_r${r}`;
           await fillEvents(redis.url, stream, total);
           await query(postgres.url, eventTableSql(table));
           const side$ = await sides[side](redis.url, postgres.url, stream, table, p, total);
@@ -193,18 +206,26 @@ export async function run(args: BenchArgs): Promise<void> {
             cpuUsPerRow: res.cpuUsPerRow === null ? null : round(res.cpuUsPerRow, 1),
             latencyP50Ms: res.p50Ms === null ? null : round(res.p50Ms),
             latencyP99Ms: res.p99Ms === null ? null : round(res.p99Ms),
-            latency: side === 'hstorm' ? 'complete latency (emit → ack after COMMIT)' : 'batch, read → XACK',
+            workers: side === 'hand-written' ? null : side === 'hstorm' ? p : 1,
+            latency: side === 'hand-written' ? 'batch, read → XACK' : 'complete latency (emit → ack after COMMIT)',
           });
         }
         const h = results.hstorm!;
         const b = results['hand-written']!;
-        perRound.push({ rate: h.rowsPerSec / Math.max(1, b.rowsPerSec), cpu: h.cpuUsPerRow !== null && b.cpuUsPerRow !== null ? h.cpuUsPerRow / b.cpuUsPerRow : null });
+        const one = results[ONE_WORKER];
+        perRound.push({
+          rate: h.rowsPerSec / Math.max(1, b.rowsPerSec),
+          cpu: h.cpuUsPerRow !== null && b.cpuUsPerRow !== null ? h.cpuUsPerRow / b.cpuUsPerRow : null,
+          oneWorker: one ? one.rowsPerSec / Math.max(1, b.rowsPerSec) : null,
+        });
       }
       const ratio = median(perRound.map((x) => x.rate));
       const cpus = perRound.flatMap((x) => (x.cpu === null ? [] : [x.cpu]));
       const mine = rows.filter((x) => x.parallelism === p && x.side === 'hstorm');
-      ratios[`parallelism ${p}: hstorm ÷ hand-written rows/s, median of ${rounds} round(s) (target ≥ ${TARGET})`] =
+      ratios[`parallelism ${p}: hstorm${p > 1 ? ` (${p} workers)` : ''} ÷ hand-written rows/s, median of ${rounds} round(s) (target ≥ ${TARGET})`] =
         `${round(ratio)}× — ${ratio >= TARGET ? 'met' : 'NOT met'} (rounds: ${perRound.map((x) => round(x.rate)).join(', ')})`;
+      const oneWorker = perRound.flatMap((x) => (x.oneWorker === null ? [] : [x.oneWorker]));
+      if (oneWorker.length > 0) ratios[`parallelism ${p}: ${ONE_WORKER} ÷ hand-written rows/s, median (what one event loop carries)`] = `${round(median(oneWorker))}× (rounds: ${oneWorker.map((x) => round(x)).join(', ')})`;
       if (cpus.length > 0) ratios[`parallelism ${p}: CPU per row, hstorm worker ÷ hand-written process (median)`] = `${round(median(cpus))}×`;
       ratios[`parallelism ${p}: hstorm complete latency p99 (median of rounds)`] = `${round(median(mine.map((x) => Number(x.latencyP99Ms))))} ms`;
     }
@@ -229,8 +250,8 @@ export async function run(args: BenchArgs): Promise<void> {
     notes: [
       `machine: ${machineDescription()}; load average at start ${load}, at end ${loadavg()}.`,
       `${total.toLocaleString('en')} entries { uid, amount, category } per side, parallelism and round, each run its own stream and table; rows/s from the first commit to the last row (startup excluded on both sides); ${rounds} round(s) per parallelism, alternating which side goes first. Every table ends with every row.`,
-      'CPU per row: the hstorm worker process (spout, bolts and acker) against the hand-written process, from the first commit on; the Redis and PostgreSQL servers do the same work for both and are not counted.',
-      'hstorm: one worker process (spout, transform, sink and acker in it), topology.max.spout.pending 1000, RedisStreamSpout reading 500 at most per XREADGROUP, PostgresBolt batches of 500 / 20 ms upserted in one transaction and acked after COMMIT, XACK batched per event-loop turn. Hand-written: one process, each consumer a strict read → write → ack loop with its own connections.',
+      'CPU per row: the hstorm worker processes (spouts, bolts and ackers) against the hand-written process, from the first commit on; the Redis and PostgreSQL servers do the same work for both and are not counted.',
+      `hstorm: topology.workers = the parallelism (H-Storm's α placement deals each component's tasks over the workers that hold its inputs, so each worker holds one spout, transform and sink task, and localOrShuffle keeps a pipeline in its worker); at parallelism 2 and more also "${ONE_WORKER}", every task on one event loop. topology.max.spout.pending 1000, RedisStreamSpout reading 500 at most per XREADGROUP, PostgresBolt batches of 500 / 20 ms upserted in one statement and acked after it committed, XACK batched per event-loop turn. Hand-written: one process, each consumer a strict read → write → ack loop with its own connections.`,
       'The latencies differ in kind: hstorm\'s is per tuple from emit to the ack after its batch\'s COMMIT; the hand-written program\'s is per batch from its read to its XACK.',
     ],
     quick: args.quick,
@@ -241,7 +262,7 @@ export async function run(args: BenchArgs): Promise<void> {
   }
   process.stdout.write(`connectors: Redis stream → transform → PostgreSQL, ${total.toLocaleString('en')} rows per run; load average ${load} → ${loadavg()}\n`);
   for (const r of rows) {
-    process.stdout.write(`  p=${r.parallelism} round ${r.round} ${String(r.side).padEnd(13)} ${String(r.rowsPerSec).padStart(7)} rows/s  ${String(r.cpuUsPerRow).padStart(6)} µs CPU/row  p50 ${r.latencyP50Ms} ms  p99 ${r.latencyP99Ms} ms (${r.latency})\n`);
+    process.stdout.write(`  p=${r.parallelism} round ${r.round} ${String(r.side).padEnd(17)} ${String(r.rowsPerSec).padStart(7)} rows/s  ${String(r.cpuUsPerRow).padStart(6)} µs CPU/row  p50 ${r.latencyP50Ms} ms  p99 ${r.latencyP99Ms} ms (${r.latency})\n`);
   }
   for (const [k, v] of Object.entries(ratios)) process.stdout.write(`  ${k}: ${v}\n`);
   process.stdout.write(`report: ${dir}/summary.md\n`);

@@ -111,18 +111,15 @@ export class PostgresBolt extends BatchingBolt {
   protected async writeBatch(tuples: readonly Tuple[]): Promise<void> {
     const rows = this.rowsOf(tuples);
     try {
-      if (this.statement) {
-        // One statement is a transaction of its own (autocommit): all its rows or none, and one round trip instead
+      const statement = this.statement === undefined ? await this.prepareStatement() : this.statement;
+      if (statement !== null) {
+        // One statement is a transaction of its own (autocommit): all its rows or none, in one round trip instead
         // of three (BEGIN, INSERT, COMMIT), each of which waits its turn on a busy worker's event loop.
-        await this.pool!.query({ ...this.statement, values: this.columns.map((_, c) => rows.map((r) => r[c])) });
+        await this.pool!.query({ ...statement, values: this.columns.map((_, c) => rows.map((r) => r[c])) });
         return;
       }
+      // The VALUES path may take several statements: one transaction around them.
       await inTransaction(this.pool!, async (client) => {
-        const statement = this.statement === undefined ? await this.prepareStatement(client) : this.statement;
-        if (statement !== null) {
-          await client.query({ ...statement, values: this.columns.map((_, c) => rows.map((r) => r[c])) });
-          return;
-        }
         const perStatement = rowsPerStatement(this.columns.length);
         for (let i = 0; i < rows.length; i += perStatement) {
           const chunk = rows.slice(i, i + perStatement);
@@ -137,8 +134,8 @@ export class PostgresBolt extends BatchingBolt {
   }
 
   /** Reads the columns' types and picks the statement: unnest() unless a column is missing or array-typed. */
-  private async prepareStatement(client: pg.PoolClient): Promise<{ name: string; text: string } | null> {
-    const { rows } = await client.query<{ name: string; type: string }>(COLUMN_TYPES_SQL, [quoteTable(this.o.table)]);
+  private async prepareStatement(): Promise<{ name: string; text: string } | null> {
+    const { rows } = await this.pool!.query<{ name: string; type: string }>(COLUMN_TYPES_SQL, [quoteTable(this.o.table)]);
     const types = new Map(rows.map((r) => [r.name, r.type]));
     const missing = this.columns.filter((c) => !types.has(c));
     if (missing.length > 0) throw new Error(`table ${this.o.table} has no column(s) ${missing.join(', ')} (it has ${[...types.keys()].join(', ')})`);

@@ -353,6 +353,8 @@ export const workerHeartbeatSchema = z.looseObject({
       overflowTuples: count,
       overflowMax: count,
       linkPauses: count,
+      // Added after the section: a worker of an earlier version leaves it out.
+      readPauses: count.default(0),
       remoteOverloadedTasks: z.array(count),
       statusesReceived: count,
       statusesDropped: count,

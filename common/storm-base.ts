@@ -329,6 +329,8 @@ export interface BackpressureStats {
   overflowMax: number;
   /** Times reading from the network stopped: a task past topology.executor.overflow.limit (0 unless a peer did not hold back). */
   linkPauses: number;
+  /** Times reading stopped while a task's queue was full, until it drained or this worker waited for a peer (the usual case). */
+  readPauses: number;
   /** Tasks in other workers overloaded now, as their workers said. */
   remoteOverloadedTasks: number[];
   statusesReceived: number;

@@ -54,8 +54,14 @@ export class BatchReceiver {
   foreignFrames = 0;
   /** Times reading stopped because a task went past its queue and the overflow limit (a peer not holding back). */
   linkPauses = 0;
+  /** Times reading stopped because a task's queue was full (lifted when it drains, or when this worker waits for a peer). */
+  readPauses = 0;
   private readonly dropLog: RateLimitedLog;
   private readonly fenceLog: RateLimitedLog;
+  /** Executors with parked tuples (resumeParked's work list). */
+  private readonly parkedAt: Executor[] = [];
+  /** Executors a frame left full or parked at, while it is dispatched (noteFilled's). */
+  private readonly filled: Executor[] = [];
 
   /** `executors`: this worker's, by task; `load`: the load board of load-aware groupings, null when the topology has none. */
   constructor(
@@ -78,8 +84,10 @@ export class BatchReceiver {
   }
 
   /**
-   * Queues a frame's ack runs and tuples. Returns a promise — the transport stops reading until it resolves — only
-   * when a task went past its queue and the overflow limit; a task merely full is announced to the peers instead.
+   * Queues a frame's ack runs and tuples. A tuple for a task whose queue is full, or that has tuples parked already,
+   * is parked (backpressure/parked-tuples.ts) and the task announced to the peers; a frame whose tuples are all parked
+   * keeps its values as bytes. Returns a promise — the transport stops reading until it resolves — only when a task
+   * went past its queue and the overflow limit.
    */
   onBatch(f: Frame): Promise<void> | void {
     const verdict = this.fence.judge(f.stamp);
@@ -93,14 +101,82 @@ export class BatchReceiver {
       );
       return;
     }
+    if (f.valuesDeferred && !this.parksWhole(f)) {
+      // The frame's values are needed now: unpack them before anything of the frame is taken, so that a frame whose
+      // values do not decode is dropped whole, its acks too, as the transport drops any other malformed frame.
+      try {
+        void f.values;
+      } catch (err) {
+        this.onGarbage();
+        this.dropLog.warn({ err: (err as Error).message, from: f.senderPort }, 'dropped an undecodable frame');
+        return;
+      }
+    }
     if (f.ackDest.length > 0) this.acks(f);
-    // One clock read per frame: when its trees started, and whether that is past the message timeout for all of them.
+    if (f.tupleCount > 0) {
+      const now = this.stale.now();
+      const treeStart = treeStartFromField(f.treeTime, now);
+      if (treeStart >= this.stale.cutoff(now)) this.stale.checkClock(treeStart, now, f.senderPort);
+      this.dispatch(f, null, 0, 0);
+    }
+    this.loop.wake();
+    return this.noteFilled();
+  }
+
+  /**
+   * Moves parked tuples into their tasks' queues while the queues have room (after each run-loop turn); true when
+   * any moved, so the loop runs again.
+   */
+  resumeParked(): boolean {
+    if (this.parkedAt.length === 0) return false;
+    let moved = false;
+    let keep = 0;
+    for (const ex of this.parkedAt) {
+      // A task gone with a new assignment takes its parked tuples with it, as its queue.
+      if (this.executors.get(ex.task) !== ex) {
+        ex.parked.clear();
+        continue;
+      }
+      while (!ex.parked.isEmpty && !ex.queue.isFull()) {
+        const p = ex.parked.peek()!;
+        const before = ex.queue.length;
+        this.dispatch(p.frame, ex, p.next, p.word);
+        if (ex.queue.length > before) moved = true;
+      }
+      if (!ex.parked.isEmpty) this.parkedAt[keep++] = ex;
+    }
+    this.parkedAt.length = keep;
+    return moved;
+  }
+
+  /** Whether every tuple of the frame goes to a task that parks it (so its values can stay bytes for now). */
+  private parksWhole(f: Frame): boolean {
+    if (f.tupleCount === 0) return false;
+    for (const name of f.streams) if (name === BACKPRESSURE_STREAM || name === LOAD_STREAM) return false;
+    let last = -1;
+    for (let i = 0; i < f.tupleCount; i++) {
+      const dest = f.dest[i]!;
+      if (dest === last) continue;
+      const ex = this.executors.get(dest);
+      if (!ex || !ex.takesTuples || (ex.parked.isEmpty && !ex.queue.isFull())) return false;
+      last = dest;
+    }
+    return true;
+  }
+
+  /**
+   * The frame's tuples from `from` (anchor ids from word `word`): each checked and queued at its task, or parked
+   * behind it. `only`: resuming that task's parked tuples — the others of the frame were taken when it arrived; it
+   * stops where the task's queue fills and keeps its place in the frame.
+   */
+  private dispatch(f: Frame, only: Executor | null, from: number, word: number): void {
+    // One clock read per frame: when its trees started, and whether that is past the message timeout for all of them
+    // (judged when the tuples are queued: a parked tuple may have waited).
     const now = this.stale.now();
     const treeStart = treeStartFromField(f.treeTime, now);
     const staleTrees = treeStart < this.stale.cutoff(now);
-    if (!staleTrees) this.stale.checkClock(treeStart, now, f.senderPort);
     let staleCount = 0;
-    const touched: Executor[] = [];
+    let taken = 0;
     // A frame's tuples mostly share (source task, stream): resolve the pair once per run of equal pairs, never per
     // tuple (docs/benchmarks.md, "Acking, third round"); a frame's stream names are one string each, so comparing
     // them is comparing references.
@@ -108,35 +184,61 @@ export class BatchReceiver {
     let memoStream = '';
     let memoComponent = '';
     let memoFields: Fields | null = null;
-    const { dest: dests, src: srcs, anchors: counts, stream: streamIndex, ids, streams, values: valuesOf } = f;
-    let w = 0;
+    let valuesOf: readonly unknown[] | null = null;
     let overflowed = 0;
-    for (let i = 0; i < f.tupleCount; i++) {
+    const { dest: dests, src: srcs, anchors: counts, stream: streamIndex, ids, streams } = f;
+    let w = word;
+    for (let i = from; i < f.tupleCount; i++) {
       const dest = dests[i]!;
-      const src = srcs[i]!;
-      const stream = streams[streamIndex[i]!]!;
       const pairs = counts[i]!;
-      let anchors: number[] | null = null;
-      if (pairs >= 0) {
-        anchors = pairs === 1 ? [ids[w]!, ids[w + 1]!, ids[w + 2]!, ids[w + 3]!] : Array.from(ids.subarray(w, w + 4 * pairs));
-        w += 4 * pairs;
-      }
-      const values = valuesOf[i];
-      if (!Array.isArray(values)) {
-        this.drop({ dest, src, from: f.senderPort }, 'dropped a malformed tuple (its values are not an array)');
+      const at = w;
+      if (pairs > 0) w += 4 * pairs;
+      if (only !== null && dest !== only.task) continue;
+      const stream = streams[streamIndex[i]!]!;
+      const src = srcs[i]!;
+      if (stream === BACKPRESSURE_STREAM || stream === LOAD_STREAM) {
+        if (only !== null) continue; // applied when the frame arrived
+        const values = (valuesOf ??= f.values)[i];
+        if (stream === BACKPRESSURE_STREAM) {
+          if (!Array.isArray(values) || !this.bp.remote.apply(values)) this.drop({ from: f.senderPort }, 'dropped a malformed backpressure status');
+        } else if (!Array.isArray(values) || !this.load?.board.apply(values)) {
+          this.drop({ from: f.senderPort }, 'dropped a malformed or unexpected load report');
+        }
         continue;
       }
-      if (stream === BACKPRESSURE_STREAM) {
-        if (!this.bp.remote.apply(values)) this.drop({ from: f.senderPort }, 'dropped a malformed backpressure status');
-        continue;
-      }
-      if (stream === LOAD_STREAM) {
-        if (!this.load?.board.apply(values)) this.drop({ from: f.senderPort }, 'dropped a malformed or unexpected load report');
-        continue;
-      }
-      const ex = this.executors.get(dest);
+      const ex = only ?? this.executors.get(dest);
       if (!ex || !ex.takesTuples) {
         this.drop({ dest, src, from: f.senderPort }, 'dropped a tuple for an unknown task');
+        continue;
+      }
+      if (only !== null) {
+        if (ex.queue.isFull()) {
+          ex.parked.stopped(i, at, taken);
+          if (staleCount > 0) this.stale.drop(staleCount, treeStart, { from: f.senderPort });
+          return;
+        }
+        taken++;
+      } else if (!ex.parked.isEmpty || ex.queue.isFull()) {
+        if (ex.parked.lastFrame() !== f) {
+          ex.parked.park(f, i, at);
+          if (ex.parked.tuples === 0) this.parkedAt.push(ex);
+        }
+        ex.parked.tuples++;
+        overflowed++;
+        this.filled.push(ex);
+        continue;
+      }
+      let values: unknown;
+      try {
+        values = (valuesOf ??= f.values)[i];
+      } catch (err) {
+        // A parked frame's values, unpacked only now, did not decode: its tuples for this task are dropped.
+        if (only === null) throw err;
+        this.dropParked(f, only, i, taken - 1, err);
+        return;
+      }
+      if (!Array.isArray(values)) {
+        this.drop({ dest, src, from: f.senderPort }, 'dropped a malformed tuple (its values are not an array)');
         continue;
       }
       if (pairs >= 0 && staleTrees) {
@@ -164,29 +266,61 @@ export class BatchReceiver {
         memoStream = stream;
         memoComponent = srcComponent;
       }
+      let anchors: number[] | null = null;
+      if (pairs >= 0) anchors = pairs === 1 ? [ids[at]!, ids[at + 1]!, ids[at + 2]!, ids[at + 3]!] : Array.from(ids.subarray(at, at + 4 * pairs));
       const tuple = new RuntimeTuple(values, memoFields, memoComponent, stream, src, anchors);
       if (pairs >= 0) tuple.treeStart = treeStart;
       ex.enqueue(tuple);
-      if (ex.queue.length > ex.queue.capacity) overflowed++;
-      touched.push(ex);
+      if (ex.queue.isFull()) this.filled.push(ex);
     }
-    if (staleCount > 0) this.stale.drop(staleCount, treeStart, { from: f.senderPort });
-    this.loop.wake();
+    if (only !== null) only.parked.finished(taken);
     this.bp.local.overflowTuples += overflowed;
+    if (staleCount > 0) this.stale.drop(staleCount, treeStart, { from: f.senderPort });
+  }
+
+  /** A parked frame's values did not decode when its tuples for `ex` were resumed at tuple `i`: drops the rest. */
+  private dropParked(f: Frame, ex: Executor, i: number, taken: number, err: unknown): void {
+    let dropped = 0;
+    for (let k = i; k < f.tupleCount; k++) if (f.dest[k] === ex.task) dropped++;
+    this.droppedTuples += dropped;
+    this.dropLog.warn({ err: (err as Error).message, from: f.senderPort, task: ex.task, tuples: dropped }, "dropped a parked frame's tuples: its values did not decode");
+    ex.parked.finished(taken + dropped);
+  }
+
+  /**
+   * Tasks this frame filled (or parked tuples at): announced to the peers (local-overload.ts), and reading stops until
+   * they drain below half — unless an executor of this worker is held back for a peer, when stopping could close a
+   * circle of workers each waiting for the next to read (then the peers' holding alone bounds what is parked). The
+   * last guard stops reading either way: a task past its queue and the overflow limit, a peer that did not hold back.
+   */
+  private noteFilled(): Promise<void> | void {
+    if (this.filled.length === 0) return;
     let over: Executor[] | null = null;
-    for (let i = 0; i < touched.length; i++) {
-      const ex = touched[i]!;
+    let full: Executor[] | null = null;
+    let last: Executor | null = null;
+    for (const ex of this.filled) {
       // A frame mostly carries runs for one task: look at each run once.
-      if (i + 1 < touched.length && touched[i + 1] === ex) continue;
-      if (!ex.queue.isFull()) continue;
-      this.bp.local.queued(ex);
-      if (ex.queue.length >= ex.queue.capacity + this.bp.overflowLimit) (over ??= []).push(ex);
+      if (ex === last) continue;
+      last = ex;
+      this.bp.local.noteOverflow(ex);
+      if (ex.parked.tuples >= this.bp.overflowLimit) {
+        if (!over?.includes(ex)) (over ??= []).push(ex);
+      } else if (!full?.includes(ex)) (full ??= []).push(ex);
     }
-    if (over === null) return;
-    // The last guard: a peer kept sending a task it was told is overloaded. Stop reading until these queues drain.
-    this.linkPauses++;
-    this.dropLog.warn({ tasks: over.map((e) => e.task), limit: this.bp.overflowLimit }, 'a task went past its queue and topology.executor.overflow.limit; reading from the peers paused until it drains');
-    return this.loop.holdReceiver(over);
+    this.filled.length = 0;
+    if (over !== null) {
+      for (const ex of over) this.bp.local.queued(ex);
+      this.linkPauses++;
+      this.dropLog.warn({ tasks: over.map((e) => e.task), limit: this.bp.overflowLimit }, 'a task went past its queue and topology.executor.overflow.limit; reading from the peers paused until it drains');
+      return this.loop.holdReceiver(over, 'overflow');
+    }
+    if (full === null) return;
+    if (this.loop.heldByPeer) {
+      for (const ex of full) this.bp.local.queued(ex);
+      return;
+    }
+    this.readPauses++;
+    return this.loop.holdReceiver(full, 'full');
   }
 
   /** The frame's ack runs, each to its task's ack queue (a run its task does not take is dropped and counted there). */

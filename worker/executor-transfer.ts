@@ -100,13 +100,28 @@ export class ExecutorTransfer {
     for (const t of targets) {
       const r = this.routeOf(t);
       if (typeof r === 'string') {
-        if (this.remote.holds(t) || this.transport.pendingTuples(r) >= this.transferLimit) return true;
+        if (this.remote.holds(t) || this.transport.pendingTuples(r) >= this.transferLimit) {
+          this.heldByPeer = true;
+          return true;
+        }
       } else if (r !== null && r.queue.isFull()) {
         return true;
       }
     }
     return false;
   }
+
+  /**
+   * Whether an executor was held back for a task in another worker since the last call (the run loop asks after each
+   * turn): while one is, this worker must not stop reading its link — the peer it waits for may be waiting for it.
+   */
+  takeHeldByPeer(): boolean {
+    const held = this.heldByPeer;
+    this.heldByPeer = false;
+    return held;
+  }
+
+  private heldByPeer = false;
 
   private routeOf(task: number): Route {
     const r = this.routes[task];

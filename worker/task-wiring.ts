@@ -103,14 +103,21 @@ export class TaskWiring implements ExecutorHost {
     // The loop seals partial batches whenever it runs dry, not only when the flush timer fires: no hop of an acked
     // tuple's round trip (emit, init, ack, reply) waits for the timer while the worker has nothing else to do
     // (the numbers: docs/benchmarks.md, "Acking, third round").
-    this.overload = new LocalOverload(opts.selfKey, this.executorList, (status) => {
+    this.overload = new LocalOverload(opts.selfKey, (status) => {
       for (const peer of this.transport.peerKeys()) this.transport.send(peer, status);
+      // A status is not data: it leaves now, not when the batch fills or its flush timer fires.
+      this.transport.flushAll();
     });
     this.remoteOverload = new RemoteOverload((task) => this.table.workerOf(task), this.clock);
     this.loop = new RunLoop(
       this.executorList,
       () => this.transport.flushAll(),
-      () => this.overload.update(),
+      () => {
+        const resumed = this.receiver.resumeParked();
+        this.overload.update();
+        return resumed;
+      },
+      () => this.transfer.takeHeldByPeer(),
     );
     this.fence = new EpochFence(tagOf(this.topologyId), FENCE_GRACE_MS);
     // A tree may live as long as the longest timeout any component sets (a spout's own config may raise it).
@@ -176,7 +183,7 @@ export class TaskWiring implements ExecutorHost {
       this.executorList.push(ex);
       if (ex instanceof SpoutExecutor) this.spouts.push(ex);
       this.load?.watch(component, task, {
-        backlog: () => ex.queue.length + ex.inService,
+        backlog: () => ex.pendingInput + ex.inService,
         capacity: ex.queue.capacity,
         executed: () => ex.metrics.executed,
         busyMs: () => ex.metrics.totalBusyMs(),
@@ -205,6 +212,7 @@ export class TaskWiring implements ExecutorHost {
       overflowTuples: this.overload.overflowTuples,
       overflowMax: this.overload.overflowMax,
       linkPauses: this.receiver.linkPauses,
+      readPauses: this.receiver.readPauses,
       remoteOverloadedTasks: this.remoteOverload.tasks(),
       statusesReceived: this.remoteOverload.statusesReceived,
       statusesDropped: this.remoteOverload.statusesDropped,

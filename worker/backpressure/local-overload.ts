@@ -1,13 +1,16 @@
 /**
  * Which of this worker's tasks are overloaded, announced to the peers (the
  * receiving half of per-task backpressure; Storm 2's BackPressureTracker).
- * A task is overloaded once its queue holds `topology.executor.receive.buffer.size`
- * tuples and relieved when it drains below half of that; every change is sent
- * to every peer at once (backpressure-message.ts), and the status is sent
- * again every second while any task is overloaded, so a peer that missed one
- * (a socket replaced by an assignment change) catches up. The worker never
- * stops reading its link because one task is full: peers hold what they would
- * send that task (remote-overload.ts) and everything else flows.
+ * The receiver (batch-receiver.ts) names a task overloaded when a peer's
+ * tuples find its queue (`topology.executor.receive.buffer.size` tuples) full
+ * while the worker keeps reading — when it stops reading instead, the peers
+ * are held by their links and no status is needed. A task is relieved when
+ * what waits for it, queued and parked, drops below half its queue; every
+ * change is sent to every peer at once (backpressure-message.ts), and the
+ * status is sent again every second while any task is overloaded, so a peer
+ * that missed one (a socket replaced by an assignment change) catches up.
+ * Peers hold what they would send that task (remote-overload.ts) and
+ * everything else flows.
  */
 import type { IntervalClock } from '../../common/interval-clock.js';
 import type { WireTuple } from '../transport/wire-codec.js';
@@ -27,13 +30,12 @@ export class LocalOverload {
   /** Times a task became overloaded. */
   overloadEvents = 0;
   statusesSent = 0;
-  /** Tuples from the network queued at a task past its queue's capacity (in flight before its peers heard; counted by the receiver), and the most at once. */
+  /** Tuples from the network that found a task's queue full and were parked (in flight before its peers heard; counted by the receiver), and the most past its capacity at once. */
   overflowTuples = 0;
   overflowMax = 0;
 
   constructor(
     private readonly selfKey: string,
-    private readonly executors: readonly Executor[],
     private readonly broadcast: (status: WireTuple) => void,
   ) {}
 
@@ -56,29 +58,28 @@ export class LocalOverload {
     return this.overloaded.has(ex);
   }
 
-  /** `ex` just took tuples from the network: notes how far past its capacity it went; announces it at once when it just filled. */
+  /** `ex` took tuples from the network: notes how far past its queue's capacity they went. */
+  noteOverflow(ex: Executor): void {
+    const past = ex.pendingInput - ex.queue.capacity;
+    if (past > this.overflowMax) this.overflowMax = past;
+  }
+
+  /** A peer's tuples found `ex` full while the worker keeps reading: notes the overflow; announces it at once when it just filled. */
   queued(ex: Executor): void {
-    const { length, capacity } = ex.queue;
-    if (length < capacity) return;
-    if (length - capacity > this.overflowMax) this.overflowMax = length - capacity;
+    if (ex.pendingInput < ex.queue.capacity) return;
+    this.noteOverflow(ex);
     if (this.overloaded.has(ex)) return;
     this.mark(ex);
     this.announce();
   }
 
-  /** After each run-loop turn: tasks that filled (their local producers too) or drained; announces any change. */
+  /** After each run-loop turn: tasks that drained below half their queue are relieved; announces any change. */
   update(): void {
+    if (this.overloaded.size === 0) return;
     let changed = false;
-    for (const ex of this.executors) {
-      if (!ex.takesTuples) continue;
-      const { length, capacity } = ex.queue;
-      if (this.overloaded.has(ex)) {
-        if (length < capacity / 2) {
-          this.overloaded.delete(ex);
-          changed = true;
-        }
-      } else if (length >= capacity) {
-        this.mark(ex);
+    for (const ex of this.overloaded) {
+      if (ex.pendingInput < ex.queue.capacity / 2) {
+        this.overloaded.delete(ex);
         changed = true;
       }
     }

@@ -4,6 +4,7 @@
  * code for that task never overlap (an async call is awaited first).
  */
 import { BoundedQueue } from './bounded-queue.js';
+import { ParkedTuples } from '../backpressure/parked-tuples.js';
 import type { RuntimeTuple } from './runtime-tuple.js';
 import type { AckKind, AckMessages } from '../acking/ack-messages.js';
 import { ExecutorMetricsRecorder } from './executor-metrics.js';
@@ -27,6 +28,8 @@ export abstract class Executor {
   readonly queue: BoundedQueue<RuntimeTuple>;
   /** Ack-protocol messages (runs of one kind, acking/ack-messages.ts); never held back, so acks cannot deadlock behind data. */
   readonly ackQueue: BoundedQueue<AckMessages>;
+  /** Tuples from other workers that arrived while `queue` was full, kept as their frames until it has room (the receiver's). */
+  readonly parked = new ParkedTuples();
   readonly metrics: ExecutorMetricsRecorder;
   readonly log: Logger;
   protected readonly errors: RateLimitedLog;
@@ -193,7 +196,12 @@ export abstract class Executor {
   }
 
   get queueDepth(): number {
-    return this.queue.length + this.ackQueue.length;
+    return this.queue.length + this.parked.tuples + this.ackQueue.length;
+  }
+
+  /** Data tuples waiting for this task: queued and parked. */
+  get pendingInput(): number {
+    return this.queue.length + this.parked.tuples;
   }
 
   protected congested(): boolean {

@@ -35,8 +35,8 @@ export class Frame implements WireBatch {
     /** The tuples' anchor ids in order, four words per pair (root low, root high, edge low, edge high). */
     readonly ids: Uint32Array,
     readonly streams: readonly string[],
-    /** Each tuple's values: an array for a well-formed tuple (a receiver drops any other). */
-    readonly values: readonly unknown[],
+    /** The values section: unpacked now (an array, one entry per tuple), or its bytes when the reader deferred it. */
+    valuesOrBytes: readonly unknown[] | Buffer,
     readonly ackDest: Uint32Array,
     readonly ackSrc: Uint32Array,
     readonly ackKind: Uint32Array,
@@ -44,7 +44,30 @@ export class Frame implements WireBatch {
     readonly ackCount: Uint32Array,
     /** The runs' words back to back. */
     readonly ackWords: Uint32Array,
-  ) {}
+  ) {
+    if (Buffer.isBuffer(valuesOrBytes)) this.valuesBytes = valuesOrBytes;
+    else this.unpacked = valuesOrBytes;
+  }
+
+  private unpacked: readonly unknown[] | null = null;
+  private valuesBytes: Buffer | null = null;
+
+  /**
+   * Each tuple's values: an array for a well-formed tuple (a receiver drops any other). A frame read with its values
+   * deferred unpacks them here, the first time they are asked for, and throws CodecError if they are not well-formed.
+   */
+  get values(): readonly unknown[] {
+    if (this.unpacked === null) {
+      this.unpacked = unpackValues(this.valuesBytes!, this.tupleCount);
+      this.valuesBytes = null;
+    }
+    return this.unpacked;
+  }
+
+  /** Whether the values are still bytes (read deferred, not asked for yet). */
+  get valuesDeferred(): boolean {
+    return this.unpacked === null;
+  }
 
   /** Ack-protocol messages in all runs. */
   get ackMessages(): number {
@@ -70,8 +93,13 @@ export class Frame implements WireBatch {
   }
 }
 
-/** Decodes a frame; throws CodecError for anything that is not a well-formed frame of this wire version. */
-export function readFrame(input: Uint8Array): Frame {
+/**
+ * Decodes a frame; throws CodecError for anything that is not a well-formed frame of this wire version. With
+ * `deferValues`, everything but the values section is read and checked now and the values are unpacked when first
+ * asked for (Frame.values, which throws CodecError then): a worker that parks a frame behind a full task
+ * (worker/backpressure/parked-tuples.ts) keeps its values as bytes, not as objects the garbage collector must walk.
+ */
+export function readFrame(input: Uint8Array, deferValues = false): Frame {
   const len = input.length;
   if (len === 0) throw new CodecError('empty frame');
   if (input[0] !== MAGIC) {
@@ -120,13 +148,8 @@ export function readFrame(input: Uint8Array): Frame {
 
   const buf = Buffer.from(ab, base, len);
   const streams = readNames(buf, at.names, at.names + h[H_NAME_BYTES]!, s);
-  let values: unknown;
-  try {
-    values = valuesPackr.unpack(buf.subarray(at.values, at.end));
-  } catch (err) {
-    throw new CodecError(`undecodable values column (${at.end - at.values} bytes): ${(err as Error).message}`, { cause: err });
-  }
-  if (!Array.isArray(values) || values.length !== t) throw new CodecError(`malformed frame: its values column is not an array of ${t} tuples' values`);
+  const valuesBytes = buf.subarray(at.values, at.end);
+  const values = deferValues ? valuesBytes : unpackValues(valuesBytes, t);
   return new Frame(
     h[H_PORT]!,
     { epoch: h[H_EPOCH]!, topology: h[H_TOPOLOGY]!, worker: h[H_WORKER]! },
@@ -145,6 +168,18 @@ export function readFrame(input: Uint8Array): Frame {
     ackCount,
     new Uint32Array(ab, base + at.ackWords, w),
   );
+}
+
+/** The values section: one msgpack array of `t` entries. */
+function unpackValues(bytes: Buffer, t: number): unknown[] {
+  let values: unknown;
+  try {
+    values = valuesPackr.unpack(bytes);
+  } catch (err) {
+    throw new CodecError(`undecodable values column (${bytes.length} bytes): ${(err as Error).message}`, { cause: err });
+  }
+  if (!Array.isArray(values) || values.length !== t) throw new CodecError(`malformed frame: its values column is not an array of ${t} tuples' values`);
+  return values;
 }
 
 /** The stream-name table: `count` names, each a u16 byte length and UTF-8, filling [from, to) exactly. */

@@ -317,7 +317,7 @@ export class ZmqTransport {
         if (!frame) continue;
         let batch: Frame;
         try {
-          batch = readFrame(frame);
+          batch = readFrame(frame, true);
         } catch (err) {
           this.handlers.onGarbage(err, frame.length);
           this.garbageLog.warn({ err: (err as Error).message, bytes: frame.length }, 'dropped an undecodable frame');

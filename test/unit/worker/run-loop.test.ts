@@ -4,16 +4,17 @@ import { RunLoop } from '../../../worker/run-loop.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 /** An executor with `work` slices to run; each slice does one. */
-function fakeExecutor(work: number): Executor & { slices: number } {
+function fakeExecutor(work: number): Executor & { slices: number; pendingInput: number } {
   const ex = {
     slices: 0,
     queue: { length: 0, capacity: 16 },
+    pendingInput: 0,
     ready: () => ex.slices < work,
     runSlice: () => {
       ex.slices++;
     },
   };
-  return ex as unknown as Executor & { slices: number };
+  return ex as unknown as Executor & { slices: number; pendingInput: number };
 }
 
 describe('worker/run-loop', () => {
@@ -41,5 +42,36 @@ describe('worker/run-loop', () => {
     loop.wake();
     await waitFor('the second idle', () => idle === 2, 30_000, 1);
     assert.equal(late.slices, 2);
+  });
+
+  it("lifts a pause for a full task once an executor was held back for a peer in a turn; a pause past the overflow limit only once the task drains", async () => {
+    const pausedFor = (why: 'full' | 'overflow') => {
+      const task = fakeExecutor(0);
+      task.pendingInput = 16; // its queue full
+      let held = false;
+      let turns = 0;
+      const loop = new RunLoop([task], () => {}, () => false, () => {
+        turns++;
+        return held;
+      });
+      let lifted = false;
+      void loop.holdReceiver([task], why).then(() => (lifted = true));
+      return { task, loop, lifted: () => lifted, turns: () => turns, holdForPeer: () => (held = true) };
+    };
+    for (const why of ['full', 'overflow'] as const) {
+      const p = pausedFor(why);
+      p.loop.wake();
+      await waitFor('a turn', () => p.turns() === 1, 30_000, 1);
+      await Promise.resolve();
+      assert.equal(p.lifted(), false, `${why}: still full, nothing held`);
+      p.holdForPeer();
+      p.loop.wake();
+      await waitFor('a second turn', () => p.turns() === 2, 30_000, 1);
+      await Promise.resolve();
+      assert.equal(p.lifted(), why === 'full', `${why}: an executor held back for a peer ${why === 'full' ? 'lifts' : 'does not lift'} it`);
+      p.task.pendingInput = 7; // below half its queue
+      p.loop.wake();
+      await waitFor('lifted once drained', () => p.lifted(), 30_000, 1);
+    }
   });
 });

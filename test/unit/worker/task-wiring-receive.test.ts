@@ -31,6 +31,7 @@ import { freePort } from '../../helpers/ports.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { ManualClock } from '../../helpers/manual-clock.js';
 import { treeStartOf } from '../../../worker/transport/frame-tree-time.js';
+import { sections, H_ANCHORS, H_ACK_WORDS, H_NAME_BYTES, H_RUNS, H_TUPLES, H_VALUES_BYTES } from '../../../worker/transport/frame-layout.js';
 
 class TwoStreamSpout extends Spout {
   nextTuple(): void {}
@@ -78,6 +79,57 @@ async function srcToSink(): Promise<{ src: number; sink: number; port: number; w
   const port = await freePort();
   return { src: tasks.find((t) => t.component === 'src')!.task, sink: tasks.find((t) => t.component === 'sink')!.task, port, wiring: wiringOf(topology, port) };
 }
+
+/** A sink whose execute waits for the gate: while it is shut the sink's queue fills. */
+let gate: Promise<void> = Promise.resolve();
+let openGate: () => void = () => {};
+function shutGate(): void {
+  gate = new Promise<void>((r) => (openGate = r));
+}
+
+class GatedBolt extends BasicBolt {
+  async execute(t: Tuple): Promise<void> {
+    await gate;
+    received.push({ stream: t.sourceStreamId, source: t.sourceComponent, fields: [...t.fields.names], values: [...t.values] });
+  }
+}
+
+/** src → a gated sink with a queue of 4 (no ackers), its executor started on a free port. */
+async function gatedSink(): Promise<{ src: number; sink: number; port: number; wiring: TaskWiring }> {
+  const b = new TopologyBuilder();
+  b.setSpout('src', () => new TwoStreamSpout(), 1);
+  b.setBolt('sink', () => new GatedBolt(), 1).shuffleGrouping('src');
+  const topology = b.createTopology({ 'topology.acker.executors': 0, 'topology.executor.receive.buffer.size': 4 });
+  const tasks = computeTasks(topology.def, 0);
+  const [src, sink] = ['src', 'sink'].map((c) => tasks.find((t) => t.component === c)!.task) as [number, number];
+  const port = await freePort();
+  const wiring = wiringOf(topology, port);
+  await wiring.transport.bind();
+  wiring.buildExecutors({ supervisorId: 'sup', host: '127.0.0.1', port, gpu: null, executors: [{ component: 'sink', task: sink }], reason: 'test' });
+  for (const ex of wiring.executorList) await ex.start();
+  return { src, sink, port, wiring };
+}
+
+/**
+ * From the next turn of its run loop on, `wiring` behaves as if an executor of it were held back for a task in
+ * another worker (the seam: executor-transfer.ts takeHeldByPeer, asked after each turn); returns the turns counted.
+ */
+function heldByPeerFromNowOn(wiring: TaskWiring): () => number {
+  let turns = 0;
+  (wiring as unknown as { transfer: { takeHeldByPeer(): boolean } }).transfer.takeHeldByPeer = () => {
+    turns++;
+    return true;
+  };
+  wiring.wake();
+  return () => turns;
+}
+
+/** A frame of `values.length` tuples from src to sink, each value its own tuple. */
+function framed(sink: number, src: number, values: number[]): Buffer {
+  return encodeBatch(1, values.map((v): WireTuple => [sink, src, 'default', [v], null]), PEER);
+}
+
+const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
 
 describe('worker receive path (TaskWiring)', () => {
   it('gives each tuple of a mixed batch its own fields, and drops and counts unknown sources and undeclared streams', async () => {
@@ -230,5 +282,104 @@ describe('worker receive path (TaskWiring)', () => {
       for (const ex of wiring.executorList) await ex.stop();
       await wiring.transport.close();
     }
+  });
+
+  describe('a task whose queue is full (per-task backpressure)', () => {
+    afterEach(() => openGate());
+
+    it('stops reading while nothing of this worker waits for a peer: the rest of the frame that filled the queue is parked, and every tuple runs in order once it drains', async () => {
+      const { src, sink, port, wiring } = await gatedSink();
+      const push = new zmq.Push({ linger: 0 });
+      received.length = 0;
+      shutGate();
+      try {
+        push.connect(`tcp://127.0.0.1:${port}`);
+        const ex = wiring.executorOf(sink)!;
+        // One tuple in execute, four queued, one parked: the queue is full, so reading stops.
+        await push.send(framed(sink, src, range(0, 6)));
+        await push.send(framed(sink, src, range(6, 6)));
+        await waitFor('the first frame parked its last tuple', () => ex.parked.tuples === 1, 20_000);
+        assert.equal(ex.queue.length, 4);
+        const bp = wiring.backpressureStats();
+        assert.equal(bp.readPauses, 1);
+        assert.equal(bp.overloadEvents, 0, 'a worker that stops reading holds its peers by the link: no status');
+        assert.equal(bp.linkPauses, 0);
+        openGate();
+        await waitFor('all twelve tuples executed', () => received.length === 12, 20_000);
+        assert.deepEqual(received.map((r) => r.values[0]), range(0, 12), 'in the order they were sent');
+        assert.equal(ex.parked.tuples, 0);
+        assert.equal(wiring.droppedTuples, 0);
+      } finally {
+        push.close();
+        for (const ex of wiring.executorList) await ex.stop();
+        await wiring.transport.close();
+      }
+    });
+
+    it('keeps reading while an executor of this worker waits for a peer: frames for the full task are parked whole with their values unread, the task is announced, and every tuple runs in order', async () => {
+      const { src, sink, port, wiring } = await gatedSink();
+      const turns = heldByPeerFromNowOn(wiring);
+      await waitFor('a turn of the run loop since', () => turns() > 0, 20_000);
+      const push = new zmq.Push({ linger: 0 });
+      received.length = 0;
+      shutGate();
+      try {
+        push.connect(`tcp://127.0.0.1:${port}`);
+        const ex = wiring.executorOf(sink)!;
+        await push.send(framed(sink, src, range(0, 6)));
+        await waitFor('the first tuple in execute', () => ex.queue.length === 4 && ex.parked.tuples === 1, 20_000);
+        await push.send(framed(sink, src, range(6, 6)));
+        await push.send(framed(sink, src, range(12, 6)));
+        await waitFor('both later frames read and parked', () => wiring.transport.receivedBatches === 3 && ex.parked.tuples === 13, 20_000);
+        const bp = wiring.backpressureStats();
+        assert.equal(bp.readPauses, 0, 'reading never stopped');
+        assert.deepEqual(bp.overloadedTasks, [sink], 'the full task is announced to the peers instead');
+        assert.equal(bp.overloadEvents, 1);
+        // Parked: two of the first frame (it came before a tuple went into execute), then the later frames' twelve.
+        assert.equal(bp.overflowTuples, 14);
+        assert.equal(bp.overflowMax, 13);
+        openGate();
+        await waitFor('all eighteen tuples executed', () => received.length === 18, 20_000);
+        assert.deepEqual(received.map((r) => r.values[0]), range(0, 18), 'in the order they were sent');
+        await waitFor('the task relieved once drained', () => wiring.backpressureStats().overloadedTasks.length === 0, 20_000);
+        assert.equal(wiring.droppedTuples, 0);
+      } finally {
+        push.close();
+        for (const ex of wiring.executorList) await ex.stop();
+        await wiring.transport.close();
+      }
+    });
+
+    it('a parked frame whose values turn out not to decode loses its own tuples, counted; the frames behind it run', async () => {
+      const { src, sink, port, wiring } = await gatedSink();
+      const turns = heldByPeerFromNowOn(wiring);
+      await waitFor('a turn of the run loop since', () => turns() > 0, 20_000);
+      const push = new zmq.Push({ linger: 0 });
+      received.length = 0;
+      shutGate();
+      try {
+        push.connect(`tcp://127.0.0.1:${port}`);
+        const ex = wiring.executorOf(sink)!;
+        await push.send(framed(sink, src, range(0, 5)));
+        await waitFor('the queue full', () => ex.queue.length === 4, 20_000);
+        // Well-formed in every column but the values: 0xc1 is a byte msgpack never uses.
+        const bad = framed(sink, src, range(100, 3));
+        const h = new Uint32Array(bad.buffer, bad.byteOffset, 12);
+        const at = sections(h[H_TUPLES]!, h[H_ANCHORS]!, h[H_RUNS]!, h[H_ACK_WORDS]!, h[H_NAME_BYTES]!, h[H_VALUES_BYTES]!);
+        bad.fill(0xc1, at.values, at.end);
+        await push.send(bad);
+        await push.send(framed(sink, src, range(5, 3)));
+        await waitFor('both frames parked', () => wiring.transport.receivedBatches === 3 && ex.parked.tuples === 6, 20_000);
+        openGate();
+        await waitFor('the good tuples executed', () => received.length === 8, 20_000);
+        assert.deepEqual(received.map((r) => r.values[0]), range(0, 8));
+        assert.equal(wiring.droppedTuples, 3, "the bad frame's three tuples");
+        assert.equal(ex.parked.tuples, 0);
+      } finally {
+        push.close();
+        for (const ex of wiring.executorList) await ex.stop();
+        await wiring.transport.close();
+      }
+    });
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Per-task backpressure's two halves (worker/backpressure/): a worker
- * announces which of its tasks are overloaded — at once when one fills or
- * drains below half, again every second while one is, and relief once more —
+ * announces which of its tasks are overloaded — at once when a peer's tuples
+ * find one full, or when one drains below half, again every second while one
+ * is, and relief once more —
  * and a worker told so holds for exactly those tasks, forgets a status its
  * sender stopped renewing, and drops one that speaks for another worker's
  * tasks or is not a status at all.
@@ -15,9 +16,17 @@ import type { Executor } from '../../../../worker/executor/executor.js';
 import type { WireTuple } from '../../../../worker/transport/wire-codec.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 
-/** The part of an executor LocalOverload reads: its task, whether it takes tuples, its queue. */
+/** The part of an executor LocalOverload reads: its task, whether it takes tuples, its queue and what waits for it. */
 function fakeExecutor(task: number, capacity: number, takesTuples = true): Executor {
-  return { task, takesTuples, queue: new BoundedQueue<unknown>(capacity) } as unknown as Executor;
+  const queue = new BoundedQueue<unknown>(capacity);
+  return {
+    task,
+    takesTuples,
+    queue,
+    get pendingInput() {
+      return queue.length;
+    },
+  } as unknown as Executor;
 }
 
 function fill(ex: Executor, n: number): void {
@@ -40,7 +49,7 @@ describe('worker/backpressure: overloaded tasks announced and held for', () => {
       sent = [];
       a = fakeExecutor(7, 8);
       b = fakeExecutor(9, 8);
-      overload = new LocalOverload('sup:6700', [a, b, fakeExecutor(1, 8, false)], (t) => sent.push(t));
+      overload = new LocalOverload('sup:6700', (t) => sent.push(t));
     });
 
     it('announces a task the moment its queue fills from the network, and counts what went past it', () => {
@@ -58,9 +67,11 @@ describe('worker/backpressure: overloaded tasks announced and held for', () => {
       assert.equal(overload.overloadEvents, 1);
     });
 
-    it('finds tasks filled by local producers after a turn, and relieves a task only below half its queue', () => {
+    it('leaves a task filled by local producers to the receiver, and relieves a task only below half its queue', () => {
       fill(b, 8);
       overload.update();
+      assert.equal(sent.length, 0, 'full from this worker alone: its own producers hold; a peer hears when its tuples find it full');
+      overload.queued(b);
       assert.deepEqual(lastStatus()?.overloaded, [9]);
       drain(b, 4);
       overload.update();
@@ -76,7 +87,7 @@ describe('worker/backpressure: overloaded tasks announced and held for', () => {
       const clock = new ManualClock();
       overload.start(clock);
       fill(a, 8);
-      overload.update();
+      overload.queued(a);
       await clock.advance(RESEND_MS); // a status just went out: not repeated yet
       assert.equal(sent.length, 1);
       await clock.advance(RESEND_MS);

@@ -9,12 +9,17 @@
  * frame whose trees have timed out at their spouts are dropped as stale and
  * counted (fencing/stale-tuples.ts); the others take the frame's tree time
  * (transport/frame-tree-time.ts) with them. Backpressure status reports go to
- * the remote-overload board. A task whose queue fills is announced to the
- * peers (backpressure/local-overload.ts), which hold what they would send it;
- * reading goes on, so the other tasks' tuples and every ack keep arriving.
- * Only a task past its queue and the overflow limit
- * (`topology.executor.overflow.limit`, a last guard against a peer that does
- * not hold) stops reading until it drains.
+ * the remote-overload board. Tuples that find their task's queue full are
+ * parked as their frames (backpressure/parked-tuples.ts) and move into the
+ * queue as it makes room. A task whose queue fills stops reading until it
+ * drains — the peers are held by the link — unless an executor of this worker
+ * waits for a peer, where stopping could close a circle of workers each
+ * waiting for the next: then reading goes on, so the other tasks' tuples and
+ * every ack keep arriving, and the task is announced to the peers
+ * (backpressure/local-overload.ts), which hold what they would send it. A
+ * task past the overflow limit (`topology.executor.overflow.limit`, a last
+ * guard against a peer that does not hold) stops reading either way.
+ * docs/architecture.md, "Backpressure between workers".
  */
 import type { Logger } from '../common/logger.js';
 import { RateLimitedLog } from '../common/logger.js';
@@ -85,9 +90,8 @@ export class BatchReceiver {
 
   /**
    * Queues a frame's ack runs and tuples. A tuple for a task whose queue is full, or that has tuples parked already,
-   * is parked (backpressure/parked-tuples.ts) and the task announced to the peers; a frame whose tuples are all parked
-   * keeps its values as bytes. Returns a promise — the transport stops reading until it resolves — only when a task
-   * went past its queue and the overflow limit.
+   * is parked (backpressure/parked-tuples.ts); a frame whose tuples are all parked keeps its values as bytes. Returns
+   * a promise — the transport stops reading until it resolves — when the frame filled a task (noteFilled says when).
    */
   onBatch(f: Frame): Promise<void> | void {
     const verdict = this.fence.judge(f.stamp);

@@ -4,11 +4,12 @@
  * real ZeroMQ). Each worker runs a slow relay and a slow sink that trade
  * tuples with the other worker's, with 16-tuple queues and 1000 tuples
  * pending per spout (test/fixtures/cross-worker-topology.ts). When a worker
- * stopped reading its whole link while any one queue was full, the two
- * workers stalled each other for good; now a full task is announced to the
- * peers, which hold what they would send it while everything else — acks
- * included — keeps flowing. Every message must be acked exactly once, none
- * failed, and every id reach a sink exactly once.
+ * stopped reading its whole link whenever one queue was full, the two
+ * workers stalled each other for good; now a worker whose executors wait for
+ * the other keeps reading, and announces its full task to the peer, which
+ * holds what it would send it while everything else — acks included — keeps
+ * flowing. Every message must be acked exactly once, none failed, and every
+ * id reach a sink exactly once.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -82,7 +83,7 @@ describe('per-task backpressure between two workers (real worker processes, real
     assert.deepEqual(twice, [], 'each id executed by a sink exactly once');
 
     // It was per-task backpressure that carried it: tasks filled and were announced, peers held for them, and no
-    // worker had to stop reading its link.
+    // worker had to stop reading its link for the last guard.
     const bp = await waitFor(
       'heartbeats that show the backpressure exchanged',
       async () => {
@@ -94,6 +95,6 @@ describe('per-task backpressure between two workers (real worker processes, real
     );
     assert.ok(bp.some((b) => b.overloadEvents > 0 && b.statusesSent > 0), `a task was overloaded and announced: ${JSON.stringify(bp)}`);
     assert.ok(bp.some((b) => b.heldChecks > 0), `a sender held back for an overloaded task in the other worker: ${JSON.stringify(bp)}`);
-    assert.deepEqual(bp.map((b) => b.linkPauses), [0, 0], 'no worker stopped reading its link');
+    assert.deepEqual(bp.map((b) => b.linkPauses), [0, 0], 'no worker reached the overflow limit');
   });
 });

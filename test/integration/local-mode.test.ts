@@ -182,12 +182,11 @@ describe('local mode (multi-process)', function () {
     assert.ok(last !== null);
     assert.ok(rss.length >= 10, 'memory was sampled');
     // What an unbounded queue would hold: the spout emits ~10x faster than the bolt executes, 1 KB a tuple, so
-    // gigabytes in 30 s. What the design bounds: the bolt's queue, plus what was on its way before the spout's
-    // worker heard the bolt was overloaded (at most the sender's transfer buffer, ZeroMQ's high-water marks and
-    // the kernel's socket buffers: ~36 000 of these tuples measured at start, 4 000-10 000 per cycle after). Those
-    // tuples live for half a second, long enough to reach V8's old generation, which V8 lets grow to a few times
-    // its live size before it collects: the bolt worker's heap went 57 MB -> 231 MB -> 22 MB after one
-    // mark-compact (--trace-gc), so RSS rises and falls by up to ~250 MB here without anything being kept.
+    // gigabytes in 30 s. What the design bounds: the bolt's queue, plus the rest of the frame that filled it (its
+    // worker then stops reading: nothing of it waits for a peer, docs/architecture.md). When a worker read on past
+    // a full queue instead, until the spout's worker heard, ~36 000 of these tuples were read at start and
+    // 4 000-10 000 per cycle after, and the bolt worker's RSS rose and fell by up to ~250 MB (V8 lets its old
+    // generation grow to a few times its live size before collecting); the bound stays as loose as that.
     const growth = Math.max(...rss.slice(2)) - rss[2]!;
     assert.ok(growth < 400, `RSS grew by ${growth} MB`);
   });

@@ -13,8 +13,9 @@
  * Backpressure: each PUSH socket has a small high-water mark, so when a peer
  * stops reading, `send` waits, batches queue here, `pendingTuples` grows and
  * the worker holds back the executors that feed this peer. The receive loop
- * waits only when the worker's handler asks it to: per-task backpressure
- * (worker/backpressure/) keeps reading, and stops only as a last guard.
+ * waits when the worker's handler asks it to (a task full: batch-receiver.ts
+ * says when that is safe). Frames are read with their values deferred: the
+ * handler unpacks them unless it parks the whole frame.
  */
 import { NO_TREE_START } from './frame-tree-time.js';
 import * as zmq from 'zeromq';

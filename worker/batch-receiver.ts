@@ -275,7 +275,7 @@ export class BatchReceiver {
       const tuple = new RuntimeTuple(values, memoFields, memoComponent, stream, src, anchors);
       if (pairs >= 0) tuple.treeStart = treeStart;
       ex.enqueue(tuple);
-      if (ex.queue.isFull()) this.filled.push(ex);
+      if (only === null && ex.queue.isFull()) this.filled.push(ex);
     }
     if (only !== null) only.parked.finished(taken);
     this.bp.local.overflowTuples += overflowed;

@@ -105,17 +105,9 @@ export class BatchReceiver {
       );
       return;
     }
-    if (f.valuesDeferred && !this.parksWhole(f)) {
-      // The frame's values are needed now: unpack them before anything of the frame is taken, so that a frame whose
-      // values do not decode is dropped whole, its acks too, as the transport drops any other malformed frame.
-      try {
-        void f.values;
-      } catch (err) {
-        this.onGarbage();
-        this.dropLog.warn({ err: (err as Error).message, from: f.senderPort }, 'dropped an undecodable frame');
-        return;
-      }
-    }
+    // The frame's values are needed now unless all its tuples are parked: unpacked before anything of the frame is
+    // taken, so that a frame whose values do not decode (a CodecError) is dropped whole by the transport, acks too.
+    if (f.valuesDeferred && !this.parksWhole(f)) void f.values;
     if (f.ackDest.length > 0) this.acks(f);
     if (f.tupleCount > 0) {
       const now = this.stale.now();

@@ -15,9 +15,11 @@
  * the worker holds back the executors that feed this peer. The receive loop
  * waits when the worker's handler asks it to (a task full: batch-receiver.ts
  * says when that is safe). Frames are read with their values deferred: the
- * handler unpacks them unless it parks the whole frame.
+ * handler unpacks them unless it parks the whole frame, and a frame whose
+ * values do not unpack is dropped like any other malformed frame.
  */
 import { NO_TREE_START } from './frame-tree-time.js';
+import { CodecError } from '../../common/errors.js';
 import * as zmq from 'zeromq';
 import { BatchBuilder } from './batch-builder.js';
 import { encodeFrame } from './frame-encoder.js';
@@ -316,17 +318,21 @@ export class ZmqTransport {
     try {
       for await (const [frame] of this.pull) {
         if (!frame) continue;
-        let batch: Frame;
+        let batch: Frame | null = null;
+        let wait: Promise<void> | void;
         try {
           batch = readFrame(frame, true);
+          wait = this.handlers.onBatch(batch);
         } catch (err) {
+          // A frame that does not read, or whose values do not unpack when the handler first asks for them
+          // (Frame.values), is counted and dropped; anything else a handler throws is its defect, not the frame's.
+          if (batch !== null && !(err instanceof CodecError)) throw err;
           this.handlers.onGarbage(err, frame.length);
           this.garbageLog.warn({ err: (err as Error).message, bytes: frame.length }, 'dropped an undecodable frame');
           continue;
         }
         this.receivedBatches++;
         this.receivedTuples += batch.tupleCount + batch.ackMessages;
-        const wait = this.handlers.onBatch(batch);
         if (wait) await wait;
       }
     } catch (err) {

@@ -25,6 +25,7 @@ import { encodeFrame } from '../../../worker/transport/frame-encoder.js';
 import { ACK, ACKED, INIT } from '../../../worker/acking/ack-messages.js';
 import type { AckerExecutor } from '../../../worker/acking/acker-executor.js';
 import type { SpoutExecutor } from '../../../worker/executor/spout-executor.js';
+import type { Executor } from '../../../worker/executor/executor.js';
 import { ACKER_COMPONENT } from '../../../common/topology-def.js';
 import { fakeContext } from '../../helpers/fake-context.js';
 import { freePort } from '../../helpers/ports.js';
@@ -94,8 +95,20 @@ class GatedBolt extends BasicBolt {
   }
 }
 
-/** src → a gated sink with a queue of 4 (no ackers), its executor started on a free port. */
-async function gatedSink(): Promise<{ src: number; sink: number; port: number; wiring: TaskWiring }> {
+interface GatedSink {
+  src: number;
+  sink: number;
+  ex: Executor;
+  wiring: TaskWiring;
+  push: zmq.Push;
+}
+
+/**
+ * Runs `body` against src → a gated sink with a queue of 4 (no ackers), its executor started on a free port, the gate
+ * shut and a PUSH socket connected to it; `heldByPeer`: the worker behaves as if an executor of it waited for a peer
+ * from its first turn on (heldByPeerFromNowOn). Closes everything after.
+ */
+async function withGatedSink(heldByPeer: boolean, body: (g: GatedSink) => Promise<void>): Promise<void> {
   const b = new TopologyBuilder();
   b.setSpout('src', () => new TwoStreamSpout(), 1);
   b.setBolt('sink', () => new GatedBolt(), 1).shuffleGrouping('src');
@@ -104,10 +117,25 @@ async function gatedSink(): Promise<{ src: number; sink: number; port: number; w
   const [src, sink] = ['src', 'sink'].map((c) => tasks.find((t) => t.component === c)!.task) as [number, number];
   const port = await freePort();
   const wiring = wiringOf(topology, port);
-  await wiring.transport.bind();
-  wiring.buildExecutors({ supervisorId: 'sup', host: '127.0.0.1', port, gpu: null, executors: [{ component: 'sink', task: sink }], reason: 'test' });
-  for (const ex of wiring.executorList) await ex.start();
-  return { src, sink, port, wiring };
+  const push = new zmq.Push({ linger: 0 });
+  received.length = 0;
+  shutGate();
+  try {
+    await wiring.transport.bind();
+    wiring.buildExecutors({ supervisorId: 'sup', host: '127.0.0.1', port, gpu: null, executors: [{ component: 'sink', task: sink }], reason: 'test' });
+    for (const ex of wiring.executorList) await ex.start();
+    if (heldByPeer) {
+      const turns = heldByPeerFromNowOn(wiring);
+      await waitFor('a turn of the run loop since', () => turns() > 0, 20_000);
+    }
+    push.connect(`tcp://127.0.0.1:${port}`);
+    await body({ src, sink, ex: wiring.executorOf(sink)!, wiring, push });
+  } finally {
+    openGate();
+    push.close();
+    for (const ex of wiring.executorList) await ex.stop();
+    await wiring.transport.close();
+  }
 }
 
 /**
@@ -127,6 +155,13 @@ function heldByPeerFromNowOn(wiring: TaskWiring): () => number {
 /** A frame of `values.length` tuples from src to sink, each value its own tuple. */
 function framed(sink: number, src: number, values: number[]): Buffer {
   return encodeBatch(1, values.map((v): WireTuple => [sink, src, 'default', [v], null]), PEER);
+}
+
+/** `frame` well-formed in every column but the values: filled with 0xc1, a byte msgpack never uses. */
+function withBadValues(frame: Buffer): Buffer {
+  const h = new Uint32Array(frame.buffer, frame.byteOffset, 12);
+  const at = sections(h[H_TUPLES]!, h[H_ANCHORS]!, h[H_RUNS]!, h[H_ACK_WORDS]!, h[H_NAME_BYTES]!, h[H_VALUES_BYTES]!);
+  return frame.fill(0xc1, at.values, at.end);
 }
 
 const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
@@ -285,16 +320,8 @@ describe('worker receive path (TaskWiring)', () => {
   });
 
   describe('a task whose queue is full (per-task backpressure)', () => {
-    afterEach(() => openGate());
-
-    it('stops reading while nothing of this worker waits for a peer: the rest of the frame that filled the queue is parked, and every tuple runs in order once it drains', async () => {
-      const { src, sink, port, wiring } = await gatedSink();
-      const push = new zmq.Push({ linger: 0 });
-      received.length = 0;
-      shutGate();
-      try {
-        push.connect(`tcp://127.0.0.1:${port}`);
-        const ex = wiring.executorOf(sink)!;
+    it('stops reading while nothing of this worker waits for a peer: the rest of the frame that filled the queue is parked, and every tuple runs in order once it drains', () =>
+      withGatedSink(false, async ({ src, sink, ex, wiring, push }) => {
         // One tuple in execute, four queued, one parked: the queue is full, so reading stops.
         await push.send(framed(sink, src, range(0, 6)));
         await push.send(framed(sink, src, range(6, 6)));
@@ -309,28 +336,17 @@ describe('worker receive path (TaskWiring)', () => {
         assert.deepEqual(received.map((r) => r.values[0]), range(0, 12), 'in the order they were sent');
         assert.equal(ex.parked.tuples, 0);
         assert.equal(wiring.droppedTuples, 0);
-      } finally {
-        push.close();
-        for (const ex of wiring.executorList) await ex.stop();
-        await wiring.transport.close();
-      }
-    });
+      }));
 
-    it('keeps reading while an executor of this worker waits for a peer: frames for the full task are parked whole with their values unread, the task is announced, and every tuple runs in order', async () => {
-      const { src, sink, port, wiring } = await gatedSink();
-      const turns = heldByPeerFromNowOn(wiring);
-      await waitFor('a turn of the run loop since', () => turns() > 0, 20_000);
-      const push = new zmq.Push({ linger: 0 });
-      received.length = 0;
-      shutGate();
-      try {
-        push.connect(`tcp://127.0.0.1:${port}`);
-        const ex = wiring.executorOf(sink)!;
+    it('keeps reading while an executor of this worker waits for a peer: frames for the full task are parked whole with their values unread, the task is announced, and every tuple runs in order', () =>
+      withGatedSink(true, async ({ src, sink, ex, wiring, push }) => {
         await push.send(framed(sink, src, range(0, 6)));
         await waitFor('the first tuple in execute', () => ex.queue.length === 4 && ex.parked.tuples === 1, 20_000);
         await push.send(framed(sink, src, range(6, 6)));
         await push.send(framed(sink, src, range(12, 6)));
         await waitFor('both later frames read and parked', () => wiring.transport.receivedBatches === 3 && ex.parked.tuples === 13, 20_000);
+        assert.equal(ex.parked.lastFrame()!.valuesDeferred, true, 'a frame parked whole keeps its values as bytes');
+        assert.equal(ex.parked.peek()!.frame.valuesDeferred, false, 'the first frame, parked in part, was unpacked');
         const bp = wiring.backpressureStats();
         assert.equal(bp.readPauses, 0, 'reading never stopped');
         assert.deepEqual(bp.overloadedTasks, [sink], 'the full task is announced to the peers instead');
@@ -343,43 +359,35 @@ describe('worker receive path (TaskWiring)', () => {
         assert.deepEqual(received.map((r) => r.values[0]), range(0, 18), 'in the order they were sent');
         await waitFor('the task relieved once drained', () => wiring.backpressureStats().overloadedTasks.length === 0, 20_000);
         assert.equal(wiring.droppedTuples, 0);
-      } finally {
-        push.close();
-        for (const ex of wiring.executorList) await ex.stop();
-        await wiring.transport.close();
-      }
-    });
+      }));
 
-    it('a parked frame whose values turn out not to decode loses its own tuples, counted; the frames behind it run', async () => {
-      const { src, sink, port, wiring } = await gatedSink();
-      const turns = heldByPeerFromNowOn(wiring);
-      await waitFor('a turn of the run loop since', () => turns() > 0, 20_000);
-      const push = new zmq.Push({ linger: 0 });
-      received.length = 0;
-      shutGate();
-      try {
-        push.connect(`tcp://127.0.0.1:${port}`);
-        const ex = wiring.executorOf(sink)!;
+    it('a frame whose values do not unpack, for a task with room, is dropped whole and counted, its ack runs too; the next frame runs', () =>
+      withGatedSink(false, async ({ src, sink, wiring, push }) => {
+        openGate();
+        const b = new BatchBuilder();
+        for (const v of [100, 101]) b.addTuple(sink, src, 'default', [v], null);
+        b.addAck(sink, src, ACK, 1, 2, 3, 4); // a run the sink would refuse, counted as dropped if it were taken
+        await push.send(withBadValues(encodeFrame(1, b, PEER)));
+        await push.send(framed(sink, src, [1, 2]));
+        await waitFor('the good frame executed', () => received.length === 2, 20_000);
+        assert.deepEqual(received.map((r) => r.values[0]), [1, 2]);
+        assert.equal(wiring.droppedFrames, 1);
+        assert.equal(wiring.droppedTuples, 0, 'neither its tuples nor its ack run were taken');
+      }));
+
+    it('a parked frame whose values turn out not to decode loses its own tuples, counted; the frames behind it run', () =>
+      withGatedSink(true, async ({ src, sink, ex, wiring, push }) => {
         await push.send(framed(sink, src, range(0, 5)));
         await waitFor('the queue full', () => ex.queue.length === 4, 20_000);
-        // Well-formed in every column but the values: 0xc1 is a byte msgpack never uses.
-        const bad = framed(sink, src, range(100, 3));
-        const h = new Uint32Array(bad.buffer, bad.byteOffset, 12);
-        const at = sections(h[H_TUPLES]!, h[H_ANCHORS]!, h[H_RUNS]!, h[H_ACK_WORDS]!, h[H_NAME_BYTES]!, h[H_VALUES_BYTES]!);
-        bad.fill(0xc1, at.values, at.end);
-        await push.send(bad);
+        await push.send(withBadValues(framed(sink, src, range(100, 3))));
         await push.send(framed(sink, src, range(5, 3)));
         await waitFor('both frames parked', () => wiring.transport.receivedBatches === 3 && ex.parked.tuples === 6, 20_000);
+        assert.equal(wiring.droppedFrames, 0, 'parked with its values unread');
         openGate();
         await waitFor('the good tuples executed', () => received.length === 8, 20_000);
         assert.deepEqual(received.map((r) => r.values[0]), range(0, 8));
         assert.equal(wiring.droppedTuples, 3, "the bad frame's three tuples");
         assert.equal(ex.parked.tuples, 0);
-      } finally {
-        push.close();
-        for (const ex of wiring.executorList) await ex.stop();
-        await wiring.transport.close();
-      }
-    });
+      }));
   });
 });

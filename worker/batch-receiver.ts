@@ -11,12 +11,13 @@
  * (transport/frame-tree-time.ts) with them. Backpressure status reports go to
  * the remote-overload board. Tuples that find their task's queue full are
  * parked as their frames (backpressure/parked-tuples.ts) and move into the
- * queue as it makes room. A task whose queue fills stops reading until it
- * drains — the peers are held by the link — unless an executor of this worker
- * waits for a peer, where stopping could close a circle of workers each
- * waiting for the next: then reading goes on, so the other tasks' tuples and
- * every ack keep arriving, and the task is announced to the peers
- * (backpressure/local-overload.ts), which hold what they would send it. A
+ * queue as it makes room. When every task of the worker is full, reading
+ * stops until one drains — the peers are held by the link — unless an
+ * executor of this worker waits for a peer, where stopping could close a
+ * circle of workers each waiting for the next. Otherwise reading goes on, so
+ * the other tasks' tuples and every ack keep arriving, and a full task is
+ * announced to the peers (backpressure/local-overload.ts), which hold what
+ * they would send it. A
  * task past the overflow limit (`topology.executor.overflow.limit`, a last
  * guard against a peer that does not hold) stops reading either way.
  * docs/architecture.md, "Backpressure between workers".
@@ -284,10 +285,12 @@ export class BatchReceiver {
   }
 
   /**
-   * Tasks this frame filled (or parked tuples at): announced to the peers (local-overload.ts), and reading stops until
-   * they drain below half — unless an executor of this worker is held back for a peer, when stopping could close a
-   * circle of workers each waiting for the next to read (then the peers' holding alone bounds what is parked). The
-   * last guard stops reading either way: a task past its queue and the overflow limit, a peer that did not hold back.
+   * Tasks this frame filled (or parked tuples at). When every task of this worker is full and none of its executors is
+   * held back for a peer, reading stops until one drains below half: the peers are held by the link. Otherwise the
+   * tasks are announced to the peers (local-overload.ts), which hold what they would send them, and reading goes on —
+   * stopping would keep the other tasks' tuples and the acks waiting, and while an executor waits for a peer it could
+   * close a circle of workers each waiting for the next to read. The last guard stops reading either way: a task past
+   * its queue and the overflow limit, a peer that did not hold back.
    */
   private noteFilled(): Promise<void> | void {
     if (this.filled.length === 0) return;
@@ -311,12 +314,23 @@ export class BatchReceiver {
       return this.loop.holdReceiver(over, 'overflow');
     }
     if (full === null) return;
-    if (this.loop.heldByPeer) {
+    if (this.loop.heldByPeer || !this.nothingTakesMore()) {
       for (const ex of full) this.bp.local.queued(ex);
       return;
     }
     this.readPauses++;
-    return this.loop.holdReceiver(full, 'full');
+    return this.loop.holdReceiver([...this.executors.values()], 'full');
+  }
+
+  /**
+   * Whether nothing this worker could read now would be taken: every task that takes tuples is full, and no spout or
+   * acker waits for acks. Reading on then only parks; stopping costs the other tasks nothing.
+   */
+  private nothingTakesMore(): boolean {
+    for (const ex of this.executors.values()) {
+      if (!ex.takesTuples || ex.pendingInput < ex.queue.capacity) return false;
+    }
+    return true;
   }
 
   /** The frame's ack runs, each to its task's ack queue (a run its task does not take is dropped and counted there). */

@@ -53,9 +53,9 @@ export class RunLoop {
   }
 
   /**
-   * Stops reading from the network until these tasks' queues drain below half — or, when `why` is 'full', until an
-   * executor of this worker is held back for a peer: the returned promise resolves then, and the peers' sends wait
-   * meanwhile (ZeroMQ high-water mark, then their transfer buffers).
+   * Stops reading from the network until these tasks' queues drain below half — for 'full', until one of them does or
+   * an executor of this worker is held back for a peer; for 'overflow', until all of them do. The returned promise
+   * resolves then, and the peers' sends wait meanwhile (ZeroMQ high-water mark, then their transfer buffers).
    */
   holdReceiver(full: Executor[], why: ReadPause): Promise<void> {
     return new Promise<void>((resolve) => {
@@ -79,7 +79,11 @@ export class RunLoop {
 
   private releaseReceiver(): void {
     const w = this.receiveWaiter;
-    if (w && ((w.why === 'full' && this.peerHeld) || w.tasks.every((e) => e.pendingInput < e.queue.capacity / 2))) {
+    if (!w) return;
+    const drained = (e: Executor) => e.pendingInput < e.queue.capacity / 2;
+    // A pause for full tasks ends when one of them can take again, or when this worker waits for a peer; a pause past
+    // the overflow limit when every task past it drained.
+    if (w.why === 'full' ? this.peerHeld || w.tasks.some(drained) : w.tasks.every(drained)) {
       this.receiveWaiter = null;
       w.resolve();
     }

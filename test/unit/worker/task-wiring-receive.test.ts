@@ -106,9 +106,10 @@ interface GatedSink {
 /**
  * Runs `body` against src → a gated sink with a queue of 4 (no ackers), its executor started on a free port, the gate
  * shut and a PUSH socket connected to it; `heldByPeer`: the worker behaves as if an executor of it waited for a peer
- * from its first turn on (heldByPeerFromNowOn). Closes everything after.
+ * from its first turn on (heldByPeerFromNowOn); `withSpout`: the worker runs the src spout too (it takes acks).
+ * Closes everything after.
  */
-async function withGatedSink(heldByPeer: boolean, body: (g: GatedSink) => Promise<void>): Promise<void> {
+async function withGatedSink(opts: { heldByPeer?: boolean; withSpout?: boolean }, body: (g: GatedSink) => Promise<void>): Promise<void> {
   const b = new TopologyBuilder();
   b.setSpout('src', () => new TwoStreamSpout(), 1);
   b.setBolt('sink', () => new GatedBolt(), 1).shuffleGrouping('src');
@@ -122,9 +123,10 @@ async function withGatedSink(heldByPeer: boolean, body: (g: GatedSink) => Promis
   shutGate();
   try {
     await wiring.transport.bind();
-    wiring.buildExecutors({ supervisorId: 'sup', host: '127.0.0.1', port, gpu: null, executors: [{ component: 'sink', task: sink }], reason: 'test' });
+    const executors = [{ component: 'sink', task: sink }, ...(opts.withSpout ? [{ component: 'src', task: src }] : [])];
+    wiring.buildExecutors({ supervisorId: 'sup', host: '127.0.0.1', port, gpu: null, executors, reason: 'test' });
     for (const ex of wiring.executorList) await ex.start();
-    if (heldByPeer) {
+    if (opts.heldByPeer) {
       const turns = heldByPeerFromNowOn(wiring);
       await waitFor('a turn of the run loop since', () => turns() > 0, 20_000);
     }
@@ -320,8 +322,8 @@ describe('worker receive path (TaskWiring)', () => {
   });
 
   describe('a task whose queue is full (per-task backpressure)', () => {
-    it('stops reading while nothing of this worker waits for a peer: the rest of the frame that filled the queue is parked, and every tuple runs in order once it drains', () =>
-      withGatedSink(false, async ({ src, sink, ex, wiring, push }) => {
+    it('stops reading when its only task is full and nothing of the worker waits for a peer: the rest of the frame that filled the queue is parked, and every tuple runs in order once it drains', () =>
+      withGatedSink({}, async ({ src, sink, ex, wiring, push }) => {
         // One tuple in execute, four queued, one parked: the queue is full, so reading stops.
         await push.send(framed(sink, src, range(0, 6)));
         await push.send(framed(sink, src, range(6, 6)));
@@ -339,7 +341,7 @@ describe('worker receive path (TaskWiring)', () => {
       }));
 
     it('keeps reading while an executor of this worker waits for a peer: frames for the full task are parked whole with their values unread, the task is announced, and every tuple runs in order', () =>
-      withGatedSink(true, async ({ src, sink, ex, wiring, push }) => {
+      withGatedSink({ heldByPeer: true }, async ({ src, sink, ex, wiring, push }) => {
         await push.send(framed(sink, src, range(0, 6)));
         await waitFor('the first tuple in execute', () => ex.queue.length === 4 && ex.parked.tuples === 1, 20_000);
         await push.send(framed(sink, src, range(6, 6)));
@@ -361,8 +363,21 @@ describe('worker receive path (TaskWiring)', () => {
         assert.equal(wiring.droppedTuples, 0);
       }));
 
+    it('keeps reading when another task of the worker could take what comes (a spout, which takes acks): the full task is announced instead', () =>
+      withGatedSink({ withSpout: true }, async ({ src, sink, ex, wiring, push }) => {
+        await push.send(framed(sink, src, range(0, 6)));
+        await push.send(framed(sink, src, range(6, 6)));
+        await waitFor('both frames read, the second parked', () => wiring.transport.receivedBatches === 2 && ex.parked.tuples >= 7, 20_000);
+        const bp = wiring.backpressureStats();
+        assert.equal(bp.readPauses, 0);
+        assert.deepEqual(bp.overloadedTasks, [sink]);
+        openGate();
+        await waitFor('all twelve tuples executed', () => received.length === 12, 20_000);
+        assert.deepEqual(received.map((r) => r.values[0]), range(0, 12), 'in the order they were sent');
+      }));
+
     it('a frame whose values do not unpack, for a task with room, is dropped whole and counted, its ack runs too; the next frame runs', () =>
-      withGatedSink(false, async ({ src, sink, wiring, push }) => {
+      withGatedSink({}, async ({ src, sink, wiring, push }) => {
         openGate();
         const b = new BatchBuilder();
         for (const v of [100, 101]) b.addTuple(sink, src, 'default', [v], null);
@@ -376,7 +391,7 @@ describe('worker receive path (TaskWiring)', () => {
       }));
 
     it('a parked frame whose values turn out not to decode loses its own tuples, counted; the frames behind it run', () =>
-      withGatedSink(true, async ({ src, sink, ex, wiring, push }) => {
+      withGatedSink({ heldByPeer: true }, async ({ src, sink, ex, wiring, push }) => {
         await push.send(framed(sink, src, range(0, 5)));
         await waitFor('the queue full', () => ex.queue.length === 4, 20_000);
         await push.send(withBadValues(framed(sink, src, range(100, 3))));

@@ -182,11 +182,11 @@ describe('local mode (multi-process)', function () {
     assert.ok(last !== null);
     assert.ok(rss.length >= 10, 'memory was sampled');
     // What an unbounded queue would hold: the spout emits ~10x faster than the bolt executes, 1 KB a tuple, so
-    // gigabytes in 30 s. What the design bounds: the bolt's queue, plus the rest of the frame that filled it (its
-    // worker then stops reading: nothing of it waits for a peer, docs/architecture.md). When a worker read on past
-    // a full queue instead, until the spout's worker heard, ~36 000 of these tuples were read at start and
-    // 4 000-10 000 per cycle after, and the bolt worker's RSS rose and fell by up to ~250 MB (V8 lets its old
-    // generation grow to a few times its live size before collecting); the bound stays as loose as that.
+    // gigabytes in 30 s. What the design bounds: the bolt's queue, plus what was parked for it — the rest of the
+    // frame that filled it where its worker stops reading, or what was in flight until the spout's worker heard
+    // where it reads on (docs/architecture.md) — kept as frames, not tuples. When those were read in as tuples,
+    // ~36 000 at start and 4 000-10 000 per cycle after, the bolt worker's RSS rose and fell by up to ~250 MB
+    // (V8 lets its old generation grow to a few times its live size before collecting); the bound stays that loose.
     const growth = Math.max(...rss.slice(2)) - rss[2]!;
     assert.ok(growth < 400, `RSS grew by ${growth} MB`);
   });

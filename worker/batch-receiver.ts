@@ -185,6 +185,9 @@ export class BatchReceiver {
     let overflowed = 0;
     const { dest: dests, src: srcs, anchors: counts, stream: streamIndex, ids, streams } = f;
     let w = word;
+    // Where a resumed task's queue filled: its parked tuples wait from there (-1: the frame's tuples for it all taken).
+    let stopAt = -1;
+    let stopWord = 0;
     for (let i = from; i < f.tupleCount; i++) {
       const dest = dests[i]!;
       const pairs = counts[i]!;
@@ -210,19 +213,20 @@ export class BatchReceiver {
       }
       if (only !== null) {
         if (ex.queue.isFull()) {
-          ex.parked.stopped(i, at, taken);
-          if (staleCount > 0) this.stale.drop(staleCount, treeStart, { from: f.senderPort });
-          return;
+          stopAt = i;
+          stopWord = at;
+          break;
         }
         taken++;
       } else if (!ex.parked.isEmpty || ex.queue.isFull()) {
         if (ex.parked.lastFrame() !== f) {
+          // Its first tuple of this frame parked: one entry per frame and task, and one note for noteFilled.
           ex.parked.park(f, i, at);
           if (ex.parked.tuples === 0) this.parkedAt.push(ex);
+          this.filled.push(ex);
         }
         ex.parked.tuples++;
         overflowed++;
-        this.filled.push(ex);
         continue;
       }
       let values: unknown;
@@ -270,7 +274,10 @@ export class BatchReceiver {
       ex.enqueue(tuple);
       if (only === null && ex.queue.isFull()) this.filled.push(ex);
     }
-    if (only !== null) only.parked.finished(taken);
+    if (only !== null) {
+      if (stopAt < 0) only.parked.finished(taken);
+      else only.parked.stopped(stopAt, stopWord, taken);
+    }
     this.bp.local.overflowTuples += overflowed;
     if (staleCount > 0) this.stale.drop(staleCount, treeStart, { from: f.senderPort });
   }

@@ -36,7 +36,7 @@ export class Frame implements WireBatch {
     readonly ids: Uint32Array,
     readonly streams: readonly string[],
     /** The values section: unpacked now (an array, one entry per tuple), or its bytes when the reader deferred it. */
-    valuesOrBytes: readonly unknown[] | Buffer,
+    private valuesOrBytes: readonly unknown[] | Buffer,
     readonly ackDest: Uint32Array,
     readonly ackSrc: Uint32Array,
     readonly ackKind: Uint32Array,
@@ -44,29 +44,20 @@ export class Frame implements WireBatch {
     readonly ackCount: Uint32Array,
     /** The runs' words back to back. */
     readonly ackWords: Uint32Array,
-  ) {
-    if (Buffer.isBuffer(valuesOrBytes)) this.valuesBytes = valuesOrBytes;
-    else this.unpacked = valuesOrBytes;
-  }
-
-  private unpacked: readonly unknown[] | null = null;
-  private valuesBytes: Buffer | null = null;
+  ) {}
 
   /**
    * Each tuple's values: an array for a well-formed tuple (a receiver drops any other). A frame read with its values
    * deferred unpacks them here, the first time they are asked for, and throws CodecError if they are not well-formed.
    */
   get values(): readonly unknown[] {
-    if (this.unpacked === null) {
-      this.unpacked = unpackValues(this.valuesBytes!, this.tupleCount);
-      this.valuesBytes = null;
-    }
-    return this.unpacked;
+    if (Buffer.isBuffer(this.valuesOrBytes)) this.valuesOrBytes = unpackValues(this.valuesOrBytes, this.tupleCount);
+    return this.valuesOrBytes as readonly unknown[];
   }
 
   /** Whether the values are still bytes (read deferred, not asked for yet). */
   get valuesDeferred(): boolean {
-    return this.unpacked === null;
+    return Buffer.isBuffer(this.valuesOrBytes);
   }
 
   /** Ack-protocol messages in all runs. */

@@ -10,6 +10,7 @@ import { ZmqTransport, encodeBatch, type Frame, type WireBatch, type WireTuple }
 import { ACK, ACKED, FAIL } from '../../worker/acking/ack-messages.js';
 import { silentLogger } from '../../common/logger.js';
 import { freePort } from '../helpers/ports.js';
+import { ACK_FILL } from '../../worker/transport/batch-builder.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const LIMIT = 128 * 1024;
@@ -109,17 +110,50 @@ describe('worker transport frame size limit (real ZeroMQ sockets)', function () 
     tx.sendAck('rx', 5, 2, ACK, 5, 0, 55, 0);
     assert.equal(tx.pendingTuples('rx'), 6, 'six messages wait, though one tuple and three runs');
     tx.sendAcks('rx', 5, 9, ACKED, Uint32Array.of(6, 0));
-    tx.sendAck('rx', 5, 2, ACK, 7, 0xffffffff, 77, 1); // the 8th message seals the batch
+    tx.sendAck('rx', 5, 2, ACK, 7, 0xffffffff, 77, 1);
+    // Eight messages fill 1 + 7 × ACK_FILL of 8: the batch stays open (the one frame below holds them all); with the
+    // flush timer a second away, only filling it (1 + 28 × ACK_FILL = 8) seals it in time.
+    assert.equal(ACK_FILL, 0.25);
+    for (let i = 8; i < 29; i++) tx.sendAck('rx', 6, 2, ACK, i, 0, i, 0);
     await waitFor('the batch received', () => batches.length === 1, 20_000, 20);
     const f = batches[0] as Frame;
     assert.deepEqual(f.tuples, [[7, 3, 'default', ['data'], [1n, 5n]]]);
     const runs = Array.from(f.ackDest, (dest, i) => [dest, f.ackSrc[i], f.ackKind[i], f.ackCount[i]]);
     assert.deepEqual(runs, [
       [5, 2, ACK, 4],
-      [6, 2, ACK, 1],
+      [6, 2, ACK, 22],
       [5, 2, FAIL, 1],
       [5, 9, ACKED, 1],
     ]);
-    assert.deepEqual(Array.from(f.ackWords), [1, 0, 11, 0, 2, 0, 22, 0, 5, 0, 55, 0, 7, 0xffffffff, 77, 1, 3, 0, 33, 0, 4, 0, 6, 0]);
+    const more = Array.from({ length: 21 }, (_, k) => [k + 8, 0, k + 8, 0]).flat();
+    assert.deepEqual(Array.from(f.ackWords), [1, 0, 11, 0, 2, 0, 22, 0, 5, 0, 55, 0, 7, 0xffffffff, 77, 1, 3, 0, 33, 0, ...more, 4, 0, 6, 0]);
+  });
+
+  it('seals a frame of acks alone at 1 / ACK_FILL times the batch size, a frame of tuples at the batch size', async () => {
+    const port = await freePort();
+    const { transport: rx, batches } = receiver(port);
+    closers.push(() => rx.close());
+    await rx.bind();
+    // The flush timer never fires within the test: every frame below was sealed by filling up.
+    const tx = new ZmqTransport(
+      { port: await freePort(), batchSize: 8, flushIntervalMs: 600_000, highWaterMark: 64, maxFrameBytes: LIMIT },
+      { onBatch: () => undefined, onGarbage: () => undefined, onDrain: () => undefined },
+      silentLogger(),
+    );
+    closers.push(() => tx.close());
+    tx.setPeer('rx', { host: '127.0.0.1', port });
+    const perFrame = 8 / ACK_FILL;
+    for (let i = 1; i <= 2 * perFrame; i++) tx.sendAck('rx', 5, 2, ACK, i, 0, i, 0);
+    for (let i = 0; i < 16; i++) tx.sendTuple('rx', 7, 3, 'default', [i], null);
+    await waitFor('four frames received', () => batches.length === 4, 20_000, 20);
+    const sizes = (batches as Frame[]).map((b) => [b.ackMessages, b.tupleCount]);
+    assert.deepEqual(sizes, [
+      [perFrame, 0],
+      [perFrame, 0],
+      [0, 8],
+      [0, 8],
+    ]);
+    await tx.close();
+    closers.pop();
   });
 });

@@ -3,8 +3,12 @@
  * two uint32 halves — low, high — from emit to acker to spout: a BigInt per
  * id costs an allocation at every draw, XOR and decode, and msgpackr range
  * checks on the wire (docs/benchmarks.md, "Acking, fourth round: the wire").
- * Drawn in blocks from the OS's CSPRNG, so a half costs an array read; an id
- * is never zero.
+ * Drawn from xoshiro128** (xoshiro128.ts) seeded from the OS's CSPRNG once
+ * per process: ids must be unlikely to collide within a tree, not
+ * unpredictable — Storm draws them from java.util.Random — and the generator
+ * costs a few integer operations where blocks from the CSPRNG cost a system
+ * call and a copy per 8 192 halves (docs/benchmarks.md, "Acking, sixth
+ * round"). An id is never zero.
  *
  * An id in a list of ids takes two places, low half first: a tuple's anchors
  * are [root low, root high, edge low, edge high, …] (executor/runtime-tuple.ts).
@@ -12,18 +16,21 @@
  * an int32) so that two halves compare with `===`.
  */
 import { randomFillSync } from 'node:crypto';
+import { Xoshiro128 } from './xoshiro128.js';
 
-const BLOCK = 8192;
-const pool = new Uint32Array(BLOCK);
-let next = BLOCK;
+/** This process's generator, seeded from the CSPRNG (a zero seed, 2^-128, is redrawn). */
+const generator = new Xoshiro128(nonZeroSeed());
+
+function nonZeroSeed(): Uint32Array {
+  const seed = new Uint32Array(4);
+  do randomFillSync(seed);
+  while ((seed[0]! | seed[1]! | seed[2]! | seed[3]!) === 0);
+  return seed;
+}
 
 /** A random uint32: one half of an id. */
 export function randomHalf(): number {
-  if (next === BLOCK) {
-    randomFillSync(pool);
-    next = 0;
-  }
-  return pool[next++]!;
+  return generator.next();
 }
 
 /** Writes a random non-zero id into `out` at `at` (low half) and `at + 1` (high half). */

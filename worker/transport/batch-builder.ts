@@ -24,9 +24,19 @@ export interface AckRun {
 /** Stream names a frame can index (a u16 column). */
 const MAX_STREAMS = 0xffff;
 
+/**
+ * What one ack-protocol message fills of a batch, a tuple filling 1: a frame of acks alone seals at four times
+ * `topology.transfer.batch.size` messages. An ack is 8 or 16 bytes of a fixed column, no msgpack, where a tuple is its
+ * values packed; filling at one per message, ack frames sealed as often as data frames, and a frame costs its sender
+ * and receiver far more than the acks in it (docs/benchmarks.md, "Acking, sixth round").
+ */
+export const ACK_FILL = 0.25;
+
 export class BatchBuilder {
-  /** Tuples in the batch, counting each message of an ack run (backpressure and sealing count both). */
+  /** Tuples in the batch, counting each message of an ack run (backpressure counts these). */
   count = 0;
+  /** How full the batch is, against the batch size: a tuple fills 1, an ack message ACK_FILL (sealing reads this). */
+  fill = 0;
   /** Data tuples, the rows of the columns below. */
   tuples = 0;
   dest = new Uint32Array(256);
@@ -55,7 +65,7 @@ export class BatchBuilder {
 
   /**
    * Adds a data tuple (`values` in their wire form; `treeStart`: when the oldest spout tuple it descends from was
-   * emitted, RuntimeTuple.treeStart); returns the count after it.
+   * emitted, RuntimeTuple.treeStart); returns the fill after it.
    */
   addTuple(dest: number, src: number, stream: string, values: unknown[], anchors: AnchorIds, treeStart = NO_TREE_START): number {
     const t = this.tuples;
@@ -77,23 +87,26 @@ export class BatchBuilder {
     }
     this.values.push(values);
     this.tuples = t + 1;
-    return ++this.count;
+    this.count++;
+    return ++this.fill;
   }
 
-  /** Adds one ack-protocol message (`valLo`/`valHi` only for kinds of four words); returns the count after it. */
+  /** Adds one ack-protocol message (`valLo`/`valHi` only for kinds of four words); returns the fill after it. */
   addAck(dest: number, src: number, kind: AckKind, rootLo: number, rootHi: number, valLo: number, valHi: number): number {
     const r = this.runOf(dest, src, kind);
     if (ackArity(kind) === 4) r.words.push(rootLo, rootHi, valLo, valHi);
     else r.words.push(rootLo, rootHi);
-    return ++this.count;
+    this.count++;
+    return (this.fill += ACK_FILL);
   }
 
-  /** Adds a run of messages of one kind at once; returns the count after them. */
+  /** Adds a run of messages of one kind at once; returns the fill after them. */
   addAcks(dest: number, src: number, kind: AckKind, words: ArrayLike<number>): number {
     const into = this.runOf(dest, src, kind).words;
     for (let i = 0; i < words.length; i++) into.push(words[i]!);
-    this.count += words.length / ackArity(kind);
-    return this.count;
+    const n = words.length / ackArity(kind);
+    this.count += n;
+    return (this.fill += n * ACK_FILL);
   }
 
   /** Whether a tuple on `stream` still fits the frame's stream index (a u16): when not, seal first. */
@@ -104,6 +117,7 @@ export class BatchBuilder {
   /** Empties the batch (after it was encoded), keeping its arrays for the next one. */
   clear(): void {
     this.count = 0;
+    this.fill = 0;
     this.tuples = 0;
     this.idWords = 0;
     this.values = [];

@@ -213,9 +213,9 @@ export class ZmqTransport {
     return p;
   }
 
-  /** After an add: seals a full batch, or starts the flush timer of a new one. */
-  private added(p: Peer, count: number): void {
-    if (count >= this.opts.batchSize) this.seal(p);
+  /** After an add (`fill`: the batch's BatchBuilder.fill after it): seals a full batch, or starts the flush timer of a new one. */
+  private added(p: Peer, fill: number): void {
+    if (fill >= this.opts.batchSize) this.seal(p);
     else if (!p.flushTimer) {
       p.flushTimer = setTimeout(() => {
         p.flushTimer = null;

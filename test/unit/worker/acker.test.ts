@@ -16,7 +16,8 @@ import { Bolt, Spout, type Conf, type FailReason, type OutputCollector, type Spo
 import type { OutputFieldsDeclarer } from '../../../topology-sdk/output-declarer.js';
 import type { ComponentPlacement, TopologyContext } from '../../../topology-sdk/context.js';
 import { fakeContext } from '../../helpers/fake-context.js';
-import { idBucket, idOfHalves, randomLowInBucket, writeHalvesOf, writeRandomId } from '../../../worker/acking/ack-ids.js';
+import { idBucket, idOfHalves, randomHalf, randomLowInBucket, writeHalvesOf, writeRandomId } from '../../../worker/acking/ack-ids.js';
+import { Xoshiro128 } from '../../../worker/acking/xoshiro128.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 interface Sent {
@@ -714,6 +715,37 @@ describe('worker/executor ack tree with the acker in the same process', () => {
 });
 
 describe('worker/acking/ack-ids', () => {
+  it('Xoshiro128 gives the reference implementation\'s outputs, and refuses the all-zero seed', () => {
+    // From Blackman and Vigna's xoshiro128starstar.c, compiled as published, seeded {1, 2, 3, 4}; then seeded
+    // {0x9e3779b9, 0xffffffff, 0, 0x80000000}, its 1001st output (words that need all 32 bits and the sign bit).
+    const g = new Xoshiro128([1, 2, 3, 4]);
+    assert.deepEqual(
+      Array.from({ length: 8 }, () => g.next()),
+      [11520, 0, 5927040, 70819200, 2031721883, 1637235492, 1287239034, 3734860849],
+    );
+    const h = new Xoshiro128([0x9e3779b9, 0xffffffff, 0, 0x80000000]);
+    for (let i = 0; i < 1000; i++) h.next();
+    assert.equal(h.next(), 2695558741);
+    assert.throws(() => new Xoshiro128([0, 0, 0, 0]), /not all zero/);
+    assert.throws(() => new Xoshiro128([1, 2, 3]), /four words/);
+  });
+
+  it('randomHalf: uint32s whose every bit is set about half the time; 64-bit ids do not repeat', () => {
+    const N = 200_000;
+    const ones = new Array<number>(32).fill(0);
+    const seen = new Set<bigint>();
+    for (let i = 0; i < N; i++) {
+      const lo = randomHalf();
+      const hi = randomHalf();
+      assert.ok(Number.isInteger(lo) && lo >= 0 && lo <= 0xffffffff);
+      for (let b = 0; b < 32; b++) if ((lo >>> b) & 1) ones[b]!++;
+      seen.add(idOfHalves(lo, hi));
+    }
+    // Each bit: N fair coins, standard deviation sqrt(N)/2 ≈ 224; 1 % of N is 9 of them.
+    for (let b = 0; b < 32; b++) assert.ok(Math.abs(ones[b]! / N - 0.5) < 0.01, `bit ${b} set ${ones[b]} times in ${N}`);
+    assert.equal(seen.size, N, 'a repeat among 200 000 random 64-bit ids has odds of about 1 in 10^9');
+  });
+
   it('randomLowInBucket: a low half in the asked bucket, random in its other bits', () => {
     for (const n of [1, 2, 3, 7, 8, 1000]) {
       const seen = new Set<number>();

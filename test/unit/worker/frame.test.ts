@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { NO_TREE_TIME, msOfTreeStart, treeStartFromField, treeStartOf, treeTimeField } from '../../../worker/transport/frame-tree-time.js';
-import { BatchBuilder } from '../../../worker/transport/batch-builder.js';
+import { ACK_FILL, BatchBuilder } from '../../../worker/transport/batch-builder.js';
 import { encodeFrame } from '../../../worker/transport/frame-encoder.js';
 import { readFrame, type Frame } from '../../../worker/transport/frame-reader.js';
 import { HEADER_BYTES, H_ACK_WORDS, H_ANCHORS, H_NAME_BYTES, H_RUNS, H_TOPOLOGY, H_TUPLES, H_VALUES_BYTES, H_WORKER, sections, type Sections } from '../../../worker/transport/frame-layout.js';
@@ -259,12 +259,15 @@ describe('worker/transport frame (wire version 3)', () => {
 
   it('merges ack messages per (destination, source, kind) and counts every message; halves share out tuples and runs', () => {
     const b = new BatchBuilder();
-    assert.equal(b.addAck(5, 2, ACK, 1, 0, 11, 0), 1);
-    assert.equal(b.addTuple(7, 3, 'default', ['x'], null), 2);
-    assert.equal(b.addAck(5, 2, ACK, 2, 0, 22, 0), 3);
-    assert.equal(b.addAck(5, 9, ACK, 3, 0, 33, 0), 4);
-    assert.equal(b.addAcks(5, 2, FAIL, Uint32Array.of(4, 0, 5, 0)), 6);
-    assert.equal(b.addAck(5, 2, ACK, 6, 0, 66, 0), 7);
+    // Each add returns the fill (a tuple 1, an ack message ACK_FILL); count counts messages.
+    assert.equal(b.addAck(5, 2, ACK, 1, 0, 11, 0), ACK_FILL);
+    assert.equal(b.addTuple(7, 3, 'default', ['x'], null), 1 + ACK_FILL);
+    assert.equal(b.addAck(5, 2, ACK, 2, 0, 22, 0), 1 + 2 * ACK_FILL);
+    assert.equal(b.addAck(5, 9, ACK, 3, 0, 33, 0), 1 + 3 * ACK_FILL);
+    assert.equal(b.addAcks(5, 2, FAIL, Uint32Array.of(4, 0, 5, 0)), 1 + 5 * ACK_FILL);
+    assert.equal(b.addAck(5, 2, ACK, 6, 0, 66, 0), 1 + 6 * ACK_FILL);
+    assert.equal(b.count, 7);
+    assert.ok(ACK_FILL > 0 && ACK_FILL < 1, 'an ack fills less of a batch than a tuple');
     assert.deepEqual(
       b.runs.map((r) => [r.dest, r.src, r.kind, r.words.length / ackArity(r.kind)]),
       [
@@ -295,6 +298,7 @@ describe('worker/transport frame (wire version 3)', () => {
     assert.ok(parts.every((p) => p.count === 1 && p.halves() === null));
     b.clear();
     assert.equal(b.count, 0);
+    assert.equal(b.fill, 0);
     assert.deepEqual(runsOf(readFrame(encodeFrame(1, b))), []);
     assert.deepEqual(readFrame(encodeFrame(1, b)).tuples, []);
   });

@@ -104,7 +104,7 @@ export const CONFIG_KEYS = {
   'topology.message.timeout.secs': key(posNum, 30, 'topology', 'a spout tuple not fully acked in this time fails'),
   'topology.stale.tuple.margin.secs': key(z.number().min(0).nullable(), 2, 'topology', "a worker drops (and counts) a tracked tuple whose tree started longer ago than the longest topology.message.timeout.secs plus this margin: its spout has timed it out and replays it, so executing it would only run the work twice (a cut link's queue releases such tuples when it heals); the time is the spout host's clock, read against the receiver's, so the timeout plus this margin is the clock skew between hosts the rule tolerates; null: execute every tuple, as Storm does"),
   'topology.max.spout.pending': key(posInt.nullable(), 1000, 'topology', 'spout tuples in flight per spout task; null (unbounded) only with acking off (topology.acker.executors=0), where nothing is pending'),
-  'topology.transfer.batch.size': key(posInt, 128, 'topology', 'tuples per batch to another worker'),
+  'topology.transfer.batch.size': key(posInt, 128, 'topology', 'tuples per batch to another worker (an ack message counts a quarter of a tuple)'),
   'topology.batch.flush.interval.millis': key(z.number().min(0), 1, 'topology', 'a partial batch waits at most this long'),
   'topology.executor.receive.buffer.size': key(posInt, 1024, 'topology', 'bounded receive queue per executor'),
   'topology.executor.overflow.limit': key(posInt, 65536, 'topology', 'tuples from other workers a task may hold past its full receive queue (sent before its peers heard it is overloaded) before its worker stops reading from the network until it drains; a last guard that bounds memory against a peer that does not hold back'),

@@ -4,9 +4,9 @@
  * stream index in typed arrays, anchor ids as uint32 halves, the stream names
  * interned once per batch, the values arrays kept for one msgpack pack at
  * seal. Ack-protocol messages join the batch's run of the same destination,
- * source and kind — a bolt's 128 acks to one acker travel as one run of 512
- * words with no msgpack at all. The transport seals it by size or time and
- * encodes it (frame-encoder.ts).
+ * source and kind — a bolt's 512 acks to one acker travel as one run of 2 048
+ * words with no msgpack at all (ACK_FILL). The transport seals it by size or
+ * time and encodes it (frame-encoder.ts).
  */
 import { ackArity, type AckKind } from '../acking/ack-messages.js';
 import type { AnchorIds } from '../executor/runtime-tuple.js';

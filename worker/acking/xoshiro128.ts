@@ -10,7 +10,7 @@ export class Xoshiro128 {
   private s2: number;
   private s3: number;
 
-  /** `seed`: four uint32 words, not all zero (the one state the generator never leaves). */
+  /** `seed`: four uint32 words, not all zero (a fixed point: from there every output is 0). */
   constructor(seed: ArrayLike<number>) {
     if (seed.length !== 4 || (seed[0]! | seed[1]! | seed[2]! | seed[3]!) === 0) throw new RangeError('xoshiro128** needs a seed of four words, not all zero');
     this.s0 = seed[0]! | 0;

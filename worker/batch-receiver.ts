@@ -17,9 +17,9 @@
  * circle of workers each waiting for the next. Otherwise reading goes on, so
  * the other tasks' tuples and every ack keep arriving, and a full task is
  * announced to the peers (backpressure/local-overload.ts), which hold what
- * they would send it. A
- * task past the overflow limit (`topology.executor.overflow.limit`, a last
- * guard against a peer that does not hold) stops reading either way.
+ * they would send it. A task past the overflow limit
+ * (`topology.executor.overflow.limit`, a last guard against a peer that does
+ * not hold) stops reading either way.
  * docs/architecture.md, "Backpressure between workers".
  */
 import type { Logger } from '../common/logger.js';

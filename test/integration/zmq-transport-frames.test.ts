@@ -32,6 +32,25 @@ describe('worker transport frame size limit (real ZeroMQ sockets)', function () 
     for (const c of closers.splice(0)) await c();
   });
 
+  /**
+   * A bound receiver on a free port, and a transport sending to it as peer 'rx' with this batch size and flush
+   * interval; both closed after the test.
+   */
+  async function linked(opts: { batchSize: number; flushIntervalMs: number }, onOversize?: (n: number) => void): Promise<{ tx: ZmqTransport; batches: WireBatch[] }> {
+    const port = await freePort();
+    const { transport: rx, batches } = receiver(port);
+    closers.push(() => rx.close());
+    await rx.bind();
+    const tx = new ZmqTransport(
+      { port: await freePort(), ...opts, highWaterMark: 64, maxFrameBytes: LIMIT },
+      { onBatch: () => undefined, onGarbage: () => undefined, onDrain: () => undefined, ...(onOversize && { onOversize }) },
+      silentLogger(),
+    );
+    closers.push(() => tx.close());
+    tx.setPeer('rx', { host: '127.0.0.1', port });
+    return { tx, batches };
+  }
+
   it('refuses a frame above the limit and goes on receiving what follows', async () => {
     const port = await freePort();
     const { transport, batches } = receiver(port);
@@ -62,19 +81,8 @@ describe('worker transport frame size limit (real ZeroMQ sockets)', function () 
   });
 
   it('splits a batch bigger than the limit into frames below it, and drops a tuple that alone exceeds it', async () => {
-    const port = await freePort();
-    const { transport: rx, batches } = receiver(port);
-    closers.push(() => rx.close());
-    await rx.bind();
-    const txPort = await freePort();
     const oversize: number[] = [];
-    const tx = new ZmqTransport(
-      { port: txPort, batchSize: 64, flushIntervalMs: 1, highWaterMark: 64, maxFrameBytes: LIMIT },
-      { onBatch: () => undefined, onGarbage: () => undefined, onDrain: () => undefined, onOversize: (n) => oversize.push(n) },
-      silentLogger(),
-    );
-    closers.push(() => tx.close());
-    tx.setPeer('rx', { host: '127.0.0.1', port });
+    const { tx, batches } = await linked({ batchSize: 64, flushIntervalMs: 1 }, (n) => oversize.push(n));
 
     const value = 'v'.repeat(LIMIT / 8); // 64 of these make a 1 MiB batch
     for (let i = 0; i < 64; i++) tx.send('rx', [2, 1, 'default', [i, value], null] as WireTuple);
@@ -91,17 +99,7 @@ describe('worker transport frame size limit (real ZeroMQ sockets)', function () 
   });
 
   it('merges the ack messages of a batch per destination, source and kind into runs of its ack section, and counts each message for backpressure', async () => {
-    const port = await freePort();
-    const { transport: rx, batches } = receiver(port);
-    closers.push(() => rx.close());
-    await rx.bind();
-    const tx = new ZmqTransport(
-      { port: await freePort(), batchSize: 8, flushIntervalMs: 1000, highWaterMark: 64, maxFrameBytes: LIMIT },
-      { onBatch: () => undefined, onGarbage: () => undefined, onDrain: () => undefined },
-      silentLogger(),
-    );
-    closers.push(() => tx.close());
-    tx.setPeer('rx', { host: '127.0.0.1', port });
+    const { tx, batches } = await linked({ batchSize: 8, flushIntervalMs: 1000 });
     tx.sendAck('rx', 5, 2, ACK, 1, 0, 11, 0);
     tx.sendTuple('rx', 7, 3, 'default', ['data'], [1, 0, 5, 0]);
     tx.sendAck('rx', 5, 2, ACK, 2, 0, 22, 0);
@@ -130,18 +128,8 @@ describe('worker transport frame size limit (real ZeroMQ sockets)', function () 
   });
 
   it('seals a frame of acks alone at 1 / ACK_FILL times the batch size, a frame of tuples at the batch size', async () => {
-    const port = await freePort();
-    const { transport: rx, batches } = receiver(port);
-    closers.push(() => rx.close());
-    await rx.bind();
     // The flush timer never fires within the test: every frame below was sealed by filling up.
-    const tx = new ZmqTransport(
-      { port: await freePort(), batchSize: 8, flushIntervalMs: 600_000, highWaterMark: 64, maxFrameBytes: LIMIT },
-      { onBatch: () => undefined, onGarbage: () => undefined, onDrain: () => undefined },
-      silentLogger(),
-    );
-    closers.push(() => tx.close());
-    tx.setPeer('rx', { host: '127.0.0.1', port });
+    const { tx, batches } = await linked({ batchSize: 8, flushIntervalMs: 600_000 });
     const perFrame = 8 / ACK_FILL;
     for (let i = 1; i <= 2 * perFrame; i++) tx.sendAck('rx', 5, 2, ACK, i, 0, i, 0);
     for (let i = 0; i < 16; i++) tx.sendTuple('rx', 7, 3, 'default', [i], null);
@@ -153,7 +141,5 @@ describe('worker transport frame size limit (real ZeroMQ sockets)', function () 
       [0, 8],
       [0, 8],
     ]);
-    await tx.close();
-    closers.pop();
   });
 });

@@ -18,15 +18,10 @@
 import { randomFillSync } from 'node:crypto';
 import { Xoshiro128 } from './xoshiro128.js';
 
-/** This process's generator, seeded from the CSPRNG (a zero seed, 2^-128, is redrawn). */
-const generator = new Xoshiro128(nonZeroSeed());
-
-function nonZeroSeed(): Uint32Array {
-  const seed = new Uint32Array(4);
-  do randomFillSync(seed);
-  while ((seed[0]! | seed[1]! | seed[2]! | seed[3]!) === 0);
-  return seed;
-}
+/** This process's generator, seeded from the CSPRNG; one bit set so the seed is never all zero (Xoshiro128 refuses it). */
+const seed = randomFillSync(new Uint32Array(4));
+seed[0] = seed[0]! | 1;
+const generator = new Xoshiro128(seed);
 
 /** A random uint32: one half of an id. */
 export function randomHalf(): number {

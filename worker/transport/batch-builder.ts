@@ -35,8 +35,6 @@ export const ACK_FILL = 0.25;
 export class BatchBuilder {
   /** Tuples in the batch, counting each message of an ack run (backpressure counts these). */
   count = 0;
-  /** How full the batch is, against the batch size: a tuple fills 1, an ack message ACK_FILL (sealing reads this). */
-  fill = 0;
   /** Data tuples, the rows of the columns below. */
   tuples = 0;
   dest = new Uint32Array(256);
@@ -88,7 +86,7 @@ export class BatchBuilder {
     this.values.push(values);
     this.tuples = t + 1;
     this.count++;
-    return ++this.fill;
+    return this.fill;
   }
 
   /** Adds one ack-protocol message (`valLo`/`valHi` only for kinds of four words); returns the fill after it. */
@@ -97,16 +95,20 @@ export class BatchBuilder {
     if (ackArity(kind) === 4) r.words.push(rootLo, rootHi, valLo, valHi);
     else r.words.push(rootLo, rootHi);
     this.count++;
-    return (this.fill += ACK_FILL);
+    return this.fill;
   }
 
   /** Adds a run of messages of one kind at once; returns the fill after them. */
   addAcks(dest: number, src: number, kind: AckKind, words: ArrayLike<number>): number {
     const into = this.runOf(dest, src, kind).words;
     for (let i = 0; i < words.length; i++) into.push(words[i]!);
-    const n = words.length / ackArity(kind);
-    this.count += n;
-    return (this.fill += n * ACK_FILL);
+    this.count += words.length / ackArity(kind);
+    return this.fill;
+  }
+
+  /** How full the batch is, against the batch size: a tuple fills 1, an ack message ACK_FILL (sealing reads this). */
+  get fill(): number {
+    return this.tuples + (this.count - this.tuples) * ACK_FILL;
   }
 
   /** Whether a tuple on `stream` still fits the frame's stream index (a u16): when not, seal first. */
@@ -117,7 +119,6 @@ export class BatchBuilder {
   /** Empties the batch (after it was encoded), keeping its arrays for the next one. */
   clear(): void {
     this.count = 0;
-    this.fill = 0;
     this.tuples = 0;
     this.idWords = 0;
     this.values = [];

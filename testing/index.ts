@@ -23,3 +23,5 @@ export { WorkerCrashLoopError } from '../cli/crash-loop.js';
 export { testTuple, testTickTuple, type TestTupleOptions } from './test-tuple.js';
 export { CapturingOutputCollector, CapturingBasicOutputCollector, CapturingSpoutOutputCollector, type CapturedEmit, type CapturingOptions } from './capturing-collectors.js';
 export { testContext, type TestContext, type TestContextOptions, type LoggedLine } from './test-context.js';
+export { FeederSpout, type AckFailDelegate } from './feeder-spout.js';
+export { FeederNotConnectedError } from '../common/errors.js';

@@ -91,7 +91,7 @@ export class FeederSpout implements TaskSource<Spout>, LocalEndpoint {
   async waitForReader(timeoutMs = 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if (this.dir !== null && readdirSync(this.dir).some((f) => f.startsWith('reader-'))) return;
+      if (this.dir !== null && readers(this.dir) > 0) return;
       if (Date.now() > deadline) throw new FeederNotConnectedError(`FeederSpout: no task opened within ${timeoutMs} ms${this.dir === null ? ' (it is not connected: submit its topology with LocalCluster.submitTopology)' : ''}`, '');
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
@@ -156,6 +156,15 @@ export class FeederSpout implements TaskSource<Spout>, LocalEndpoint {
         }
       }
     }
+  }
+}
+
+/** Tasks that opened on the channel in `dir` (none when it is gone: the cluster shut down). */
+function readers(dir: string): number {
+  try {
+    return readdirSync(dir).filter((f) => f.startsWith('reader-')).length;
+  } catch {
+    return 0;
   }
 }
 

@@ -15,7 +15,7 @@
  * named stream's when it is qualified, null when none has it.
  */
 import type { Tuple } from '../tuple.js';
-import { FieldSelector, KeyGroups } from './join-fields.js';
+import { KeyGroups, type FieldSelector } from './join-fields.js';
 
 export type JoinType = 'inner' | 'left';
 
@@ -78,19 +78,27 @@ export function hashJoin(plan: JoinPlan, tuples: readonly Tuple[], out: (values:
   plan.steps.forEach((step, i) => {
     const build = builds[step.slot]!;
     const next: Record[] = [];
-    const emit = i === last ? (r: Record) => out(project(plan, r), anchorsOf(r)) : (r: Record) => next.push(r);
+    const final = i === last;
     for (const r of records) {
       const key = priorKey(step, r);
       if (key === null) continue;
       const matches = build.get(key);
       if (matches !== undefined && matches.length > 0) {
         for (const m of matches) {
-          const joined = r.slice();
-          joined[step.slot] = m;
-          emit(joined);
+          // The last join projects each match at once from the record it extends: no copy of the record per output.
+          if (final) {
+            r[step.slot] = m;
+            out(project(plan, r), anchorsOf(r));
+          } else {
+            const joined = r.slice();
+            joined[step.slot] = m;
+            next.push(joined);
+          }
         }
+        r[step.slot] = null;
       } else if (step.type === 'left') {
-        emit(r.slice());
+        if (final) out(project(plan, r), anchorsOf(r));
+        else next.push(r);
       }
     }
     records = next;

@@ -33,7 +33,7 @@ describe('lambda components (Storm 2: setSpout(id, supplier), setBolt(id, lambda
     assert.equal(n, 1);
     const spout = top.factories.get('gen')!() as Spout;
     const out = new CapturingSpoutOutputCollector();
-    spout.open({}, testContext({ component: 'gen' }), out);
+    void spout.open({}, testContext({ component: 'gen' }), out);
     for (let i = 0; i < 5; i++) void spout.nextTuple();
     assert.deepEqual(
       out.emitted.map((e) => [e.values, e.messageId]),

@@ -5,7 +5,8 @@
  * `LocalCluster` it runs on (`await LocalCluster.start()`, Storm's
  * `submitTopology(name, conf, topology)`), and for unit tests of one
  * component without a cluster: `testTuple` / `testTickTuple` (Storm's
- * Testing.testTuple), capturing collectors and a `testContext`.
+ * Testing.testTuple), capturing collectors and a `testContext`; and Storm's
+ * `FeederSpout`, fed by the test while its topology runs on a LocalCluster.
  *
  * @example
  * import { completeTopology, MockedSources } from 'hstorm/testing';

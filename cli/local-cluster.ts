@@ -32,6 +32,7 @@ import { Nimbus, type SubmitResult } from '../nimbus/nimbus.js';
 import type { TopologyDetail } from '../nimbus/views.js';
 import { Supervisor } from '../supervisor/supervisor.js';
 import { StormTopology } from '../topology-sdk/topology-builder.js';
+import { CONNECT_LOCAL } from '../topology-sdk/internal/component-source.js';
 import { checkSameShape, loadConfiguredTopology, resolveModulePath } from '../worker/index.js';
 import { TopologyLoadError } from '../common/errors.js';
 import { packageRoot } from '../common/package-root.js';
@@ -58,6 +59,8 @@ export interface LocalClusterOptions {
 
 export class LocalCluster {
   private stopped = false;
+  /** Submissions with local endpoints so far: each gets directories of its own. */
+  private submissions = 0;
   private shutdownPromise: Promise<void> | null = null;
   /** Last heartbeats, captured at shutdown so summaries can be read after the workers are gone. */
   private finalBeats = new Map<string, WorkerHeartbeat[]>();
@@ -151,7 +154,7 @@ export class LocalCluster {
     const modulePath = resolveModulePath(origin, packageRoot());
     if (!(topology instanceof StormTopology)) {
       const loaded = await loadConfiguredTopology(modulePath, conf);
-      return this.submit(name, loaded.modulePath, loaded.def, loaded.topologyConfig);
+      return this.submit(name, loaded.modulePath, loaded.def, { ...loaded.topologyConfig, ...this.connectLocalEndpoints(name, loaded.topology) });
     }
     let loaded: Awaited<ReturnType<typeof loadConfiguredTopology>>;
     try {
@@ -164,7 +167,24 @@ export class LocalCluster {
         { cause: err },
       );
     }
-    return this.submit(name, loaded.modulePath, loaded.def, loaded.topologyConfig);
+    // The components this process talks to are the ones of the topology it was given (its FeederSpouts).
+    return this.submit(name, loaded.modulePath, loaded.def, { ...loaded.topologyConfig, ...this.connectLocalEndpoints(name, topology) });
+  }
+
+  /**
+   * Connects the topology's local endpoints (hstorm/testing's FeederSpout) to the tasks of this submission, each through
+   * a directory of its own under the data directory (every worker of a LocalCluster runs on this machine); returns
+   * the topology config that tells the tasks where.
+   */
+  connectLocalEndpoints(name: string, topology: StormTopology): Record<string, unknown> {
+    const config: Record<string, unknown> = {};
+    if (topology.endpoints.size === 0) return config;
+    const submission = `${name}-${++this.submissions}`;
+    for (const [componentId, endpoint] of topology.endpoints) {
+      const dir = join(this.dataDir, 'endpoints', submission, componentId);
+      Object.assign(config, endpoint[CONNECT_LOCAL]({ componentId, dir, serializations: topology.serializations }));
+    }
+    return config;
   }
 
   /** Storm's killTopology: kills it and stops its workers at once. */

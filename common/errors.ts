@@ -65,6 +65,20 @@ export class WindowValidationError extends TopologyValidationError {
 }
 
 /**
+ * A JoinBolt cannot work as configured, found when it is built: a join on a
+ * stream not declared before (`join(new, field, prior)` with an unknown
+ * `prior`), a stream joined twice, a select naming a stream that is not in the
+ * join or no select at all, a field name that is not one, or — when the
+ * topology is built — an input the join does not name, or a joined stream no
+ * input provides.
+ */
+export class JoinValidationError extends TopologyValidationError {
+  constructor(message: string, component?: string) {
+    super(message, component, 'HSTORM_ERR_TOPOLOGY_JOIN');
+  }
+}
+
+/**
  * A stateful topology cannot checkpoint as configured, found when it is built or submitted (`hstorm local`, `submit`,
  * `schedule`, and nimbus): `topology.state.checkpoint.interval.ms` not below a spout's `topology.message.timeout.secs`
  * (a stateful bolt acks its input at the checkpoint after it), acking off (checkpoints complete through acks), or a
@@ -224,6 +238,19 @@ export class TopologyLoadError extends HstormError {
 export class TestingTimeoutError extends HstormError {
   constructor(message: string) {
     super('HSTORM_ERR_TESTING_TIMEOUT', message);
+  }
+}
+
+/**
+ * hstorm/testing's FeederSpout opened in a worker whose topology was not submitted from the process that feeds it
+ * (LocalCluster.submitTopology connects the two, as Storm's FeederSpout works only in a local cluster).
+ */
+export class FeederNotConnectedError extends HstormError {
+  constructor(
+    message: string,
+    readonly component: string,
+  ) {
+    super('HSTORM_ERR_TESTING_FEEDER', message);
   }
 }
 

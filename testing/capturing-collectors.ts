@@ -39,6 +39,8 @@ export interface CapturingOptions {
 abstract class Capturing {
   readonly emitted: CapturedEmit[] = [];
   readonly errors: unknown[] = [];
+  /** Bolts: the tuples passed to resetTimeout, in order. */
+  readonly timeoutsReset: Tuple[] = [];
   private readonly types: ValueTypes | null;
   private readonly targets: number[];
 
@@ -93,6 +95,7 @@ export class CapturingOutputCollector extends Capturing implements OutputCollect
 
   readonly ack = (tuple: Tuple): void => void this.acked.push(tuple);
   readonly fail = (tuple: Tuple): void => void this.failed.push(tuple);
+  readonly resetTimeout = (tuple: Tuple): void => void this.timeoutsReset.push(tuple);
 }
 
 /**
@@ -115,6 +118,7 @@ export class CapturingBasicOutputCollector extends Capturing implements BasicOut
 
   readonly emit = (...args: unknown[]): number[] => this.record(args, null, this.input);
   readonly emitDirect = (taskId: number, ...args: unknown[]): void => void this.record(args, taskId, this.input);
+  readonly resetTimeout = (tuple: Tuple): void => void this.timeoutsReset.push(tuple);
 }
 
 /** A spout's collector (Storm's SpoutOutputCollector) that records emits (with their message ids) and reported errors. */

@@ -107,14 +107,15 @@ export async function completeTopology(module: string | URL | StormTopology, opt
     const types = new ValueTypes(probe.topology.serializations);
     const mocked = resolveMocked(opts.mockedSources, probe.def);
     const overrides = { ...opts.config, [MOCKED_SOURCES_KEY]: encodeMocked(mocked, types), [CAPTURE_DIR_KEY]: captureDir };
-    const { def, topologyConfig, config } = await loadConfiguredTopology(wrapper, overrides);
+    const { def, topologyConfig, config, topology } = await loadConfiguredTopology(wrapper, overrides);
     cluster ??= await LocalCluster.start({
       log,
       portsNeeded: config['topology.workers'],
       clusterConfig: { 'worker.heartbeat.frequency.secs': BEAT_SECS },
     });
     const name = opts.name ?? `${defaultTopologyName(source)}-test-${++runs}`;
-    const { topologyId } = await cluster.submit(name, wrapper, def, topologyConfig);
+    // FeederSpouts of the module (the test's, when it imported the same file) are fed from this process.
+    const { topologyId } = await cluster.submit(name, wrapper, def, { ...topologyConfig, ...cluster.connectLocalEndpoints(name, topology) });
     const spouts = def.components.filter((c) => c.kind === 'spout').map((c) => c.id);
     const expected = new Map(Object.entries(mocked).map(([id, streams]) => [id, Object.values(streams).reduce((n, l) => n + l.length, 0)]));
     const c = cluster;

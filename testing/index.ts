@@ -5,7 +5,8 @@
  * `LocalCluster` it runs on (`await LocalCluster.start()`, Storm's
  * `submitTopology(name, conf, topology)`), and for unit tests of one
  * component without a cluster: `testTuple` / `testTickTuple` (Storm's
- * Testing.testTuple), capturing collectors and a `testContext`.
+ * Testing.testTuple), capturing collectors and a `testContext`; and Storm's
+ * `FeederSpout`, fed by the test while its topology runs on a LocalCluster.
  *
  * @example
  * import { completeTopology, MockedSources } from 'hstorm/testing';
@@ -23,3 +24,5 @@ export { WorkerCrashLoopError } from '../cli/crash-loop.js';
 export { testTuple, testTickTuple, type TestTupleOptions } from './test-tuple.js';
 export { CapturingOutputCollector, CapturingBasicOutputCollector, CapturingSpoutOutputCollector, type CapturedEmit, type CapturingOptions } from './capturing-collectors.js';
 export { testContext, type TestContext, type TestContextOptions, type LoggedLine } from './test-context.js';
+export { FeederSpout, type AckFailDelegate } from './feeder-spout.js';
+export { FeederNotConnectedError } from '../common/errors.js';

@@ -60,6 +60,14 @@ export interface OutputCollector {
   emitDirect(taskId: number, streamId: string, anchors: Tuple | readonly Tuple[], values: Values): void;
   ack(tuple: Tuple): void;
   fail(tuple: Tuple): void;
+  /**
+   * Storm's resetTimeout: restarts the message timeout (`topology.message.timeout.secs`) of every tuple tree `tuple`
+   * belongs to, at its acker and its spout, as if the trees had been emitted now — for a bolt that holds a tuple
+   * longer than the timeout on purpose (waiting on a slow service, a batch). One message per tree to its acker, and
+   * one on to the spout: call it once in a while for a held tuple, not per tuple. Does nothing for an untracked tuple
+   * or a tick.
+   */
+  resetTimeout(tuple: Tuple): void;
   reportError(err: unknown): void;
 }
 
@@ -129,6 +137,8 @@ export interface BasicOutputCollector {
   emit(streamId: string, values: Values): number[];
   emitDirect(taskId: number, values: Values, options?: { stream?: string }): void;
   emitDirect(taskId: number, streamId: string, values: Values): void;
+  /** Storm's BasicOutputCollector.resetTimeout: as OutputCollector.resetTimeout, for the input being executed (or another). */
+  resetTimeout(tuple: Tuple): void;
   /** Reports an error without failing the tuple: logged, and shown by nimbus (REST API, web UI) as the component's last error. */
   reportError(err: unknown): void;
 }

@@ -18,7 +18,7 @@
 
 // Building a topology.
 export { TopologyBuilder } from './topology-builder.js';
-export type { StormTopology, BoltDeclarer, SpoutDeclarer, WindowedBoltFactory } from './topology-builder.js';
+export type { StormTopology, BoltDeclarer, SpoutDeclarer, WindowedBoltFactory, SpoutSource } from './topology-builder.js';
 export type { TopologyModule, TopologyModuleContext } from './topology-module.js';
 export { Grouping } from './grouping.js';
 export type { CustomStreamGrouping, CustomGroupingSource } from './custom-grouping.js';
@@ -30,6 +30,8 @@ export type { TopologyDef, ComponentDef, GroupingDef, StreamDef, GlobalStreamId,
 
 // Components and what the runtime hands them.
 export { Spout, Bolt, BasicBolt } from './components.js';
+export { TickTupleAwareBolt, TickTupleAwareBolt as BaseTickTupleAwareRichBolt } from './tick-tuple-aware-bolt.js';
+export type { SpoutSupplier, BoltBiConsumer, BoltConsumer } from './internal/lambda-components.js';
 export { Values } from './values.js';
 export type {
   EmitOptions,
@@ -51,8 +53,9 @@ export type { Counter, Meter, UserHistogram, Gauge } from './user-metrics.js';
 // Windows (Storm's BaseWindowedBolt; docs/windowing.md).
 export { WindowedBolt } from './windowed-bolt.js';
 export type { TimestampExtractor } from './windowed-bolt.js';
-export { Count, Duration } from './window-units.js';
-export type { TupleWindow, LateTuple } from './tuple-window.js';
+export { Count, Duration, TimeUnit } from './window-units.js';
+export type { TupleWindow, TupleIterator, LateTuple } from './tuple-window.js';
+export { JoinBolt, Selector } from './join-bolt.js';
 
 // State (Storm's IStatefulBolt and KeyValueState; docs/state.md).
 export { StatefulBolt } from './stateful-bolt.js';
@@ -80,6 +83,6 @@ export { ShellSpout } from './shell-spout.js';
 export type { ShellComponentOptions } from './internal/shell-runner.js';
 
 // Errors a topology may catch.
-export { HstormError, TopologyValidationError, ConfigError, EmitError, MultilangError, StateValidationError } from '../common/errors.js';
+export { HstormError, TopologyValidationError, ConfigError, EmitError, MultilangError, StateValidationError, JoinValidationError } from '../common/errors.js';
 export { MetricRegistrationError } from './user-metrics.js';
 export { ContextLookupError } from './internal/storm-context.js';

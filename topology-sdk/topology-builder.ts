@@ -19,7 +19,9 @@ import { checkCrossKeys, checkKey, validateEntries } from '../common/config/conf
 import { OutputFieldsDeclarer } from './output-declarer.js';
 import { Grouping } from './grouping.js';
 import { fieldNames, type Fields } from './fields.js';
-import type { BoltFactory, SpoutFactory } from './components.js';
+import type { BasicBolt, Bolt, BoltFactory, Spout, SpoutFactory } from './components.js';
+import { boltFactoryOf, isLocalEndpoint, spoutFactoryOf, type LocalEndpoint, type TaskSource } from './internal/component-source.js';
+import type { BoltBiConsumer, SpoutSupplier } from './internal/lambda-components.js';
 import { validateTopology } from './validate-topology.js';
 import type { ClassOf, SerializationRegistration, Serializer } from './serialization.js';
 import { dirname, sep } from 'node:path';
@@ -34,9 +36,18 @@ import { CheckpointSpout } from './internal/checkpoint-spout.js';
 import { statefulWindowedExecutor } from './internal/stateful-windowed-bolt-executor.js';
 import { WindowingBolt } from './internal/windowing-bolt.js';
 import { StatefulWindowedBolt } from './stateful-windowed-bolt.js';
+import { JoinBolt } from './join-bolt.js';
 
 /** A factory of windowed bolts: the builder wraps each in the runtime's windowing bolt, as Storm's setBolt does. */
 export type WindowedBoltFactory = () => WindowedBolt;
+
+/** An object that makes each task's spout itself (hstorm/testing's FeederSpout). */
+export type SpoutSource = TaskSource<Spout>;
+
+/** Stands in for a component refused while declaring: createTopology throws the problem before any is made. */
+const refused = (): never => {
+  throw new TopologyValidationError('a refused component was instantiated');
+};
 
 const ID = /^[A-Za-z0-9_.-]+$/;
 
@@ -48,11 +59,14 @@ export interface TopologyCode {
   serializations?: readonly SerializationRegistration[];
   /** The file of the module that built it (see StormTopology.origin). */
   origin?: string | null;
+  /** Components the submitting process talks to (FeederSpout), by id: LocalCluster.submitTopology connects them. */
+  endpoints?: ReadonlyMap<string, LocalEndpoint>;
 }
 
 export class StormTopology {
   readonly customGroupings: ReadonlyMap<string, () => CustomStreamGrouping>;
   readonly serializations: readonly SerializationRegistration[];
+  readonly endpoints: ReadonlyMap<string, LocalEndpoint>;
   /**
    * The file of the module that built this topology, as far as hstorm can tell: the one a worker loads to build it
    * again (a topology runs in worker processes, which cannot be handed this object). Set by hstorm's loader, else
@@ -69,11 +83,12 @@ export class StormTopology {
     this.customGroupings = code.customGroupings ?? new Map();
     this.serializations = code.serializations ?? [];
     this.origin = code.origin ?? null;
+    this.endpoints = code.endpoints ?? new Map();
   }
 
   /** The code of this topology (to build a changed copy of it, as hstorm/testing does). */
   get code(): TopologyCode {
-    return { customGroupings: this.customGroupings, serializations: this.serializations, origin: this.origin };
+    return { customGroupings: this.customGroupings, serializations: this.serializations, origin: this.origin, endpoints: this.endpoints };
   }
 
   /** A new object of the custom grouping `subscriber` uses on `source`'s `stream`; undefined when it has none. */
@@ -238,6 +253,8 @@ export class TopologyBuilder {
   /** What the declarers record beside the definition: problems found while declaring, custom grouping objects. */
   private readonly sink: DeclarerSink = { customGroupings: new Map(), problems: [] };
   private readonly serializations: SerializationRegistration[] = [];
+  /** Components the submitting process talks to (FeederSpout), by id. */
+  private readonly endpoints = new Map<string, LocalEndpoint>();
 
   /**
    * Storm's registerSerialization (`topology.kryo.register`): instances of `Class` may be emitted, and arrive in a
@@ -262,16 +279,39 @@ export class TopologyBuilder {
     return this;
   }
 
-  setSpout(id: string, factory: SpoutFactory, parallelism = 1): SpoutDeclarer {
-    return new SpoutDeclarer(this.add(id, 'spout', factory, parallelism), this.sink);
+  /**
+   * A spout made per task by `factory` (`() => new SentenceSpout()`); or Storm 2's lambda spout, `setSpout(id,
+   * supplier)`: each nextTuple emits what `supplier()` returns as field `lambda`, untracked (nothing for null). The two
+   * are told apart by what the function returns, so it is called once when the topology is built; a supplier's value
+   * from that call is the first the spout emits in that process. Or an object that makes its own tasks
+   * (hstorm/testing's FeederSpout).
+   */
+  setSpout(id: string, factory: SpoutFactory, parallelism?: number): SpoutDeclarer;
+  setSpout(id: string, supplier: SpoutSupplier, parallelism?: number): SpoutDeclarer;
+  setSpout(id: string, source: SpoutSource, parallelism?: number): SpoutDeclarer;
+  setSpout(id: string, source: SpoutFactory | SpoutSupplier | SpoutSource, parallelism = 1): SpoutDeclarer {
+    const r = spoutFactoryOf(id, source);
+    if (r.problem !== null) this.sink.problems.push(r.problem);
+    if (isLocalEndpoint(source)) this.endpoints.set(id, source);
+    return new SpoutDeclarer(this.add(id, 'spout', r.factory ?? refused, parallelism), this.sink);
   }
 
   /**
    * A bolt, a windowed bolt (wrapped in the windowing bolt), or a stateful bolt (wrapped in the stateful executor; with
-   * one in the topology, the builder adds the checkpoint spout and wires its stream through every bolt).
+   * one in the topology, the builder adds the checkpoint spout and wires its stream through every bolt), each made per
+   * task by `factory`. Or Storm 2's lambda bolts, told from a factory by the parameters they declare:
+   * `setBolt(id, (tuple, collector) => …, parallelism?, ...fields)` — a basic bolt (emits anchored, acked on return)
+   * declaring `fields` on the default stream — and `setBolt(id, (tuple) => …, parallelism?)`, which emits nothing.
    */
-  setBolt(id: string, factory: BoltFactory | WindowedBoltFactory | StatefulBoltFactory, parallelism = 1): BoltDeclarer {
-    return new BoltDeclarer(this.add(id, 'bolt', typeof factory === 'function' ? wrapped(factory) : factory, parallelism), this.sink);
+  setBolt(id: string, factory: BoltFactory | WindowedBoltFactory | StatefulBoltFactory, parallelism?: number): BoltDeclarer;
+  setBolt(id: string, biConsumer: BoltBiConsumer, ...fields: string[]): BoltDeclarer;
+  setBolt(id: string, biConsumer: BoltBiConsumer, parallelism: number, ...fields: string[]): BoltDeclarer;
+  setBolt(id: string, biConsumer: BoltBiConsumer, parallelism: number, fields: Fields | readonly string[]): BoltDeclarer;
+  setBolt(id: string, source: BoltFactory | WindowedBoltFactory | StatefulBoltFactory | BoltBiConsumer | TaskSource<Bolt | BasicBolt>, ...rest: unknown[]): BoltDeclarer {
+    const r = boltFactoryOf(id, source, rest);
+    if (r.problem !== null) this.sink.problems.push(r.problem);
+    const factory = r.factory ? wrapped(r.factory as BoltFactory) : refused;
+    return new BoltDeclarer(this.add(id, 'bolt', factory, r.parallelism), this.sink);
   }
 
   private add(id: string, kind: 'spout' | 'bolt', factory: SpoutFactory | BoltFactory, parallelism: number): ComponentDef {
@@ -283,7 +323,6 @@ export class TopologyBuilder {
     if (!Number.isInteger(parallelism) || parallelism < 1) {
       this.sink.problems.push(`component "${id}": parallelism must be an integer ≥ 1, got ${String(parallelism)}`);
     }
-    if (typeof factory !== 'function') this.sink.problems.push(`component "${id}": the factory must be a function returning a new ${kind}`);
     const comp: ComponentDef = { id, kind, parallelism, streams: [], inputs: [], gpu: null, config: {} };
     this.components.push(comp);
     if (!this.factories.has(id)) this.factories.set(id, factory);
@@ -306,6 +345,7 @@ export class TopologyBuilder {
       // The window and the state go into the definition: nimbus checks them against the message timeout and spout
       // pending bound, and describe shows them.
       if (core instanceof WindowingBolt) c.window = core.windowDef(c.id);
+      if (core instanceof WindowingBolt && core.bolt instanceof JoinBolt) core.bolt.checkInputs(c.id, c.inputs);
       if (instance instanceof StatefulBoltExecutor) c.state = stateDefOf(c.id, core);
     }
     // A grouping declared through grouping(…, { type: 'custom' }) has no object behind it.
@@ -326,7 +366,12 @@ export class TopologyBuilder {
     };
     checkCrossKeys(def.config);
     validateTopology(def);
-    return new StormTopology(def, factories, { customGroupings: new Map(this.sink.customGroupings), serializations: [...this.serializations], origin: callerFile() });
+    return new StormTopology(def, factories, {
+      customGroupings: new Map(this.sink.customGroupings),
+      serializations: [...this.serializations],
+      origin: callerFile(),
+      endpoints: new Map(this.endpoints),
+    });
   }
 }
 

@@ -65,6 +65,7 @@ export class MultilangDealer {
       },
       emitDirect: () => undefined,
       ack: () => undefined,
+      resetTimeout: () => undefined,
       fail: () => {
         d.waiter?.reject(new Error(`the multilang dealer failed the tuple: ${d.logged.slice(-3).join(' | ')}`));
         d.waiter = null;

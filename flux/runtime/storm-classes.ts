@@ -5,7 +5,7 @@
  * test bolts and spout are rewritten here. A Flux file naming them runs
  * unchanged (flux-examples' multilang.yaml, flux-core's shell_test.yaml).
  */
-import { BasicBolt, Count, Duration, ShellBolt, ShellSpout, Spout, WindowedBolt } from '../../topology-sdk/index.js';
+import { BasicBolt, Count, Duration, ShellBolt, ShellSpout, Spout, WindowedBolt, TimeUnit } from '../../topology-sdk/index.js';
 import type { BasicOutputCollector, Conf, OutputCollector, OutputFieldsDeclarer, SpoutOutputCollector, TopologyContext, Tuple, TupleWindow } from '../../topology-sdk/index.js';
 import type { BuiltinClassName } from './plan.js';
 
@@ -161,7 +161,7 @@ export class TestWordSpout extends Spout {
 export class WindowCount {
   constructor(value: number) {
     // A constructor may return another object: the bolt's config methods take hstorm's own Count.
-    return Count.of(value);
+    return new Count(value);
   }
 
   static of(value: number): Count {
@@ -169,37 +169,35 @@ export class WindowCount {
   }
 }
 
-/** Java's TimeUnit names (a Flux file gives the enum as its name), in ms; below a millisecond hstorm has no windows. */
-const TIME_UNIT_MS: Readonly<Record<string, number>> = { MILLISECONDS: 1, SECONDS: 1000, MINUTES: 60_000, HOURS: 3_600_000, DAYS: 86_400_000 };
-
 /** Storm's `BaseWindowedBolt.Duration(value, timeUnit)` and its factories (`seconds`, `minutes`, …): hstorm's Duration. */
 export class WindowDuration {
   constructor(value: number, timeUnit: string) {
-    const unit = TIME_UNIT_MS[String(timeUnit).replace(/^(java\.util\.concurrent\.)?TimeUnit\./, '')];
-    if (unit === undefined) {
-      throw new TypeError(`BaseWindowedBolt$Duration(${String(value)}, ${String(timeUnit)}): the time unit must be one of ${Object.keys(TIME_UNIT_MS).join(', ')}`);
+    // A Flux file gives the enum by its name, maybe qualified.
+    const unit = String(timeUnit).replace(/^(java\.util\.concurrent\.)?TimeUnit\./, '');
+    if (!Object.hasOwn(TimeUnit, unit)) {
+      throw new TypeError(`BaseWindowedBolt$Duration(${String(value)}, ${String(timeUnit)}): the time unit must be one of ${Object.keys(TimeUnit).join(', ')}`);
     }
-    return Duration.ofMillis(value * unit);
+    return new Duration(value, unit as TimeUnit);
   }
 
   static of(ms: number): Duration {
-    return Duration.ofMillis(ms);
+    return Duration.of(ms);
   }
 
   static seconds(n: number): Duration {
-    return Duration.ofSeconds(n);
+    return Duration.seconds(n);
   }
 
   static minutes(n: number): Duration {
-    return Duration.ofMinutes(n);
+    return Duration.minutes(n);
   }
 
   static hours(n: number): Duration {
-    return Duration.ofHours(n);
+    return Duration.hours(n);
   }
 
   static days(n: number): Duration {
-    return Duration.ofHours(n * 24);
+    return Duration.days(n);
   }
 }
 

@@ -16,7 +16,7 @@ describe('tick tuples (two worker processes)', function () {
       module: join(PACKAGE_ROOT, 'test/fixtures/tick-topology'),
       durationSec: 120,
       // Wait for the condition, not a time: at least 3 ticks per task of each ticking bolt, and every message done.
-      until: (s) => s.acked >= messages && ticked(s, 'ticking') >= 6 && ticked(s, 'own') >= 3,
+      until: (s) => s.acked >= messages && ticked(s, 'ticking') >= 6 && ticked(s, 'own') >= 3 && ticked(s, 'aware') >= 3,
       overrides: { 'tick.messages': messages },
     });
     assert.equal(summary.workers, 2);
@@ -24,7 +24,7 @@ describe('tick tuples (two worker processes)', function () {
     assert.equal(summary.failed, 0);
     const c = summary.components;
     // Data tuples counted as data, ticks apart: executed is exactly the messages for each bolt.
-    for (const id of ['ticking', 'own', 'quiet']) assert.equal(c[id]!.executed, messages, `${id} executed`);
+    for (const id of ['ticking', 'own', 'quiet', 'aware']) assert.equal(c[id]!.executed, messages, `${id} executed`);
     assert.ok(ticked(summary, 'ticking') >= 6 && ticked(summary, 'own') >= 3, JSON.stringify({ ticking: c.ticking!.ticks, own: c.own!.ticks }));
     assert.equal(c.quiet!.ticks, undefined, 'addConfiguration(…, null) turned the topology-wide ticks off');
     assert.equal(c.ticking!.counters?.['seen.ticks'], c.ticking!.ticks);
@@ -32,5 +32,10 @@ describe('tick tuples (two worker processes)', function () {
     assert.equal(c.quiet!.counters?.['seen.ticks'] ?? 0, 0);
     // Acked: the data tuples of the two bolts' executes; the ticks are not acked.
     assert.equal(c.ticking!.acked, messages);
+    // The tick-aware bolt: every tick to onTickTuple, every data tuple to process (which acks it), nothing else.
+    assert.equal(c.aware!.counters?.['seen.ticks'], c.aware!.ticks);
+    assert.equal(c.aware!.counters?.['seen.data'], messages);
+    assert.equal(c.aware!.acked, messages);
+    assert.equal(c.aware!.failed ?? 0, 0);
   });
 });

@@ -37,6 +37,7 @@ export function anchoringCollector(component: string, out: OutputCollector, ack:
     },
     ack,
     fail: (t) => out.fail(t),
+    resetTimeout: (t) => out.resetTimeout(t),
     reportError: (err) => out.reportError(err),
   };
 }

@@ -65,6 +65,7 @@ export class CheckpointForwarder extends Bolt {
         const e = readEmitArgs('basic', component, a, b, c, 'emitDirect');
         out.emitDirect(task, e.values, { stream: e.stream, anchors: tuple });
       },
+      resetTimeout: (t) => out.resetTimeout(t),
       reportError: (err) => out.reportError(err),
     };
     const r = this.bolt.execute(tuple, basic);

@@ -27,7 +27,8 @@
 import type { Conf, OutputCollector } from '../components.js';
 import type { TopologyContext } from '../context.js';
 import type { Tuple } from '../tuple.js';
-import type { TupleWindow } from '../tuple-window.js';
+import type { TupleIterator, TupleWindow } from '../tuple-window.js';
+import { arrayTupleIterator, asyncOnlyTupleIterator } from './tuple-iterator.js';
 import type { StatefulWindowedBolt } from '../stateful-windowed-bolt.js';
 import { WindowMessageIdError } from '../../common/errors.js';
 import type { ManagedWindow } from './window-manager.js';
@@ -195,8 +196,12 @@ class StoredWindow implements TupleWindow {
   getExpired(): readonly Tuple[] {
     throw new RangeError('a persistent window does not keep which tuples expired (as in Storm): use getIter()');
   }
-  getIter(): AsyncIterableIterator<Tuple> {
-    return this.tuples ? iterate(this.tuples) : this.store.iterate(this.w.items);
+  getIter(): TupleIterator {
+    if (this.tuples) return arrayTupleIterator(this.tuples);
+    return asyncOnlyTupleIterator(
+      () => this.store.iterate(this.w.items),
+      `this persistent window holds ${this.w.items.length} tuples, more than withMaxEventsInMemory (${this.limit}), and is read back from the state store as it goes: iterate it with \`for await (const t of window.getIter())\` (hasNext()/next() and for…of need the tuples in memory)`,
+    );
   }
   getStartTimestamp(): number {
     return this.w.startTs;
@@ -204,10 +209,6 @@ class StoredWindow implements TupleWindow {
   getEndTimestamp(): number {
     return this.w.endTs;
   }
-}
-
-async function* iterate(ts: readonly Tuple[]): AsyncIterableIterator<Tuple> {
-  yield* ts;
 }
 
 export class PersistentWindowExecutor extends WindowingBolt<number> implements StatefulComponent {

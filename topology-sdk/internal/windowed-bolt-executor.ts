@@ -13,7 +13,8 @@
  *   stream, anchored, or are dropped and counted; either way they are acked.
  */
 import type { Tuple } from '../tuple.js';
-import type { TupleWindow } from '../tuple-window.js';
+import type { TupleIterator, TupleWindow } from '../tuple-window.js';
+import { arrayTupleIterator } from './tuple-iterator.js';
 import type { ManagedWindow } from './window-manager.js';
 import { WindowingBolt } from './windowing-bolt.js';
 
@@ -31,8 +32,8 @@ export class TupleWindowImpl implements TupleWindow {
   getExpired(): readonly Tuple[] {
     return this.w.expired;
   }
-  async *getIter(): AsyncIterableIterator<Tuple> {
-    yield* this.w.items;
+  getIter(): TupleIterator {
+    return arrayTupleIterator(this.w.items);
   }
   getStartTimestamp(): number {
     return this.w.startTs;

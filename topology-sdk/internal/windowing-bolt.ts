@@ -203,6 +203,8 @@ export abstract class WindowingBolt<T> extends Bolt {
     fail: () => {
       if (this.current !== null) this.currentFailed = true;
     },
+    // A held tuple's trees may outlive the message timeout on purpose (a long window over a slow input).
+    resetTimeout: (t) => this.collector!.resetTimeout(t),
     reportError: (err: unknown) => this.collector!.reportError(err),
   };
 

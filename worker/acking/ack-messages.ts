@@ -9,6 +9,8 @@
  *   FAIL    bolt  → acker    root lo, root hi
  *   ACKED   acker → spout    root lo, root hi
  *   FAILED  acker → spout    root lo, root hi
+ *   RESET   bolt  → acker,   root lo, root hi                   (OutputCollector.resetTimeout: the acker
+ *           acker → spout                                         refreshes the tree and tells its spout)
  *
  * Between workers a run is a group of the frame's ack section (the kind is its
  * number on the wire, docs/wire-format.md); inside one worker the spouts and
@@ -23,16 +25,18 @@ export const ACK = 2;
 export const FAIL = 3;
 export const ACKED = 4;
 export const FAILED = 5;
-export type AckKind = typeof INIT | typeof ACK | typeof FAIL | typeof ACKED | typeof FAILED;
+/** Storm's `__ack_reset_timeout`: one kind both ways, as Storm uses one stream both ways. */
+export const RESET = 6;
+export type AckKind = typeof INIT | typeof ACK | typeof FAIL | typeof ACKED | typeof FAILED | typeof RESET;
 
 /** Words per message of `kind`; 0 for a number that is no kind. */
 export function ackArity(kind: number): number {
-  return kind === INIT || kind === ACK ? 4 : kind === FAIL || kind === ACKED || kind === FAILED ? 2 : 0;
+  return kind === INIT || kind === ACK ? 4 : kind === FAIL || kind === ACKED || kind === FAILED || kind === RESET ? 2 : 0;
 }
 
 /** Messages an acker takes. */
 export function isAckerKind(kind: AckKind): boolean {
-  return kind === INIT || kind === ACK || kind === FAIL;
+  return kind === INIT || kind === ACK || kind === FAIL || kind === RESET;
 }
 
 /** A run of messages of one kind from one task: `words.length` is a multiple of `ackArity(kind)`. */

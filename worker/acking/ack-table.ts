@@ -75,6 +75,22 @@ export class AckTable {
     this.check(lo, hi, i);
   }
 
+  /**
+   * A bolt reset the tree's timeout: it is touched (kept for two more rotations); returns its spout task, to be told
+   * too, or -1 when the tree is not here or its init has not arrived (then its spout emitted it moments ago). Unlike
+   * Storm's acker it makes no entry for a tree it does not know: that tree completed, or was forgotten and timed out.
+   */
+  reset(lo: number, hi: number): number {
+    let i = Math.imul(hi, HASH_MULTIPLIER) & this.mask;
+    for (; this.slot[i] === USED; i = (i + 1) & this.mask) {
+      if (this.keyLo[i] === lo && this.keyHi[i] === hi) {
+        this.touched[i] = this.generation;
+        return this.task[i]!;
+      }
+    }
+    return -1;
+  }
+
   /** One message timeout passed: trees untouched since the previous rotation are dropped (a scan every timeout, not per tuple). */
   rotate(): void {
     this.generation++;

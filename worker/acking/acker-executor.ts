@@ -15,7 +15,7 @@
 import { Executor } from '../executor/executor.js';
 import type { ExecutorHost, LocalAcker } from '../executor/executor-host.js';
 import type { ComponentSettings } from '../worker-settings.js';
-import { ACK, ACKED, FAILED, INIT, isAckerKind, type AckKind, type AckMessages } from './ack-messages.js';
+import { ACK, ACKED, FAILED, INIT, RESET, isAckerKind, type AckKind, type AckMessages } from './ack-messages.js';
 import { ACKER_COMPONENT } from '../../common/topology-def.js';
 import { AckTable } from './ack-table.js';
 
@@ -113,6 +113,10 @@ export class AckerExecutor extends Executor implements LocalAcker {
       for (let i = 0; i < n; i += 4) this.tracker.init(w[i]!, w[i + 1]!, w[i + 2]!, w[i + 3]!, m.src);
       return n / 4;
     }
+    if (m.kind === RESET) {
+      for (let i = 0; i < n; i += 2) this.reset(w[i]!, w[i + 1]!);
+      return n / 2;
+    }
     for (let i = 0; i < n; i += 2) this.tracker.fail(w[i]!, w[i + 1]!);
     return n / 2;
   }
@@ -139,6 +143,17 @@ export class AckerExecutor extends Executor implements LocalAcker {
     const started = this.metrics.sampleExecute() ? performance.now() : -1;
     this.tracker.fail(rootLo, rootHi);
     this.metrics.countExecute(started < 0 ? -1 : performance.now() - started);
+  }
+
+  /** RESET from a bolt task in this process. */
+  resetLocal(rootLo: number, rootHi: number): void {
+    this.reset(rootLo, rootHi);
+  }
+
+  /** Storm's acker on `__ack_reset_timeout`: the tree stays, and its spout restarts the timeout too (rare: one message each, no gathering). */
+  private reset(lo: number, hi: number): void {
+    const spoutTask = this.tracker.reset(lo, hi);
+    if (spoutTask >= 0) this.host.sendAck(spoutTask, this.task, RESET, lo, hi, 0, 0);
   }
 
   private reply(lo: number, hi: number, spoutTask: number, acked: boolean): void {

@@ -15,13 +15,20 @@
  * A root whose slot is taken (any root not numbered this way, or a tuple
  * still in flight one lap of the columns later) goes to a small Map beside
  * them. Expiry scans both (every sweep of the spout, not per tuple) and hands
- * out the expired oldest first. Roots come as their uint32 halves
+ * out the expired oldest first. A tuple's timeout runs from its emit, or from
+ * the last time a bolt reset it (OutputCollector.resetTimeout): a column of
+ * its own, so that its complete latency still counts from the emit. Roots come as their uint32 halves
  * (ack-ids.ts): no BigInt per tuple.
  */
 export interface Taken {
   messageId: unknown;
   emittedAt: number;
   stream: string;
+}
+
+/** An overflow entry: its timeout's start beside what a take hands out. */
+interface Overflowed extends Taken {
+  timeoutFrom: number;
 }
 
 const MIN_SLOTS = 1024;
@@ -35,9 +42,11 @@ export class PendingMessages {
   private readonly ids: unknown[];
   private readonly streams: (string | undefined)[];
   private readonly emittedAt: Float64Array;
+  /** When the timeout started: the emit, or the last reset. */
+  private readonly timeoutFrom: Float64Array;
   private inColumns = 0;
   /** Roots whose slot was taken, by `${high}:${low}`: rare. */
-  private readonly overflow = new Map<string, Taken>();
+  private readonly overflow = new Map<string, Overflowed>();
   /** Reused for every take from the columns: callers copy what they need before calling user code. */
   private readonly out: Taken = { messageId: undefined, emittedAt: 0, stream: '' };
 
@@ -53,6 +62,7 @@ export class PendingMessages {
     this.ids = new Array<unknown>(slots).fill(undefined);
     this.streams = new Array<string | undefined>(slots).fill(undefined);
     this.emittedAt = new Float64Array(slots);
+    this.timeoutFrom = new Float64Array(slots);
   }
 
   get size(): number {
@@ -63,7 +73,7 @@ export class PendingMessages {
   add(lo: number, hi: number, messageId: unknown, stream: string, emittedAt: number): void {
     const s = hi & this.mask;
     if (this.used[s] === 1) {
-      this.overflow.set(`${hi}:${lo}`, { messageId, emittedAt, stream });
+      this.overflow.set(`${hi}:${lo}`, { messageId, emittedAt, stream, timeoutFrom: emittedAt });
       return;
     }
     this.used[s] = 1;
@@ -72,7 +82,21 @@ export class PendingMessages {
     this.ids[s] = messageId;
     this.streams[s] = stream;
     this.emittedAt[s] = emittedAt;
+    this.timeoutFrom[s] = emittedAt;
     this.inColumns++;
+  }
+
+  /** The root (lo, hi)'s timeout starts again at `now` (a bolt reset it); false when it is not in flight. */
+  resetTimeout(lo: number, hi: number, now: number): boolean {
+    const s = hi & this.mask;
+    if (this.used[s] === 1 && this.rootLo[s] === lo && this.rootHi[s] === hi) {
+      this.timeoutFrom[s] = now;
+      return true;
+    }
+    const m = this.overflow.size === 0 ? undefined : this.overflow.get(`${hi}:${lo}`);
+    if (m === undefined) return false;
+    m.timeoutFrom = now;
+    return true;
   }
 
   /** Removes the root (lo, hi); its message (in an object reused by the next take), or null when it is not in flight (timed out). */
@@ -91,26 +115,34 @@ export class PendingMessages {
     const m = this.overflow.get(key);
     if (m === undefined) return null;
     this.overflow.delete(key);
-    return m;
+    const out = this.out;
+    out.messageId = m.messageId;
+    out.emittedAt = m.emittedAt;
+    out.stream = m.stream;
+    return out;
   }
 
-  /** Removes every message emitted at or before `deadline` and hands each to `expired`, oldest first. */
+  /** Removes every message whose timeout started at or before `deadline` and hands each to `expired`, oldest emit first. */
   expireBefore(deadline: number, expired: (messageId: unknown, emittedAt: number, stream: string) => void): void {
-    this.removeWhere((emittedAt) => emittedAt <= deadline, expired);
+    this.pick((_emittedAt, _stream, timeoutFrom) => timeoutFrom <= deadline, expired);
   }
 
   /** Removes every message `which` picks and hands each to `removed`, oldest first (a scan: per sweep or event, never per tuple). */
   removeWhere(which: (emittedAt: number, stream: string) => boolean, removed: (messageId: unknown, emittedAt: number, stream: string) => void): void {
+    this.pick(which, removed);
+  }
+
+  private pick(which: (emittedAt: number, stream: string, timeoutFrom: number) => boolean, removed: (messageId: unknown, emittedAt: number, stream: string) => void): void {
     if (this.size === 0) return;
     const picked: Taken[] = [];
     for (let s = 0; s <= this.mask; s++) {
-      if (this.used[s] === 0 || !which(this.emittedAt[s]!, this.streams[s]!)) continue;
+      if (this.used[s] === 0 || !which(this.emittedAt[s]!, this.streams[s]!, this.timeoutFrom[s]!)) continue;
       picked.push({ messageId: this.ids[s], emittedAt: this.emittedAt[s]!, stream: this.streams[s]! });
       this.clear(s);
     }
     for (const [key, m] of this.overflow) {
-      if (!which(m.emittedAt, m.stream)) continue;
-      picked.push(m);
+      if (!which(m.emittedAt, m.stream, m.timeoutFrom)) continue;
+      picked.push({ messageId: m.messageId, emittedAt: m.emittedAt, stream: m.stream });
       this.overflow.delete(key);
     }
     picked.sort((a, b) => a.emittedAt - b.emittedAt);

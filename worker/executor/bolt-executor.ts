@@ -12,14 +12,14 @@ import type { ExecutorHost, LocalAcker } from './executor-host.js';
 import type { ComponentSettings } from '../worker-settings.js';
 import { OutputRouter } from '../routing/output-router.js';
 import { writeRandomId } from '../acking/ack-ids.js';
-import { ACK, FAIL } from '../acking/ack-messages.js';
+import { ACK, FAIL, RESET } from '../acking/ack-messages.js';
 import { DEFAULT_STREAM } from '../../common/topology-def.js';
 import { EmitError } from '../../common/errors.js';
 import { isEmitOptions, readEmitArgs } from '../../topology-sdk/internal/emit-args.js';
 import { TickSource, isTickTuple } from './tick-source.js';
 import { HOLD_ACKS, type HoldingCollector } from '../../topology-sdk/internal/held-acks.js';
 import { CompactHeldAcks, type HeldAckSink } from './compact-held-acks.js';
-import { NO_TREE_START } from '../transport/frame-tree-time.js';
+import { NO_TREE_START, treeStartOf } from '../transport/frame-tree-time.js';
 
 export class BoltExecutor extends Executor {
   private readonly router: OutputRouter;
@@ -83,6 +83,7 @@ export class BoltExecutor extends Executor {
     // The Tuple a bolt hands back is one the runtime gave it: a RuntimeTuple under its read-only type.
     ack: (tuple: Tuple) => this.ack(tuple as RuntimeTuple),
     fail: (tuple: Tuple) => this.fail(tuple as RuntimeTuple),
+    resetTimeout: (tuple: Tuple) => this.resetTimeout(tuple),
     reportError: (err: unknown) => this.reportError(err, 'bolt reported an error'),
     [HOLD_ACKS]: () => new CompactHeldAcks(this.heldAckSink),
   };
@@ -167,6 +168,7 @@ export class BoltExecutor extends Executor {
           const e = readEmitArgs('basic', this.component, a, b, c, 'emitDirect');
           this.emit(e.stream, e.values, tuple, task);
         },
+        resetTimeout: (t) => this.resetTimeout(t),
         reportError: (err) => this.reportError(err, 'bolt reported an error'),
       };
       this.invoke(() => (this.bolt as BasicBolt).execute(tuple, basic), done);
@@ -218,6 +220,25 @@ export class BoltExecutor extends Executor {
     if (isTickTuple(tuple)) return;
     this.metrics.failed++;
     this.failTrees(tuple);
+  }
+
+  /**
+   * Storm's resetTimeout: a RESET per tree of the tuple to its acker, which keeps the tree and tells the spout to
+   * restart its timeout. The tuple's tree start moves to now too, so what it is anchored to from here on is not taken
+   * for stale by the receiving workers (fencing/stale-tuples.ts); tuples of the trees already sent keep theirs.
+   */
+  private resetTimeout(tuple: Tuple): void {
+    if (!(tuple instanceof RuntimeTuple)) throw new EmitError(`resetTimeout from "${this.component}": the tuple is not one the bolt received`, this.component, tuple?.sourceStreamId ?? '');
+    const ids = tuple.anchors;
+    if (!ids || isTickTuple(tuple)) return;
+    for (let i = 0; i < ids.length; i += 4) {
+      const acker = this.host.ackerFor(ids[i]!);
+      if (acker === null) continue;
+      const local = this.localAcker(acker);
+      if (local) local.resetLocal(ids[i]!, ids[i + 1]!);
+      else this.host.sendAck(acker, this.task, RESET, ids[i]!, ids[i + 1]!, 0, 0);
+    }
+    tuple.treeStart = treeStartOf(this.host.clock ? this.host.clock.now() : Date.now());
   }
 
   /** Tells the ackers of every tree the tuple belongs to that it failed. */

@@ -24,6 +24,8 @@ export interface LocalAcker {
   ackLocal(rootLo: number, rootHi: number, valLo: number, valHi: number): void;
   /** FAIL from a bolt task. */
   failLocal(rootLo: number, rootHi: number): void;
+  /** RESET from a bolt task (OutputCollector.resetTimeout). */
+  resetLocal(rootLo: number, rootHi: number): void;
 }
 
 export interface ExecutorHost extends RoutingTopology {

@@ -10,7 +10,7 @@ import type { ExecutorHost, LocalAcker } from './executor-host.js';
 import type { ComponentSettings } from '../worker-settings.js';
 import { OutputRouter } from '../routing/output-router.js';
 import { randomLowInBucket, writeRandomId } from '../acking/ack-ids.js';
-import { ACKED, FAILED, INIT, type AckKind, type AckMessages } from '../acking/ack-messages.js';
+import { ACKED, FAILED, INIT, RESET, type AckKind, type AckMessages } from '../acking/ack-messages.js';
 import { ACKER_COMPONENT, DEFAULT_STREAM } from '../../common/topology-def.js';
 import { PendingMessages } from '../acking/pending-messages.js';
 import { treeStartOf } from '../transport/frame-tree-time.js';
@@ -126,7 +126,7 @@ export class SpoutExecutor extends Executor {
   override readonly takesTuples = false;
 
   override acceptsAcks(kind: AckKind): boolean {
-    return kind === ACKED || kind === FAILED;
+    return kind === ACKED || kind === FAILED || kind === RESET;
   }
 
   ready(): boolean {
@@ -231,6 +231,11 @@ export class SpoutExecutor extends Executor {
       const acked = m.kind === ACKED;
       const now = performance.now();
       const w = m.words;
+      if (m.kind === RESET) {
+        // A bolt reset the trees' timeouts (OutputCollector.resetTimeout): they may stay pending another timeout.
+        for (let i = 0; i < w.length; i += 2) this.pending.resetTimeout(w[i]!, w[i + 1]!, now);
+        continue;
+      }
       for (let i = 0; i < w.length; i += 2) {
         const msg = this.pending.take(w[i]!, w[i + 1]!);
         if (msg) this.finish(msg.messageId, msg.emittedAt, msg.stream, acked, now, FAILED_TREE); // null: already timed out

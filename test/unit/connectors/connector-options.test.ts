@@ -84,7 +84,7 @@ describe('connectors: options checked when the topology is built', () => {
     b.setBolt('store', () => new PostgresBolt({ table: 't', columns: ['uid', 'count'], conflictColumns: ['uid'] })).shuffleGrouping('src');
     const def = b.createTopology().def;
     const bolt = new PostgresBolt({ table: 't', columns: ['uid', 'count'], conflictColumns: ['uid'] });
-    const collector = { emit: () => [], emitDirect: () => undefined, reportError: () => undefined, ack: () => undefined, fail: () => undefined };
+    const collector = { emit: () => [], emitDirect: () => undefined, reportError: () => undefined, ack: () => undefined, fail: () => undefined, resetTimeout: () => undefined };
     await assert.rejects(
       Promise.resolve().then(() => bolt.prepare({} as never, fakeContext({ component: 'store', def }), collector)),
       (err: unknown) => err instanceof ConnectorConfigError && err.option === 'columns' && /"count" not declared by "src" on stream "default" \(it declares: stream, id, uid\)/.test(err.message),

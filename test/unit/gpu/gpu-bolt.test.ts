@@ -97,6 +97,7 @@ function recordingCollector(): OutputCollector & Recorded {
       return [2];
     },
     emitDirect() {},
+    resetTimeout() {},
     ack: (t: Tuple) => void r.acked.push(t),
     fail: (t: Tuple) => void r.failed.push(t),
     reportError() {},

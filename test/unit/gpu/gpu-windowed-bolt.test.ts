@@ -44,6 +44,7 @@ function recorder(): OutputCollector & Out {
       return [];
     },
     emitDirect() {},
+    resetTimeout() {},
     ack: (t: Tuple) => void r.acked.push(id(t)),
     fail: (t: Tuple) => void r.failed.push(id(t)),
     reportError() {},

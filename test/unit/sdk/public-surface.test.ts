@@ -19,6 +19,7 @@ import { packageRoot } from '../../../common/package-root.js';
 
 /** Values (not types) an author may import from 'hstorm'. */
 const PUBLIC_VALUES = [
+  'BaseTickTupleAwareRichBolt',
   'BasicBolt',
   'Bolt',
   'ConfigError',
@@ -33,8 +34,11 @@ const PUBLIC_VALUES = [
   'GpuWindowedBolt',
   'Grouping',
   'HstormError',
+  'JoinBolt',
+  'JoinValidationError',
   'MetricRegistrationError',
   'MultilangError',
+  'Selector',
   'ShellBolt',
   'ShellSpout',
   'Spout',
@@ -42,6 +46,8 @@ const PUBLIC_VALUES = [
   'StatefulBolt',
   'StatefulWindowedBolt',
   'StreamSplit',
+  'TickTupleAwareBolt',
+  'TimeUnit',
   'TopologyBuilder',
   'TopologyValidationError',
   'TupleUtils',

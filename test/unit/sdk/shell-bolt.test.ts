@@ -77,6 +77,7 @@ describe('ShellBolt', () => {
       emitDirect: () => undefined,
       ack: () => assert.fail('nothing is acked'),
       fail: (t) => failed.push(t),
+      resetTimeout: () => undefined,
       reportError: (err) => errors.push(String(err)),
     };
     await bolt.prepare({ 'topology.subprocess.timeout.secs': 5 }, ctx, collector);
@@ -114,6 +115,7 @@ describe('ShellBolt', () => {
         return [9];
       },
       emitDirect: () => undefined,
+      resetTimeout: () => undefined,
       ack: (t: Tuple) => void acked.push(t),
       fail: () => assert.fail('nothing fails'),
       reportError: (err: unknown) => assert.fail(String(err)),

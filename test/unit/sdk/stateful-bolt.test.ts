@@ -102,6 +102,7 @@ function recorder(): OutputCollector & Recorded {
       return [];
     },
     emitDirect() {},
+    resetTimeout() {},
     ack: (t: Tuple) => r.acked.push(t),
     fail: (t: Tuple) => r.failed.push(t),
     reportError: (err: unknown) => r.errors.push(err),

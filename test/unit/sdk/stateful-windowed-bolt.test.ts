@@ -24,6 +24,8 @@ class Recorder extends StatefulWindowedBolt<KeyValueState<string, number>> {
   state: KeyValueState<string, number> | null = null;
   iterate = false;
   getError: unknown = null;
+  /** What the synchronous forms of getIter() said (they need the tuples in memory). */
+  hasNextError: unknown = null;
   out!: OutputCollector;
 
   override prepare(_c: unknown, _ctx: unknown, out: OutputCollector): void {
@@ -41,6 +43,11 @@ class Recorder extends StatefulWindowedBolt<KeyValueState<string, number>> {
         w.get();
       } catch (err) {
         this.getError = err;
+      }
+      try {
+        w.getIter().hasNext();
+      } catch (err) {
+        this.hasNextError = err;
       }
       for await (const t of w.getIter()) ids.push(t.getIntegerByField('id'));
     } else {
@@ -90,7 +97,7 @@ async function start(make: () => Recorder, store: MemoryStateStore, clock: Manua
   const exec = new StatefulBoltExecutor(inner);
   const acked: Tuple[] = [];
   const failed: Tuple[] = [];
-  const out: OutputCollector = { emit: () => [], emitDirect: () => undefined, ack: (t) => acked.push(t), fail: (t) => failed.push(t), reportError: () => undefined };
+  const out: OutputCollector = { emit: () => [], emitDirect: () => undefined, ack: (t) => acked.push(t), fail: (t) => failed.push(t), resetTimeout: () => undefined, reportError: () => undefined };
   const ctx = fakeContext({ component: 'win', taskId: 3, tasks: [3], def: DEF, stateStore: store, tasksOf: (c) => (c === 'src' ? [1] : c === CHECKPOINT_COMPONENT ? [9] : []) });
   await exec.prepare({}, ctx, out);
   const feed = async (...ts: Tuple[]) => {
@@ -225,6 +232,7 @@ describe('StatefulWindowedBolt, withPersistence (windows in the state store)', (
     assert.equal(b.bolt.windows.length, 1);
     assert.deepEqual(b.bolt.windows[0]!.ids, Array.from({ length: 2500 }, (_, i) => i));
     assert.match(String(b.bolt.getError), /holds 2500 tuples, more than withMaxEventsInMemory \(100\): read it with `for await/);
+    assert.match(String(b.bolt.hasNextError), /holds 2500 tuples, more than withMaxEventsInMemory \(100\), and is read back from the state store as it goes: iterate it with `for await/);
   });
 
   it('in event time, rebuilds both what was released and what waited for the watermark', async () => {

@@ -7,7 +7,7 @@
  * late tuples and idle inputs. No sleeps: time moves when the test says.
  */
 import assert from 'node:assert/strict';
-import { Count, Duration, Spout, TopologyBuilder, WindowedBolt, type EmitOptions, type OutputCollector, type OutputFieldsDeclarer, type TupleWindow, type Values, type Tuple, type LateTuple } from 'hstorm';
+import { Count, Duration, Spout, TimeUnit, TopologyBuilder, WindowedBolt, type EmitOptions, type OutputCollector, type OutputFieldsDeclarer, type TupleWindow, type Values, type Tuple, type LateTuple } from 'hstorm';
 import { WindowedBoltExecutor } from '../../../topology-sdk/internal/windowed-bolt-executor.js';
 import { validateWindowBounds } from '../../../topology-sdk/validate-topology.js';
 import { buildConfig } from '../../../common/config/index.js';
@@ -68,6 +68,7 @@ function recorder(): OutputCollector & Recorded {
       return [];
     },
     emitDirect() {},
+    resetTimeout() {},
     ack: (t) => r.acked.push(id(t)),
     fail: (t) => r.failed.push(id(t)),
     reportError() {},
@@ -152,6 +153,30 @@ describe('WindowedBolt in the builder', () => {
     assert.throws(() => new Summer().withLateTupleStream('__x'), WindowValidationError);
     assert.equal(Duration.ofSeconds(1.5).toMillis(), 1500);
   });
+
+  it("takes Storm's spellings of the units beside hstorm's: Duration.seconds/minutes/hours/days/of, new Duration(n, TimeUnit), new Count(n)", () => {
+    const same = (a: Duration, ms: number) => {
+      assert.ok(a instanceof Duration);
+      assert.equal(a.value, ms);
+      assert.equal(a.toMillis(), ms);
+    };
+    same(Duration.seconds(5), 5000);
+    same(Duration.minutes(2), 120_000);
+    same(Duration.hours(1), 3_600_000);
+    same(Duration.days(2), 172_800_000);
+    same(Duration.of(250), 250);
+    same(new Duration(10, TimeUnit.SECONDS), 10_000);
+    same(new Duration(3, 'MINUTES'), 180_000);
+    same(new Duration(1, TimeUnit.DAYS), 86_400_000);
+    const c = new Count(7);
+    assert.ok(c instanceof Count);
+    assert.equal(c.value, 7);
+    assert.deepEqual(new Summer().withWindow(new Count(4), Duration.seconds(1)).windowDef('w').length, { unit: 'count', value: 4 });
+    assert.deepEqual(new Summer().withTumblingWindow(Duration.minutes(1)).windowDef('w').slide, { unit: 'ms', value: 60_000 });
+    assert.throws(() => new Count(0), (e: unknown) => e instanceof WindowValidationError && /new Count\(0\): a window count must be an integer ≥ 1/.test(e.message));
+    assert.throws(() => Duration.seconds(-1), /Duration\.seconds\(-1\): a duration must be a whole number of ms ≥ 0/);
+    assert.throws(() => new Duration(5, 'FORTNIGHTS' as TimeUnit), /the time unit must be one of MILLISECONDS, SECONDS, MINUTES, HOURS, DAYS/);
+  });
 });
 
 describe('window bounds at submit (validateWindowBounds)', () => {
@@ -205,6 +230,32 @@ describe('the windowing bolt (manual clock)', () => {
     assert.deepEqual(out.emits[0]!.options?.anchors, ts.slice(0, 3), 'anchored to every tuple of the window');
     assert.deepEqual(out.acked, [0, 1, 2]);
     assert.equal(exec.metrics().held, 2);
+  });
+
+  it("getIter() walks the window as Storm's iterator (hasNext/next), as for…of and as for await…of, each from the start", async () => {
+    const seen: { storm: number[]; sync: number[]; async: number[]; rest: number[] }[] = [];
+    class Iterating extends WindowedBolt {
+      async execute(w: TupleWindow): Promise<void> {
+        const it = w.getIter();
+        const storm: number[] = [];
+        while (it.hasNext()) storm.push(it.next().getIntegerByField('id'));
+        assert.throws(() => it.next(), /no more tuples \(it gave all 3\): check hasNext\(\) before next\(\)/);
+        assert.throws(() => it.remove(), /read-only/);
+        const sync: number[] = [];
+        for (const t of w.getIter()) sync.push(t.getIntegerByField('id'));
+        const asyncIds: number[] = [];
+        for await (const t of w.getIter()) asyncIds.push(t.getIntegerByField('id'));
+        const rest: number[] = [];
+        const part = w.getIter();
+        part.next();
+        part.forEachRemaining((t) => rest.push(t.getIntegerByField('id')));
+        seen.push({ storm, sync, async: asyncIds, rest });
+      }
+    }
+    const { exec } = await prepared(new Iterating().withTumblingWindow(Count.of(3)));
+    for (const i of [0, 1]) feed(exec, tuple(i));
+    await exec.execute(tuple(2));
+    assert.deepEqual(seen, [{ storm: [0, 1, 2], sync: [0, 1, 2], async: [0, 1, 2], rest: [1, 2] }]);
   });
 
   it('sliding count window: new and expired, and a tuple acked only when it leaves its last window', async () => {

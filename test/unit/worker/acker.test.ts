@@ -4,7 +4,8 @@ import { BoltExecutor } from '../../../worker/executor/bolt-executor.js';
 import { SpoutExecutor } from '../../../worker/executor/spout-executor.js';
 import type { Executor } from '../../../worker/executor/executor.js';
 import type { ExecutorHost, LocalAcker } from '../../../worker/executor/executor-host.js';
-import { ACK, ACKED, FAIL, FAILED, INIT, ackArity, type AckKind } from '../../../worker/acking/ack-messages.js';
+import { ACK, ACKED, FAIL, FAILED, INIT, RESET, ackArity, type AckKind } from '../../../worker/acking/ack-messages.js';
+import { AckTable } from '../../../worker/acking/ack-table.js';
 import { ACKER_COMPONENT, computeTasks, type ComponentDef, type TopologyDef } from '../../../common/topology-def.js';
 import { defaultConfig, withDefaults } from '../../../common/config/config.js';
 import { componentSettings, type ComponentSettings } from '../../../worker/worker-settings.js';
@@ -18,6 +19,7 @@ import type { ComponentPlacement, TopologyContext } from '../../../topology-sdk/
 import { fakeContext } from '../../helpers/fake-context.js';
 import { idBucket, idOfHalves, randomHalf, randomLowInBucket, writeHalvesOf, writeRandomId } from '../../../worker/acking/ack-ids.js';
 import { Xoshiro128 } from '../../../worker/acking/xoshiro128.js';
+import type { PendingMessages } from '../../../worker/acking/pending-messages.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 interface Sent {
@@ -319,6 +321,37 @@ describe('worker/acking/acker-executor', () => {
     assert.equal(acker.pendingTrees, 1);
   });
 
+  it("forwards a bolt's RESET to the tree's spout task and keeps the tree; a root it does not track gets no entry and no reply", () => {
+    const root = 0x5150n;
+    deliver(INIT, [root, 3n], SPOUT_TASK);
+    deliver(RESET, [root]);
+    assert.deepEqual(replies(), [{ dest: SPOUT_TASK, srcTask: ackerTask, kind: RESET, root }]);
+    assert.equal(acker.pendingTrees, 1, 'the tree is still tracked');
+    deliver(RESET, [0xdeadn]);
+    assert.equal(replies().length, 1, 'no reply for a tree it does not know');
+    assert.equal(acker.pendingTrees, 1, 'and no entry made for it');
+    // A reset before the init: the spout is not known yet (it emitted the tree moments ago), so nothing is forwarded.
+    deliver(ACK, [0x77n, 5n]);
+    deliver(RESET, [0x77n]);
+    assert.equal(replies().length, 1);
+    deliver(ACK, [root, 3n]);
+    assert.deepEqual(replies().at(-1), { dest: SPOUT_TASK, srcTask: ackerTask, kind: ACKED, root }, 'the reset tree completes as any');
+  });
+
+  it('a reset tree survives the rotation that would have dropped it (AckTable.reset touches it)', () => {
+    const table = (reset: boolean) => {
+      const t = new AckTable(() => undefined);
+      t.init(1, 2, 3, 0, SPOUT_TASK);
+      t.rotate();
+      if (reset) assert.equal(t.reset(1, 2), SPOUT_TASK);
+      t.rotate();
+      return t.size;
+    };
+    assert.equal(table(false), 0, 'untouched for two rotations: forgotten');
+    assert.equal(table(true), 1, 'reset between them: kept');
+    assert.equal(new AckTable(() => undefined).reset(1, 2), -1);
+  });
+
   it('forgets trees after one to two message timeouts', async () => {
     host = new FakeHost({ components: [component('spout', 'spout', [['x']])], config: {} }, { 'topology.message.timeout.secs': 0.05 });
     acker = new AckerExecutor(host, ackerTask, host.settings);
@@ -413,6 +446,12 @@ class SinkBolt extends Bolt {
   }
   release(): void {
     for (const t of this.held.splice(0)) this.collector.ack(t);
+  }
+  resetHeld(): void {
+    for (const t of this.held) this.collector.resetTimeout(t);
+  }
+  resetOther(t: Tuple): void {
+    this.collector.resetTimeout(t);
   }
 }
 
@@ -546,6 +585,41 @@ describe('worker/executor ack tree, end to end', () => {
     host.drain();
     assert.deepEqual(spout.failed, ['m2']);
     assert.deepEqual(sorted(spout.acked), ['m0', 'm1', 'm3']);
+  });
+
+  it("resetTimeout sends a RESET per root to the acker, which passes it to the spout: the tree's timeout starts again there, its emit time kept", async () => {
+    await start(range(3), () => 'ack', (id, part) => (id === 1 && part === 0 ? 'hold' : 'ack'));
+    assert.deepEqual(sorted(spout.acked), ['m0', 'm2']);
+    const held = sink.held[0]!;
+    // The spout's in-flight table, read for the test (its scan, picking nothing): when m1's timeout started.
+    const pending = (spoutEx as unknown as { pending: PendingMessages }).pending as unknown as { pick(which: (emittedAt: number, stream: string, timeoutFrom: number) => boolean, removed: () => void): void };
+    const timeoutStart = () => {
+      let at = NaN;
+      pending.pick((_e, _s, t) => ((at = t), false), () => undefined);
+      return at;
+    };
+    const before = timeoutStart();
+    const sent = host.sentAcks.length;
+    sink.resetHeld();
+    host.drain();
+    const resets = host.sentAcks.slice(sent);
+    const root = idOfHalves((held as RuntimeTuple).anchors![0]!, (held as RuntimeTuple).anchors![1]!);
+    assert.deepEqual(
+      resets.map((r) => [r.kind, r.root, r.dest]),
+      [
+        [RESET, root, host.tasksOf(ACKER_COMPONENT)[0]!],
+        [RESET, root, spoutEx.task],
+      ],
+      'bolt → acker, then acker → spout',
+    );
+    assert.ok(timeoutStart() > before, 'the spout restarted the timeout');
+    sink.release();
+    host.drain();
+    assert.deepEqual(sorted(spout.acked), ['m0', 'm1', 'm2']);
+    // A tick or an untracked tuple: nothing to reset, nothing sent.
+    const quiet = host.sentAcks.length;
+    sink.resetOther(new RuntimeTuple([1, 0], new Fields(['id', 'part']), 'split', 'default', 2, null));
+    assert.equal(host.sentAcks.length, quiet);
   });
 
   it('acks at once when acking is off (no acker tasks)', async () => {

@@ -218,7 +218,7 @@ describe('worker/transport frame (wire version 3)', () => {
     };
     assert.throws(() => readFrame(patched((f) => f.writeUInt16LE(3, at.stream))), (e: unknown) => isCodecError(e) && /names stream 3 of 3/.test((e as Error).message));
     assert.throws(() => readFrame(patched((f) => f.writeInt32LE(-2, at.anchors + 4))), (e: unknown) => isCodecError(e) && /-2 anchors/.test((e as Error).message));
-    for (const kind of [0, 6, 0xffffffff]) assert.throws(() => readFrame(patched((f) => f.writeUInt32LE(kind, at.ackKind))), (e: unknown) => isCodecError(e) && /which is none/.test((e as Error).message), `kind ${kind}`);
+    for (const kind of [0, 7, 0xffffffff]) assert.throws(() => readFrame(patched((f) => f.writeUInt32LE(kind, at.ackKind))), (e: unknown) => isCodecError(e) && /which is none/.test((e as Error).message), `kind ${kind}`);
     assert.throws(() => readFrame(patched((f) => (f[0] = 0x93))), (e: unknown) => isCodecError(e) && /unsupported frame version 3/.test((e as Error).message));
     assert.throws(() => readFrame(patched((f) => (f[1] = 4))), (e: unknown) => isCodecError(e) && /unsupported frame version 4/.test((e as Error).message));
     assert.throws(() => readFrame(patched((f) => (f[0] = 0x42))), (e: unknown) => isCodecError(e) && /first byte 0x42/.test((e as Error).message));

@@ -21,6 +21,27 @@ describe('worker/acking/pending-messages', () => {
     assert.equal(p.size, 0);
   });
 
+  it('resetTimeout restarts a message’s timeout, in the columns and in the overflow, and keeps its emit time for the latency', () => {
+    const p = new PendingMessages();
+    // Small roots share the high half 0: root 1 takes its slot in the columns, the others go to the overflow map.
+    p.add(...small(1), 'a', 'default', 0);
+    p.add(...small(2), 'b', 'default', 0);
+    p.add(...small(3), 'c', 'default', 0);
+    p.add(...small(4), 'd', 'default', 0);
+    assert.equal(p.resetTimeout(...small(1), 100), true);
+    assert.equal(p.resetTimeout(...small(3), 100), true);
+    assert.equal(p.resetTimeout(...small(9), 100), false, 'a root not in flight');
+    const expired: unknown[] = [];
+    p.expireBefore(50, (id, at) => expired.push([id, at]));
+    assert.deepEqual(expired.sort(), [
+      ['b', 0],
+      ['d', 0],
+    ]);
+    assert.deepEqual({ ...p.take(...small(1))! }, { messageId: 'a', emittedAt: 0, stream: 'default' }, 'its emit time is kept');
+    p.expireBefore(100, (id, at) => expired.push([id, at]));
+    assert.deepEqual(expired.slice(2), [['c', 0]], 'the reset one expires a timeout after its reset');
+  });
+
   it('expires oldest first, up to the first one younger than the deadline', () => {
     const p = new PendingMessages();
     for (let i = 0; i < 10; i++) p.add(...small(100 + i), i, 'default', i * 10);

@@ -119,17 +119,14 @@ export class FluxSource {
     if (!node) return null;
     const own = this.filled.get(node);
     if (own !== undefined) return own;
-    let inside = false;
-    visit(node, { Scalar: (_k, n) => (this.filled.has(n) ? ((inside = true), visit.BREAK) : undefined) });
-    if (!inside || !node.range) return null;
-    return this.writtenText(node.range[0], node.range[1]);
-  }
-
-  /** The file's text between two offsets of the marked text, with `${…}` where the placeholders are. */
-  private writtenText(from: number, to: number): string {
-    const out: string[] = [];
-    for (const [node, text] of this.filled) if (node.range && node.range[0] >= from && node.range[1] <= to) out.push(text);
-    return `a value written with ${out.join(', ')}`;
+    const inside: string[] = [];
+    visit(node, {
+      Scalar: (_k, n) => {
+        const w = this.filled.get(n);
+        if (w !== undefined) inside.push(w);
+      },
+    });
+    return inside.length ? `a value written with ${inside.join(', ')}` : null;
   }
 
   /** Position of a character offset of the parsed text. */

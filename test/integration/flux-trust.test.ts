@@ -69,9 +69,9 @@ describe('flux: what running a Flux file runs', function () {
       ['submit', file, ...NO_NIMBUS],
     ]) {
       const r = await runHstorm(args);
+      assert.equal(existsSync(pwned), false, `${args.join(' ')} ran the command`);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
       assert.match(r.stderr, /attack\.yaml:4:16: components\[0\]\.className: "node:child_process#default": node:child_process is one of Node\.js's built-in modules, which a Flux file may not name.*--flux-allow-builtin node:child_process.*\[HSTORM_ERR_FLUX_CLASS\]/);
-      assert.equal(existsSync(pwned), false, `${args.join(' ')} ran the command`);
     }
   });
 
@@ -104,11 +104,11 @@ describe('flux: what running a Flux file runs', function () {
     const file = write('topo.yaml', 'name: words\nspouts:\n  - id: "words"\n    className: "./words.mjs#Words"\n    parallelism: 2\n');
     for (const command of ['local', 'submit']) {
       const r = await runHstorm([command, file, '--dry-run']);
+      assert.equal(existsSync(top), false, `${command} --dry-run ran the module's top-level code`);
+      assert.equal(existsSync(made), false, `${command} --dry-run made the spout`);
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /^topology words from \S*topo\.yaml \(dry run: checked without loading its modules or making its objects; nothing started or submitted\)$/m);
       assert.match(r.stdout, /^spouts:\n {2}words {2}\.\/words\.mjs#Words {2}parallelism 2$/m);
-      assert.equal(existsSync(top), false, `${command} --dry-run ran the module's top-level code`);
-      assert.equal(existsSync(made), false, `${command} --dry-run made the spout`);
     }
     // A missing export is still found without importing the module.
     const typo = write('typo.yaml', 'spouts:\n  - id: "words"\n    className: "./words.mjs#Wrods"\n');

@@ -35,6 +35,9 @@ export async function openTopologySource(input: string, flux: FluxOptions = {}):
   if (flux.filter !== undefined || flux.envFilter) {
     throw new CliUsageError(`--filter and --env-filter fill the variables of a Flux file (.yaml); "${input}" is a topology module, configured with -c key=value`);
   }
+  if (flux.allowBuiltinModules !== undefined || flux.includeDirs !== undefined) {
+    throw new CliUsageError(`--flux-allow-builtin and --flux-include-dir widen what a Flux file (.yaml) may do; "${input}" is a topology module, which may import what it likes`);
+  }
   const modulePath = resolveModulePath(input, packageRoot());
   return { modulePath, defaultName: defaultTopologyName(modulePath), flux: null, bundle: () => bundleTopology(modulePath) };
 }

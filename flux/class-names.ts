@@ -6,8 +6,15 @@
  * Java names are taken where hstorm has an equivalent (runtime/storm-classes.ts),
  * refused with "not yet" where hstorm will have one (windows, state,
  * connectors), and otherwise refused naming what hstorm offers.
+ *
+ * Node's built-in modules (`node:child_process#default` with `factory:
+ * execSync` runs a shell command) are refused unless the command that reads
+ * the file allows each by name (`--flux-allow-builtin`): a Flux file wires
+ * classes, and one handed over by someone else should not reach for the
+ * process's own powers by a className.
  */
 import { existsSync, statSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { dirname, join, resolve, sep } from 'node:path';
 import { packageRoot } from '../common/package-root.js';
 import { FluxClassError, FluxNotYetError } from './errors.js';
@@ -75,8 +82,13 @@ function javaClassError(className: string, at: FluxPosition, key: string): FluxC
   );
 }
 
-/** Classifies a className written in the Flux file `fromFile` (absolute path) at `at`, the key `key`. */
-export function classTarget(className: string, fromFile: string, at: FluxPosition, key: string): ClassTarget {
+/** `fs` → `node:fs`: one name per built-in, as --flux-allow-builtin takes it. */
+export function builtinName(spec: string): string {
+  return spec.startsWith('node:') ? spec : `node:${spec}`;
+}
+
+/** Classifies a className written in the Flux file `fromFile` (absolute path) at `at`, the key `key`; `allowedBuiltins` are `node:` names. */
+export function classTarget(className: string, fromFile: string, at: FluxPosition, key: string, allowedBuiltins: ReadonlySet<string> = new Set()): ClassTarget {
   const hash = className.lastIndexOf('#');
   const spec = hash >= 0 ? className.slice(0, hash) : className;
   const exported = hash >= 0 ? className.slice(hash + 1) : 'default';
@@ -92,6 +104,15 @@ export function classTarget(className: string, fromFile: string, at: FluxPositio
     throw new FluxClassError(`"${className}": name a module and its export, e.g. "./components.js#${className}" (a path relative to this file) or "hstorm#ShellBolt"`, at, key, className);
   }
   if (spec === '' || exported === '') throw new FluxClassError(`"${className}": expected "<module>#<export>", e.g. "./components.js#SplitBolt"`, at, key, className);
+  if (!relative && isBuiltin(spec) && !allowedBuiltins.has(builtinName(spec))) {
+    throw new FluxClassError(
+      `"${className}": ${builtinName(spec)} is one of Node.js's built-in modules, which a Flux file may not name: they act with all the rights of whoever runs the file ` +
+        `(child_process runs commands, fs writes files). If the file is yours and needs it, run with --flux-allow-builtin ${builtinName(spec)} (docs/flux.md, "What a Flux file can do")`,
+      at,
+      key,
+      className,
+    );
+  }
   if (!relative) {
     // A package name; a file of that name beside the Flux file is the likelier meaning.
     if (existsSync(resolve(dirname(fromFile), spec))) {

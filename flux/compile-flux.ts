@@ -12,6 +12,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileModule } from '../common/ts-module.js';
 import { RESOURCES_DIR } from '../common/resources-home.js';
+import { HstormError } from '../common/errors.js';
 import { FluxVariableError } from './errors.js';
 import { displayPath } from './flux-source.js';
 import { loadFluxTree } from './load-includes.js';
@@ -32,6 +33,10 @@ export interface FluxOptions {
   envFilter?: boolean;
   /** The environment to read with envFilter (default process.env). */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Node built-in modules a className may name (`node:fs`); none by default (--flux-allow-builtin). */
+  allowBuiltinModules?: readonly string[];
+  /** Directories besides the Flux file's own whose files `includes` may read (--flux-include-dir). */
+  includeDirs?: readonly string[];
 }
 
 export interface CompiledFlux {
@@ -57,7 +62,7 @@ function variables(opts: FluxOptions): Variables {
       throw new FluxVariableError(`cannot read the --filter file ${opts.filter}: ${(err as Error).message}`, null, opts.filter);
     }
   }
-  return { properties, propertiesFile: opts.filter ?? null, env: opts.envFilter ? (opts.env ?? process.env) : null };
+  return { properties, propertiesFile: opts.filter ?? null, env: opts.envFilter ? (opts.env ?? process.env) : null, filled: [] };
 }
 
 /** The runtime the generated module imports: the compiled flux/runtime beside this file. */
@@ -77,10 +82,30 @@ function generate(plan: FluxPlan, modules: readonly string[]): string {
   ].join('\n');
 }
 
+/**
+ * Values filled from variables (3 characters or more: shorter ones are everywhere in a message) replaced by their
+ * `${…}` in an error's message: the checks that quote a value say the `${…}` themselves, this catches any other.
+ */
+function withoutFilledValues(err: unknown, filled: readonly { text: string; written: string }[]): unknown {
+  if (!(err instanceof HstormError)) return err;
+  const scrub = (text: string) => [...filled].sort((a, b) => b.text.length - a.text.length).reduce((t, f) => (f.text.length >= 3 ? t.split(f.text).join(f.written) : t), text);
+  Object.defineProperty(err, 'message', { value: scrub(err.message), configurable: true, writable: true });
+  if (err.stack) err.stack = scrub(err.stack);
+  return err;
+}
+
 export function compileFlux(path: string, opts: FluxOptions = {}): CompiledFlux {
   const file = resolve(path);
-  const tree = loadFluxTree(file, variables(opts));
-  const { plan, modules, name } = planFlux(tree);
+  const vars = variables(opts);
+  let planned: ReturnType<typeof planFlux>;
+  let tree: ReturnType<typeof loadFluxTree>;
+  try {
+    tree = loadFluxTree(file, vars, opts.includeDirs ?? []);
+    planned = planFlux(tree, { allowBuiltinModules: new Set(opts.allowBuiltinModules ?? []) });
+  } catch (err) {
+    throw withoutFilledValues(err, vars.filled ?? []);
+  }
+  const { plan, modules, name } = planned;
   return {
     file,
     name,

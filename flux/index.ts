@@ -14,4 +14,5 @@
  */
 export { compileFlux, fluxModuleForLocalRun, isFluxFile, type CompiledFlux, type FluxOptions } from './compile-flux.js';
 export { FluxSyntaxError, FluxInvalidError, FluxReferenceError, FluxVariableError, FluxIncludeError, FluxClassError, FluxNotYetError } from './errors.js';
-export type { FluxPlan, FluxPosition } from './runtime/plan.js';
+export { checkExportsStatically } from './static-exports.js';
+export type { FluxPlan, FluxPosition, ComponentPlan, VertexPlan, StreamPlan } from './runtime/plan.js';

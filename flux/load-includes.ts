@@ -9,14 +9,21 @@
  * `resource: true` path from the top-level file's directory (Storm: the
  * classpath, whose root that directory stands for), and a file that includes
  * itself, directly or not, is an error naming the chain.
+ *
+ * An include reads only files below the top-level file's directory — its
+ * real path, symlinks resolved, `resource: true` alike — unless the command
+ * names more trees (`--flux-include-dir`): a Flux file handed over by
+ * someone else must not be able to read `/etc/shadow` or `../../.env` into
+ * an error message or a dry run. A file so included that turns out not to be
+ * a Flux file is refused without a word of what it holds.
  */
-import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FluxIncludeError, FluxReferenceError } from './errors.js';
 import { displayPath, FluxSource, pathText, type YamlPath } from './flux-source.js';
-import { formatPosition } from './runtime/plan.js';
+import { formatPosition, type FluxPosition } from './runtime/plan.js';
 import { parseFluxData } from './schema-issues.js';
-import { fluxFileSchema, type ComponentDefinition, type StreamDefinition, type VertexDefinition } from './schema.js';
+import { FLUX_TOP_LEVEL_KEYS, fluxFileSchema, type ComponentDefinition, type StreamDefinition, type VertexDefinition } from './schema.js';
 import type { Variables } from './substitution.js';
 
 /** A definition with the file and path it was written at. */
@@ -59,9 +66,48 @@ function byId<T extends { id: string }>(list: readonly T[] | undefined, src: Flu
   return out;
 }
 
-function readOne(path: string, vars: Variables, root: string, stack: readonly string[]): FluxTree {
-  const src = FluxSource.read(path, vars);
+/** Where includes may read from: real paths of directories. */
+interface IncludeScope {
+  /** The top-level file's directory (the `resource: true` base), as given. */
+  root: string;
+  /** Real paths of the trees includes may read: the top-level file's directory and each --flux-include-dir. */
+  trees: readonly string[];
+}
+
+/** `p` with its symlinks resolved as far as it exists; a missing tail is kept as written. */
+export function realPathOf(p: string): string {
+  const tail: string[] = [];
+  for (let head = p; ; head = dirname(head)) {
+    try {
+      return join(realpathSync(head), ...tail);
+    } catch {
+      if (dirname(head) === head) return p;
+      tail.unshift(basename(head));
+    }
+  }
+}
+
+function isWithin(p: string, tree: string): boolean {
+  const rel = relative(tree, p);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/** A file read for `includes` must be a Flux file through and through before anything in it is quoted. */
+function checkFluxShaped(src: FluxSource, data: unknown, inc: { file: string }, i: number, at: FluxPosition, chain: readonly string[]): void {
+  const foreign = data !== null && typeof data === 'object' ? Object.keys(data).find((k) => !FLUX_TOP_LEVEL_KEYS.includes(k)) : undefined;
+  if (foreign === undefined) return;
+  throw new FluxIncludeError(
+    `includes[${i}].file: "${inc.file}" is not a Flux file: the top-level key at ${formatPosition(src.position([foreign], { key: true }))} is none of Flux's (${FLUX_TOP_LEVEL_KEYS.join(', ')}); nothing of the file is shown`,
+    at,
+    `includes[${i}].file`,
+    chain.map((p) => displayPath(p)),
+  );
+}
+
+function readOne(path: string, vars: Variables, scope: IncludeScope, stack: readonly string[], included: { at: FluxPosition; inc: { file: string }; i: number } | null): FluxTree {
+  const src = FluxSource.read(path, vars, { included: included !== null });
   const data = src.data();
+  if (included) checkFluxShaped(src, data, included.inc, included.i, included.at, [...stack, path]);
   const file = parseFluxData(fluxFileSchema, data, src);
   const tree: FluxTree = {
     root: src,
@@ -76,8 +122,19 @@ function readOne(path: string, vars: Variables, root: string, stack: readonly st
   };
   (file.includes ?? []).forEach((inc, i) => {
     const at = src.position(['includes', i, 'file']);
-    const target = inc.resource ? resolve(root, inc.file.replace(/^\/+/, '')) : isAbsolute(inc.file) ? inc.file : resolve(dirname(src.path), inc.file);
+    const target = inc.resource ? resolve(scope.root, inc.file.replace(/^\/+/, '')) : isAbsolute(inc.file) ? inc.file : resolve(dirname(src.path), inc.file);
     const chain = [...stack, src.path];
+    // Confined before anything else is asked of the file: not even whether it exists is told for one outside.
+    const real = realPathOf(target);
+    if (!scope.trees.some((t) => isWithin(real, t))) {
+      throw new FluxIncludeError(
+        `includes[${i}].file: "${inc.file}" ${isWithin(target, scope.root) ? 'resolves (through a symlink) to a file' : 'is'} outside the directory of the top-level Flux file (${displayPath(scope.root)}), ` +
+          'and an include reads only files below it; to allow another directory, run with --flux-include-dir <dir>',
+        at,
+        `includes[${i}].file`,
+        chain.map((p) => displayPath(p)),
+      );
+    }
     if (chain.includes(target)) {
       const shown = [...chain.slice(chain.indexOf(target)), target].map((p) => displayPath(p));
       throw new FluxIncludeError(`includes[${i}].file: "${inc.file}" is already being included: a cycle of includes (${shown.join(' → ')})`, at, `includes[${i}].file`, shown);
@@ -90,7 +147,7 @@ function readOne(path: string, vars: Variables, root: string, stack: readonly st
         [...chain, target].map((p) => displayPath(p)),
       );
     }
-    merge(tree, readOne(target, vars, root, chain), inc.override);
+    merge(tree, readOne(target, vars, scope, chain, { at, inc, i }), inc.override);
   });
   return tree;
 }
@@ -117,7 +174,9 @@ function merge(tree: FluxTree, inc: FluxTree, override: boolean): void {
   tree.warnings.push(...inc.warnings);
 }
 
-/** Reads `path` and everything it includes. */
-export function loadFluxTree(path: string, vars: Variables): FluxTree {
-  return readOne(resolve(path), vars, dirname(resolve(path)), []);
+/** Reads `path` and everything it includes; includes may read below its directory and below each of `includeDirs`. */
+export function loadFluxTree(path: string, vars: Variables, includeDirs: readonly string[] = []): FluxTree {
+  const root = dirname(resolve(path));
+  const trees = [root, ...includeDirs].map((d) => realPathOf(resolve(d)));
+  return readOne(resolve(path), vars, { root, trees }, [], null);
 }

@@ -7,6 +7,7 @@
  * Each error points at the line and column of what is wrong.
  */
 import { ConfigError } from '../common/errors.js';
+import { holdsSecret } from '../common/security/secret-config.js';
 import { validateEntries } from '../common/config/index.js';
 import { closestName } from '../common/did-you-mean.js';
 import { TOPOLOGY_NAME } from '../common/storm-base.js';
@@ -24,6 +25,18 @@ export interface PlannedFlux {
   /** The `name` key, checked; null when the file has none. */
   name: string | null;
 }
+
+/** What the command reading the file allows beyond the defaults. */
+export interface PlanOptions {
+  /** Node built-in modules a className may name, as `node:` names (--flux-allow-builtin). */
+  allowBuiltinModules?: ReadonlySet<string>;
+}
+
+/**
+ * Member names no factory, property or config method may use: with them a className reaches past the class to what
+ * every function has — `factory: constructor` is `Function`, which makes a function of a string.
+ */
+const RESERVED_MEMBERS = new Set(['constructor', '__proto__', 'prototype']);
 
 /** Storm's config key for the classes that travel between workers; in a Flux file it becomes registerSerialization calls. */
 const KRYO_REGISTER = 'topology.kryo.register';
@@ -45,7 +58,10 @@ class Planner {
   private readonly boltIds: string[];
   private readonly spoutIds: string[];
 
-  constructor(private readonly tree: FluxTree) {
+  constructor(
+    private readonly tree: FluxTree,
+    private readonly opts: PlanOptions,
+  ) {
     this.boltIds = [...tree.bolts.keys()];
     this.spoutIds = [...tree.spouts.keys()];
   }
@@ -60,7 +76,7 @@ class Planner {
 
   /** The ClassRef of a className `spec` written at `d`. */
   private classAt(spec: string, d: Located<unknown>): ClassRef {
-    const target = classTarget(spec, d.src.path, this.at(d), pathText(d.path));
+    const target = classTarget(spec, d.src.path, this.at(d), pathText(d.path), this.opts.allowBuiltinModules);
     if (target.kind === 'builtin') return { kind: 'builtin', name: target.name, spec };
     let i = this.modules.indexOf(target.specifier);
     if (i < 0) i = this.modules.push(target.specifier) - 1;
@@ -93,8 +109,17 @@ class Planner {
     });
   }
 
+  private reserved(name: string, d: Located<unknown>, ...sub: YamlPath): void {
+    if (!RESERVED_MEMBERS.has(name)) return;
+    const key = pathText([...d.path, ...sub]);
+    throw new FluxInvalidError(`${key}: "${name}" is not a method or field a Flux file may use (it reaches what every object and function has, not the class's own)`, this.at(d, ...sub), key);
+  }
+
   private object(d: Located<ObjectDefinition>): ObjectPlan {
     const o = d.value;
+    if (o.factory !== undefined) this.reserved(o.factory, d, 'factory');
+    (o.properties ?? []).forEach((p, i) => this.reserved(p.name, d, 'properties', i, 'name'));
+    (o.configMethods ?? []).forEach((m, i) => this.reserved(m.name, d, 'configMethods', i, 'name'));
     if (o.factory === undefined && o.factoryArgs !== undefined) {
       throw new FluxInvalidError(`${pathText([...d.path, 'factoryArgs'])}: factoryArgs without factory (the static method to call)`, this.at(d, 'factoryArgs'), pathText([...d.path, 'factoryArgs']));
     }
@@ -161,10 +186,18 @@ class Planner {
         Object.assign(out, validateEntries({ [key]: d.value }, { allowUserKeys: true, where }));
       } catch (err) {
         if (!(err instanceof ConfigError)) throw err;
-        throw new FluxInvalidError(`${pathText(d.path)}: ${err.message}`, d.src.position(d.path, { key: true }), pathText(d.path));
+        throw new FluxInvalidError(`${pathText(d.path)}: ${this.configMessage(err, key, d)}`, d.src.position(d.path, { key: true }), pathText(d.path));
       }
     }
     return out;
+  }
+
+  /** The config error's message, the value left out when it holds a secret or came from a variable. */
+  private configMessage(err: ConfigError, key: string, d: Located<unknown>): string {
+    const instead = holdsSecret(key, d.value) ? '(the value is not shown: it holds a secret)' : d.src.written(d.path);
+    if (instead === null) return err.message;
+    // The message quotes the value as JSON after the key; a hint after " — " may quote it again.
+    return err.message.split(JSON.stringify(d.value)).join(instead).split(' — ')[0]!;
   }
 
   vertex(d: Located<VertexDefinition>): VertexPlan {
@@ -250,7 +283,7 @@ class Planner {
     }
     const name = t.name;
     if (name && !TOPOLOGY_NAME.test(name.value)) {
-      throw new FluxInvalidError(`name: ${JSON.stringify(name.value)} is not a topology name; allowed: 1 to 100 letters, digits, "_" or "-"`, name.src.position(name.path), 'name');
+      throw new FluxInvalidError(`name: ${name.src.written(name.path) ?? JSON.stringify(name.value)} is not a topology name; allowed: 1 to 100 letters, digits, "_" or "-"`, name.src.position(name.path), 'name');
     }
     if (t.spouts.size === 0) {
       throw new FluxInvalidError('spouts: a topology needs at least one spout; the spouts list is missing or empty', t.root.position(['spouts']), 'spouts');
@@ -277,6 +310,6 @@ class Planner {
   }
 }
 
-export function planFlux(tree: FluxTree): PlannedFlux {
-  return new Planner(tree).plan();
+export function planFlux(tree: FluxTree, opts: PlanOptions = {}): PlannedFlux {
+  return new Planner(tree, opts).plan();
 }

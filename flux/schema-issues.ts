@@ -65,10 +65,18 @@ function valueAt(data: unknown, path: YamlPath): unknown {
 }
 
 /** `bolts[1] ("split")` when the entry has an id, for messages about a key inside it. */
-function entryText(data: unknown, path: YamlPath): string {
+function entryText(src: FluxSource, data: unknown, path: YamlPath): string {
   const idx = path.findIndex((p, i) => i > 0 && typeof p === 'number' && ['components', 'spouts', 'bolts'].includes(String(path[i - 1])));
-  const id = idx > 0 ? valueAt(data, [...path.slice(0, idx + 1), 'id']) : undefined;
-  return typeof id === 'string' ? `${pathText(path)} (id "${id}")` : pathText(path);
+  const idPath = [...path.slice(0, idx + 1), 'id'];
+  const id = idx > 0 ? valueAt(data, idPath) : undefined;
+  if (typeof id !== 'string') return pathText(path);
+  const written = src.written(idPath);
+  return `${pathText(path)} (id ${written ?? `"${id}"`})`;
+}
+
+/** The value at `path` for a message: as written when a variable filled it (never what the variable held). */
+function shownAt(src: FluxSource, data: unknown, path: YamlPath): string {
+  return src.written(path) ?? shown(valueAt(data, path));
 }
 
 function shown(v: unknown): string {
@@ -103,7 +111,7 @@ function explain(issue: z.core.$ZodIssue, root: z.ZodType, src: FluxSource, data
       const key = issue.keys[0]!;
       const allowed = keysAt(root, path);
       const hint = closestName(key, allowed);
-      const where = path.length ? ` in ${entryText(data, path)}` : ' at the top level';
+      const where = path.length ? ` in ${entryText(src, data, path)}` : ' at the top level';
       return problem(
         `unknown key "${key}"${where}${hint ? `; did you mean "${hint}"?` : ''} (allowed: ${allowed.join(', ')})`,
         src.position([...path, key], { key: true }),
@@ -115,29 +123,29 @@ function explain(issue: z.core.$ZodIssue, root: z.ZodType, src: FluxSource, data
       const key = path[path.length - 1];
       const expected = expectedOf(root, path, issue.expected);
       if (value === undefined && typeof key === 'string') {
-        return problem(`missing key "${key}" in ${entryText(data, path.slice(0, -1))}: expected ${expected}`, src.position(path), pathText(path));
+        return problem(`missing key "${key}" in ${entryText(src, data, path.slice(0, -1))}: expected ${expected}`, src.position(path), pathText(path));
       }
-      return problem(`${entryText(data, path)}: expected ${expected}, got ${shown(value)}`, src.position(path), pathText(path));
+      return problem(`${entryText(src, data, path)}: expected ${expected}, got ${shownAt(src, data, path)}`, src.position(path), pathText(path));
     }
     case 'invalid_value': {
       const value = valueAt(data, path);
       const options = issue.values.map(String);
-      const hint = typeof value === 'string' ? closestOption(value, options) : undefined;
+      const filled = src.written(path);
+      const hint = typeof value === 'string' && filled === null ? closestOption(value, options) : undefined;
       return problem(
-        `${entryText(data, path)}: ${shown(value)} is not allowed; expected one of ${options.join(', ')}${hint ? `; did you mean "${hint}"?` : ''}`,
+        `${entryText(src, data, path)}: ${filled ?? shown(value)} is not allowed; expected one of ${options.join(', ')}${hint ? `; did you mean "${hint}"?` : ''}`,
         src.position(path),
         pathText(path),
       );
     }
     case 'too_small': {
-      const value = valueAt(data, path);
-      const what = issue.origin === 'string' ? 'must not be empty' : `expected ${expectedOf(root, path, 'number')}, got ${shown(value)}`;
-      return problem(`${entryText(data, path)}: ${what}`, src.position(path), pathText(path));
+      const what = issue.origin === 'string' ? 'must not be empty' : `expected ${expectedOf(root, path, 'number')}, got ${shownAt(src, data, path)}`;
+      return problem(`${entryText(src, data, path)}: ${what}`, src.position(path), pathText(path));
     }
     case 'invalid_union':
-      return problem(`${entryText(data, path)}: expected ${expectedOf(root, path, 'union')}, got ${shown(valueAt(data, path))}`, src.position(path), pathText(path));
+      return problem(`${entryText(src, data, path)}: expected ${expectedOf(root, path, 'union')}, got ${shownAt(src, data, path)}`, src.position(path), pathText(path));
     default:
-      return problem(`${entryText(data, path)}: ${issue.message}`, src.position(path), pathText(path));
+      return problem(`${entryText(src, data, path)}: ${issue.message}`, src.position(path), pathText(path));
   }
 }
 

@@ -77,6 +77,9 @@ export const fluxFileSchema = z
   })
   .strict();
 
+/** The keys a Flux file may have at its top level. */
+export const FLUX_TOP_LEVEL_KEYS: readonly string[] = Object.keys(fluxFileSchema.shape);
+
 export type ComponentDefinition = z.output<typeof componentSchema>;
 export type VertexDefinition = z.output<typeof vertexSchema>;
 export type StreamDefinition = z.output<typeof streamSchema>;

@@ -12,6 +12,8 @@ import { WorkerLogConsole } from '../worker-log-console.js';
 import { openTopologySource } from '../topology-source.js';
 import { loadConfiguredTopology } from '../../worker/index.js';
 import { dryRun, formatDryRun } from '../dry-run-format.js';
+import { fluxDryRun, formatFluxDryRun } from '../flux-dry-run.js';
+import { isFluxFile } from '../../flux/index.js';
 import { addFluxOptions, fluxOptions, printFluxWarnings, type FluxFlags } from './flux-options.js';
 import { formatTypeCheck } from '../type-check.js';
 
@@ -51,11 +53,18 @@ export function registerLocal(program: Command): void {
       const workerLogs = new WorkerLogConsole({ write: (text) => process.stderr.write(tty ? `\r\x1b[2K${text}` : text) });
       // -c takes both kinds of keys here: cluster keys (e.g. nimbus.scheduler) configure the embedded daemons.
       const { cluster, topology } = splitOverrides(flags.conf);
+      if (flags.dryRun && isFluxFile(module)) {
+        // A Flux file's dry run loads none of its modules: it runs nothing the file names.
+        const r = await fluxDryRun(module, fluxOptions(flags), topology, flags.name);
+        for (const w of r.warnings) process.stderr.write(`hstorm: warning: ${w}\n`);
+        process.stdout.write(flags.json ? `${JSON.stringify(r)}\n` : `${formatFluxDryRun(r)}\n`);
+        return;
+      }
       const source = await openTopologySource(module, fluxOptions(flags));
       printFluxWarnings(source);
       if (flags.dryRun) {
         const { def, topologyConfig } = await loadConfiguredTopology(source.modulePath, topology);
-        const r = dryRun(flags.name ?? source.defaultName, module, def, topologyConfig, source.flux?.plan ?? null);
+        const r = dryRun(flags.name ?? source.defaultName, module, def, topologyConfig);
         process.stdout.write(flags.json ? `${JSON.stringify(r)}\n` : `${formatDryRun(r)}\n`);
         return;
       }

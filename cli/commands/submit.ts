@@ -12,6 +12,8 @@ import { loadConfiguredTopology } from '../../worker/index.js';
 import { NimbusClient } from '../nimbus-client.js';
 import { openTopologySource } from '../topology-source.js';
 import { dryRun, formatDryRun } from '../dry-run-format.js';
+import { fluxDryRun, formatFluxDryRun } from '../flux-dry-run.js';
+import { isFluxFile } from '../../flux/index.js';
 import { clientConfig } from './client-config.js';
 import { addConfigOptions, type ConfigFlags } from './config-options.js';
 import { addFluxOptions, fluxOptions, printFluxWarnings, type FluxFlags } from './flux-options.js';
@@ -55,12 +57,19 @@ function endDespiteModuleTimers(): void {
 
 async function submit(module: string, flags: SubmitFlags): Promise<void> {
   const { config, topology } = clientConfig(flags);
+  if (flags.dryRun && isFluxFile(module)) {
+    // A Flux file's dry run loads none of its modules: it runs nothing the file names.
+    const r = await fluxDryRun(module, fluxOptions(flags), topology, flags.name);
+    for (const w of r.warnings) process.stderr.write(`hstorm: warning: ${w}\n`);
+    process.stdout.write(flags.json ? `${JSON.stringify(r)}\n` : `${formatFluxDryRun(r)}\n`);
+    return;
+  }
   const source = await openTopologySource(module, fluxOptions(flags));
   printFluxWarnings(source);
   const { def, topologyConfig } = await loadConfiguredTopology(source.modulePath, topology);
   const name = flags.name ?? source.defaultName;
   if (flags.dryRun) {
-    const r = dryRun(name, module, def, topologyConfig, source.flux?.plan ?? null);
+    const r = dryRun(name, module, def, topologyConfig);
     process.stdout.write(flags.json ? `${JSON.stringify(r)}\n` : `${formatDryRun(r)}\n`);
     return;
   }

@@ -4,7 +4,8 @@
  * value and what is allowed.
  */
 import { readFileSync, existsSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { LineCounter, parse as parseYaml, parseDocument } from 'yaml';
+import { aliasProblemText, documentToJs } from '../yaml-aliases.js';
 import { ConfigError } from '../errors.js';
 import { CONFIG_KEYS, RESERVED_PREFIXES, type ConfigKey, type ConfigValue } from './schema.js';
 import { isUnsupportedStormKey, stormKeyHint, stormValueHint } from './storm-keys.js';
@@ -227,12 +228,17 @@ export function readConfigFile(path: string, required: boolean): RawConfig {
     if (required) throw new ConfigError(`config file not found: ${path}`, '--config', path);
     return {};
   }
-  let doc: unknown;
-  try {
-    doc = parseYaml(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new ConfigError(`config file ${path} is not valid YAML: ${(err as Error).message}`, '--config', path);
-  }
+  const lines = new LineCounter();
+  const parsed = parseDocument(readFileSync(path, 'utf8'), { lineCounter: lines, prettyErrors: false });
+  const where = (offset: number) => {
+    const { line, col } = lines.linePos(offset);
+    return `${path}:${line}:${col}`;
+  };
+  const syntax = parsed.errors[0];
+  if (syntax) throw new ConfigError(`${where(syntax.pos[0])}: config file ${path} is not valid YAML: ${syntax.message.split('\n')[0]}`, '--config', path);
+  const js = documentToJs(parsed);
+  if (!js.ok) throw new ConfigError(`${where(js.problem.offset)}: config file ${path} is refused: ${aliasProblemText(js.problem)}`, '--config', path);
+  const doc = js.value;
   if (doc == null) return {};
   if (typeof doc !== 'object' || Array.isArray(doc)) {
     throw new ConfigError(`config file ${path} must be a map of key: value`, '--config', path);

@@ -6,12 +6,27 @@
  * them all, for their spouts to replay. Storm's JdbcInsertBolt and
  * AbstractRedisBolt ack per tuple inside execute; batching is where a
  * database round trip per tuple stops being the bottleneck.
+ *
+ * A write that fails for what one row holds (a subclass says so: `rowRejection`)
+ * would fail its whole batch on every replay, for ever, and the good tuples
+ * batched with it never get through. Such a batch is halved and each half
+ * written again, down to the tuple the store refuses: the others commit and
+ * are acked, only that one is rejected (`rejected`: failed, by default). A
+ * batch of n with k such rows takes at most about 2·k·log2(n) more writes. A
+ * failure that is not about a row (the server is down, the connection
+ * dropped, a column is missing) fails the batch whole, as before.
  */
 import { Bolt, type Conf, type Counter, type OutputCollector, type TopologyContext, type Tuple } from '../../topology-sdk/index.js';
 import { reasonOf } from './broker-link.js';
 import { realConnectorClock, type ConnectorClock } from './connector-clock.js';
-import { ConnectorConfigError, ConnectorWriteError } from './connector-errors.js';
+import { ConnectorConfigError, ConnectorRejectedError, ConnectorWriteError } from './connector-errors.js';
 import { TupleBatcher, type BatchOptions } from './tuple-batcher.js';
+
+/** Why a store refused one row: its own code (PostgreSQL's SQLSTATE) and message. */
+export interface RowRejection {
+  code: string;
+  message: string;
+}
 
 export abstract class BatchingBolt extends Bolt {
   protected collector!: OutputCollector;
@@ -21,6 +36,7 @@ export abstract class BatchingBolt extends Bolt {
   private batches!: Counter;
   private writeMs!: Counter;
   private failedBatches!: Counter;
+  private rejectedRows!: Counter;
 
   protected constructor(
     protected readonly connectorName: string,
@@ -42,6 +58,20 @@ export abstract class BatchingBolt extends Bolt {
     return 1;
   }
 
+  /**
+   * Whether the failed write's error is about what one row holds — then the batch is split to find it — or null when
+   * it is not (the server, the connection, the schema): the batch fails whole. None is, unless a subclass knows.
+   */
+  protected rowRejection(_err: unknown): RowRejection | null {
+    return null;
+  }
+
+  /** A tuple whose row the store refused, alone in its batch: reported and failed, unless a subclass sends it elsewhere. */
+  protected rejected(tuple: Tuple, r: RowRejection): void {
+    this.collector.reportError(new ConnectorRejectedError(this.connectorName, r.code, r.message, 'failed'));
+    this.collector.fail(tuple);
+  }
+
   /** Whether `next` may be written while `writing` are (asked only when maxWrites() > 1). */
   protected mayOverlap(_next: readonly Tuple[], _writing: readonly (readonly Tuple[])[]): boolean {
     return false;
@@ -55,6 +85,7 @@ export abstract class BatchingBolt extends Bolt {
     this.batches = context.registerCounter('connector.batches');
     this.writeMs = context.registerCounter('connector.write.ms');
     this.failedBatches = context.registerCounter('connector.batches.failed');
+    this.rejectedRows = context.registerCounter('connector.rows.rejected');
     this.batcher = new TupleBatcher<Tuple>(
       this.batchOptions,
       { write: (batch) => this.runBatch(batch), maxWrites: this.maxWrites(), mayOverlap: (next, writing) => this.mayOverlap(next, writing) },
@@ -78,9 +109,20 @@ export abstract class BatchingBolt extends Bolt {
     try {
       await this.writeBatch(batch);
     } catch (err) {
-      this.failedBatches.inc();
-      this.collector.reportError(new ConnectorWriteError(this.connectorName, batch.length, reasonOf(err)));
-      for (const t of batch) this.collector.fail(t);
+      const rejection = this.rowRejection(err);
+      if (rejection === null) {
+        this.failedBatches.inc();
+        this.collector.reportError(new ConnectorWriteError(this.connectorName, batch.length, reasonOf(err)));
+        for (const t of batch) this.collector.fail(t);
+      } else if (batch.length === 1) {
+        this.rejectedRows.inc();
+        this.rejected(batch[0]!, rejection);
+      } else {
+        // In order, one half after the other: a later write of a row must not overtake an earlier one.
+        const half = Math.ceil(batch.length / 2);
+        await this.runBatch(batch.slice(0, half));
+        await this.runBatch(batch.slice(half));
+      }
       return;
     }
     this.written.inc(batch.length);

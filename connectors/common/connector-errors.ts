@@ -39,3 +39,24 @@ export class ConnectorWriteError extends HstormError {
     super('HSTORM_ERR_CONNECTOR_WRITE', `${connector}: a batch of ${tuples} tuple(s) was not committed (${reason}); failed them for replay`);
   }
 }
+
+/**
+ * A sink's store refused one row of a batch for what it holds (PostgreSQL's SQLSTATE classes 22 and 23: a value it
+ * cannot take, a constraint): the batch was split until that tuple stood alone, the others were written and acked,
+ * and this one was failed (or sent to the bolt's failure stream), with the store's own message and code.
+ */
+export class ConnectorRejectedError extends HstormError {
+  constructor(
+    readonly connector: string,
+    /** The store's code for it (PostgreSQL's SQLSTATE, e.g. 22021). */
+    readonly storeCode: string,
+    readonly reason: string,
+    /** What became of the tuple. */
+    readonly outcome: 'failed' | 'failure-stream',
+  ) {
+    super(
+      'HSTORM_ERR_CONNECTOR_REJECTED',
+      `${connector}: a row was refused (${reason}; SQLSTATE ${storeCode}); the rest of its batch was written, this tuple ${outcome === 'failed' ? 'was failed' : 'went to the failure stream'}`,
+    );
+  }
+}

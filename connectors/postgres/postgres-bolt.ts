@@ -14,11 +14,22 @@
  * on separate connections, when they share no key (so a later write of a row
  * never overtakes an earlier one). Storm's JdbcInsertBolt writes per tuple with a plain
  * insert (or the query you give it); this bolt batches and upserts by default.
+ *
+ * A batch that fails with an error of SQLSTATE class 22 (data exception: a NUL
+ * byte in text, 22021; a value out of range) or 23 (a constraint) is about
+ * one of its rows: it is split until the row stands alone (BatchingBolt), the
+ * rest is written, and that tuple is failed — or, with `onRejected:
+ * 'failure-stream'`, emitted on the failure stream with the error's message
+ * and SQLSTATE and acked, so that a row PostgreSQL will never take stops
+ * coming back. Any other error (the connection, 08xxx; the server shutting
+ * down, 57P01; a missing column, 42703) fails the batch whole, as before.
  */
 import type pg from 'pg';
 import { z } from 'zod';
-import type { Conf, TopologyContext, Tuple } from '../../topology-sdk/index.js';
-import { BatchingBolt } from '../common/batching-bolt.js';
+import type { Conf, OutputFieldsDeclarer, TopologyContext, Tuple } from '../../topology-sdk/index.js';
+import { BatchingBolt, type RowRejection } from '../common/batching-bolt.js';
+import { ConnectorRejectedError } from '../common/connector-errors.js';
+import { rowRejectionOf } from './row-rejection.js';
 import type { ConnectorClock } from '../common/connector-clock.js';
 import { parseOptions } from '../common/connector-options.js';
 import { batchOptionsSchema } from '../common/tuple-batcher.js';
@@ -41,12 +52,20 @@ const optionsSchema = z
     /** upsert: on a conflict, overwrite the other columns (`update`) or keep the row there (`nothing`). */
     onConflict: z.enum(['update', 'nothing']).default('update'),
     batch: batchOptionsSchema.prefault({}),
+    /** A row PostgreSQL refuses for what it holds (SQLSTATE class 22 or 23): fail its tuple, or send it to the failure stream. */
+    onRejected: z.enum(['fail', 'failure-stream']).default('fail'),
+    /** The stream rejected tuples go to with onRejected: 'failure-stream' (the columns' fields, then reason and sqlstate). */
+    failureStream: z.string().min(1).default('failed'),
   })
   .check((ctx) => {
     const o = ctx.value;
     const columns = Array.isArray(o.columns) ? o.columns : Object.keys(o.columns);
     if (o.mode === 'upsert' && o.conflictColumns === undefined) {
       ctx.issues.push({ code: 'custom', path: ['conflictColumns'], input: undefined, message: "mode 'upsert' needs the key's columns (or mode: 'insert', whose replays duplicate rows)" });
+    }
+    const fields = Array.isArray(o.columns) ? o.columns : Object.values(o.columns);
+    for (const f of ['reason', 'sqlstate']) {
+      if (o.onRejected === 'failure-stream' && fields.includes(f)) ctx.issues.push({ code: 'custom', path: ['columns'], input: o.columns, message: `the failure stream adds a field "${f}" of its own: write the column from a field of another name` });
     }
     for (const k of o.conflictColumns ?? []) {
       if (!columns.includes(k)) ctx.issues.push({ code: 'custom', path: ['conflictColumns'], input: o.conflictColumns, message: `"${k}" is not one of the columns written (${columns.join(', ')})` });
@@ -152,6 +171,26 @@ export class PostgresBolt extends BatchingBolt {
     const byKey = new Map<string, unknown[]>();
     for (const row of rows) byKey.set(keyOf(this.keyIndexes.map((i) => row[i])), row);
     return [...byKey.values()];
+  }
+
+  protected override rowRejection(err: unknown): RowRejection | null {
+    return rowRejectionOf(err);
+  }
+
+  protected override rejected(tuple: Tuple, r: RowRejection): void {
+    if (this.o.onRejected === 'fail') return super.rejected(tuple, r);
+    this.collector.reportError(new ConnectorRejectedError(CONNECTOR, r.code, r.message, 'failure-stream'));
+    this.collector.emit(this.o.failureStream, [tuple], [...this.streamFields().map((f) => tuple.getValueByField(f) ?? null), r.message, r.code]);
+    this.collector.ack(tuple);
+  }
+
+  override declareOutputFields(declarer: OutputFieldsDeclarer): void {
+    if (this.o.onRejected === 'failure-stream') declarer.declareStream(this.o.failureStream, [...this.streamFields(), 'reason', 'sqlstate']);
+  }
+
+  /** The fields a rejected tuple carries on the failure stream: those the columns are written from, each once. */
+  private streamFields(): string[] {
+    return [...new Set(this.fields)];
   }
 
   protected async shutdown(): Promise<void> {

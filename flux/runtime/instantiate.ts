@@ -32,6 +32,19 @@ function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/**
+ * The member `name` of `obj` from its own prototype chain, stopping short of Object.prototype and Function.prototype:
+ * what every object and function has (`constructor`, `call`, `apply`, `bind`, `__proto__`) is not a method of the
+ * class, and through it a Flux file made and ran functions from strings (`factory: constructor`, then `call`).
+ */
+function member(obj: unknown, name: string): { value: unknown } | null {
+  if (obj === null || (typeof obj !== 'object' && typeof obj !== 'function')) return null;
+  for (let p: object | null = obj; p && p !== Object.prototype && p !== Function.prototype; p = Object.getPrototypeOf(p) as object | null) {
+    if (Object.getOwnPropertyDescriptor(p, name)) return { value: (obj as Record<string, unknown>)[name] };
+  }
+  return null;
+}
+
 /** Names of the functions an object has, own and inherited, for "it has: …" in messages. */
 function methodNames(obj: object): string[] {
   const names = new Set<string>();
@@ -91,7 +104,7 @@ export class Instantiator {
     const cls = resolveClass(def.className, this.modules, def.at, `${def.key}.className`);
     let obj: unknown;
     if (def.factory !== null) {
-      const f = (cls as Record<string, unknown> | null)?.[def.factory];
+      const f = member(cls, def.factory)?.value;
       if (typeof f !== 'function') {
         const statics = cls && (typeof cls === 'function' || typeof cls === 'object') ? methodNames(cls) : [];
         throw new FluxClassError(
@@ -122,9 +135,9 @@ export class Instantiator {
     for (const p of def.properties) {
       const value = this.arg(p.value);
       const setter = `set${p.name.charAt(0).toUpperCase()}${p.name.slice(1)}`;
-      if (typeof target[setter] === 'function') {
+      if (typeof member(target, setter)?.value === 'function') {
         this.call(() => (target[setter] as Callable).call(target, value), `${what}: property "${p.name}": ${setter}(…) threw`, p.at, p.key, spec);
-      } else if (p.name in target) {
+      } else if (member(target, p.name)) {
         target[p.name] = value;
       } else {
         const fields = Object.keys(target).filter((k) => typeof target[k] !== 'function');
@@ -137,7 +150,7 @@ export class Instantiator {
       }
     }
     for (const m of def.configMethods) {
-      const fn = target[m.name];
+      const fn = member(target, m.name)?.value;
       if (typeof fn !== 'function') {
         throw new FluxClassError(`${what}: config method "${m.name}" is not a method of ${spec}; its methods: ${methodNames(target).join(', ') || 'none'}`, m.at, m.key, spec);
       }

@@ -2,12 +2,15 @@
  * The state-store contract against a real Redis (Debian's redis-server, one per
  * file, test/helpers/servers/redis.ts), plus what only the Redis provider has:
  * fast failure while Redis is down and recovery once it is back, a key that is
- * not hstorm's, and where its keys are.
+ * not hstorm's, and where its keys are; two topologies whose key prefixes
+ * differ by what one's name adds do not share keys.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
 import { RedisStateStore, type StateStoreSettings } from '../../common/state-store/index.js';
+import { stateNamespace } from '../../topology-sdk/internal/state-namespace.js';
+import { StoreKeyValueState } from '../../topology-sdk/internal/store-key-value-state.js';
 import { stateStoreContract } from '../unit/common/state-store-contract.js';
 import { startTestRedis, type TestRedis } from '../helpers/servers/redis.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -70,6 +73,41 @@ describe('RedisStateStore', function () {
     } finally {
       await raw.close();
       await store.close();
+    }
+  });
+
+  it("keeps topology t1 under prefix hstorm:state:s apart from topology st1 under hstorm:state: (the namespaces once collided)", async () => {
+    const ns = (topologyName: string) => stateNamespace({ topologyName, componentId: 'count', taskIndex: 0 });
+    const state = (store: RedisStateStore, topology: string) => new StoreKeyValueState<string, number>(store, ns(topology), { component: 'count', task: 0, onCorrupt: () => undefined });
+    const entries = (s: StoreKeyValueState<string, number>) => [...s].sort(([a], [b]) => a.localeCompare(b));
+    const st1Store = await connected(settings({ keyPrefix: 'hstorm:state:' }));
+    const t1Store = await connected(settings({ keyPrefix: 'hstorm:state:s' }));
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    try {
+      const st1 = state(st1Store, 'st1');
+      await st1.load();
+      st1.put('a', 1);
+      st1.put('b', 2);
+      await st1.prepare(1);
+      await st1.commit(1);
+      const t1 = state(t1Store, 't1');
+      await t1.load();
+      assert.deepEqual(entries(t1), [], "t1 loaded st1's state");
+      t1.put('a', 100);
+      await t1.prepare(1);
+      await t1.commit(1);
+      const st1Again = state(st1Store, 'st1');
+      await st1Again.load();
+      assert.deepEqual(entries(st1Again), [['a', 1], ['b', 2]], "t1's commit overwrote st1's state");
+      const t1Again = state(t1Store, 't1');
+      await t1Again.load();
+      assert.deepEqual(entries(t1Again), [['a', 100]]);
+      assert.deepEqual((await raw.keys('hstorm:state:*')).sort(), ['hstorm:state:s{t1:count:0}', 'hstorm:state:s{t1:count:0}$txid', 'hstorm:state:{st1:count:0}', 'hstorm:state:{st1:count:0}$txid']);
+    } finally {
+      await raw.close();
+      await st1Store.close();
+      await t1Store.close();
     }
   });
 

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { createClient } from 'redis';
 import { RedisStateStore } from '../../common/state-store/index.js';
 import { StoreKeyValueState } from '../../topology-sdk/internal/store-key-value-state.js';
+import { stateNamespace } from '../../topology-sdk/internal/state-namespace.js';
 import type { TopologyDetail } from '../../nimbus/views.js';
 import { readAcked } from '../fixtures/acking-topology.js';
 import { trueCounts } from '../fixtures/stateful-topology.js';
@@ -110,7 +111,7 @@ describe('stateful bolts on a cluster, with Redis (kill -9, kill and resubmit, R
       await store.ready(30_000);
       const out = new Map<string, number>();
       for (let i = 0; i < COUNTERS; i++) {
-        const s = new StoreKeyValueState<string, number>(store, `${name}:count:${i}`, { component: 'count', task: i, onCorrupt: () => undefined });
+        const s = new StoreKeyValueState<string, number>(store, stateNamespace({ topologyName: name, componentId: 'count', taskIndex: i }), { component: 'count', task: i, onCorrupt: () => undefined });
         await s.load();
         for (const [w, n] of s) out.set(w, (out.get(w) ?? 0) + n);
       }
@@ -249,7 +250,7 @@ describe('stateful bolts on a cluster, with Redis (kill -9, kill and resubmit, R
     await raw.connect();
     try {
       // Garbage under word w3's field of count task 0 (msgpack of "w3" is 0xa2 'w' '3'), and a field that is not msgpack.
-      await raw.hSet(`${PREFIX}${name}:count:0`, [
+      await raw.hSet(`${PREFIX}${stateNamespace({ topologyName: name, componentId: 'count', taskIndex: 0 })}`, [
         [Buffer.from([0xa2, 0x77, 0x33]), Buffer.from([0xc1, 0xde, 0xad])],
         [Buffer.from([0xc1]), Buffer.from([0x01])],
       ]);
@@ -261,7 +262,7 @@ describe('stateful bolts on a cluster, with Redis (kill -9, kill and resubmit, R
     const seen = await describeWhen(name, `${name}: the corrupt entries reported`, (x) => (x.components.count?.state?.corruptEntries ?? 0) >= 2 && committedTxid(x) >= 3);
     const err = seen.components.count!.lastError!.error;
     assert.match(err, /HSTORM_ERR_STATESTORE_CORRUPT|StateCorruptError/);
-    assert.match(err, new RegExp(`state of "count" task \\d+: Redis hash "${PREFIX}${name}:count:0" field "(\\\\xa2w3|\\\\xc1)"`));
+    assert.match(err, new RegExp(`state of "count" task \\d+: Redis hash "${PREFIX}\\{${name}:count:0\\}" field "(\\\\xa2w3|\\\\xc1)"`));
     assert.match(err, /does not decode/);
     await allAcked(name, 600);
     const now = await cluster.describe(name);
@@ -293,7 +294,7 @@ describe('stateful bolts on a cluster, with Redis (kill -9, kill and resubmit, R
     let committedEnd: number;
     try {
       await store.ready(30_000);
-      const progress = new StoreKeyValueState<string, unknown>(store, `${name}:win:0:window`, { component: 'win', task: 0, onCorrupt: () => undefined });
+      const progress = new StoreKeyValueState<string, unknown>(store, stateNamespace({ topologyName: name, componentId: 'win', taskIndex: 0 }, 'window'), { component: 'win', task: 0, onCorrupt: () => undefined });
       await progress.load();
       committedEnd = progress.get('#end') as number;
     } finally {

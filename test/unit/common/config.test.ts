@@ -106,6 +106,20 @@ describe('common/config', () => {
       assert.throws(() => readConfigFile(yamlFile('scalar.yaml', '42\n'), true), configError('--config', 'map'));
     });
 
+    it('refuses a YAML alias bomb with its code, file, line and column, not a ReferenceError', () => {
+      const lol = (n: string, of: string) => `${n}: &${n} [${Array(9).fill(of).join(', ')}]`;
+      const file = yamlFile('bomb.yaml', [lol('a', '"lol"'), lol('b', '*a'), lol('c', '*b'), lol('d', '*c'), lol('e', '*d'), lol('f', '*e')].join('\n'));
+      let err: unknown;
+      try {
+        readConfigFile(file, true);
+      } catch (e) {
+        err = e;
+      }
+      assert.ok(err instanceof ConfigError, String(err));
+      assert.equal(err.code, 'HSTORM_ERR_CONFIG_INVALID');
+      assert.match(err.message, /bomb\.yaml:4:8: config file \S*bomb\.yaml is refused: this alias would expand the document past 100 alias expansions/);
+    });
+
     it('validates file values like any other layer', () => {
       const file = yamlFile('bad-value.yaml', 'nimbus.scheduler: fair\n');
       assert.throws(() => buildConfig([readConfigFile(file, true)], cluster), configError('nimbus.scheduler', '"fair"'));

@@ -25,7 +25,7 @@ interface Sent {
   messageId: unknown;
 }
 
-const NS = 'test:__checkpointspout:0';
+const NS = '{test:__checkpointspout:0}';
 
 async function opened(store: StateStore = new MemoryStateStore(), intervalMs = 1000) {
   const clock = new ManualClock(0);

@@ -153,7 +153,7 @@ async function started(opts: { store?: FlakyStateStore | MemoryStateStore; cpTas
 
 /** Committed entries of the count task's namespace. */
 async function committed(store: MemoryStateStore | FlakyStateStore): Promise<Record<string, number>> {
-  const s = new StoreKeyValueState<string, number>(store, 'test:count:0', { component: 'count', task: 3, onCorrupt: () => undefined });
+  const s = new StoreKeyValueState<string, number>(store, '{test:count:0}', { component: 'count', task: 3, onCorrupt: () => undefined });
   await s.load();
   return Object.fromEntries([...s].sort(([a], [b]) => a.localeCompare(b)));
 }
@@ -161,8 +161,8 @@ async function committed(store: MemoryStateStore | FlakyStateStore): Promise<Rec
 describe('StatefulBolt: the stateful executor', () => {
   it('holds tuples that arrive before initState, then runs them in order on the last committed state', async () => {
     const store = new MemoryStateStore();
-    await store.prepare('test:count:0', 4, [[new Uint8Array([0xa1, 0x61]), new Uint8Array([5])]]); // a = 5, msgpack
-    await store.commit('test:count:0', 4);
+    await store.prepare('{test:count:0}', 4, [[new Uint8Array([0xa1, 0x61]), new Uint8Array([5])]]); // a = 5, msgpack
+    await store.commit('{test:count:0}', 4);
     const { exec, bolt, out } = await started({ store });
     await exec.execute(word('a'));
     await exec.execute(word('b'));
@@ -215,18 +215,18 @@ describe('StatefulBolt: the stateful executor', () => {
 
   it('rolls a prepared transaction forward or back before its state is loaded (recovery after a restart)', async () => {
     const store = new MemoryStateStore();
-    await store.prepare('test:count:0', 7, [[new Uint8Array([0xa1, 0x61]), new Uint8Array([9])]]);
+    await store.prepare('{test:count:0}', 7, [[new Uint8Array([0xa1, 0x61]), new Uint8Array([9])]]);
     const { exec, bolt } = await started({ store });
     await exec.execute(cp(7, 'COMMIT'));
     await exec.execute(cp(7, 'INITSTATE'));
     assert.equal(bolt.counts!.get('a'), 9);
     const other = new MemoryStateStore();
-    await other.prepare('test:count:0', 7, [[new Uint8Array([0xa1, 0x61]), new Uint8Array([9])]]);
+    await other.prepare('{test:count:0}', 7, [[new Uint8Array([0xa1, 0x61]), new Uint8Array([9])]]);
     const back = await started({ store: other });
     await back.exec.execute(cp(7, 'ROLLBACK'));
     await back.exec.execute(cp(6, 'INITSTATE'));
     assert.equal(back.bolt.counts!.get('a'), undefined);
-    assert.deepEqual(await other.txids('test:count:0'), { committed: null, prepared: null });
+    assert.deepEqual(await other.txids('{test:count:0}'), { committed: null, prepared: null });
   });
 
   it('acts on a checkpoint only once every input task sent it', async () => {
@@ -281,7 +281,7 @@ describe('StatefulBolt: the stateful executor', () => {
 
   it('leaves out an entry that does not decode, reporting the key, the component and the task', async () => {
     const store = new MemoryStateStore();
-    await store.write('test:count:0', [
+    await store.write('{test:count:0}', [
       [new Uint8Array([0xa1, 0x61]), new Uint8Array([2])],
       [new Uint8Array([0xa1, 0x62]), new Uint8Array([0xc1, 0xff])], // 0xc1 is never msgpack
       [new Uint8Array([0xc1]), new Uint8Array([1])], // a key that is that byte alone
@@ -293,7 +293,7 @@ describe('StatefulBolt: the stateful executor', () => {
     assert.equal(err.code, 'HSTORM_ERR_STATESTORE_CORRUPT');
     assert.equal(err.component, 'count');
     assert.equal(err.task, 3);
-    assert.match(err.message, /state of "count" task 3: namespace "test:count:0" key "\\xa1b".*the value of key "b" \(2 bytes: "\\xc1\\xff"\) does not decode/);
+    assert.match(err.message, /state of "count" task 3: namespace "\{test:count:0\}" key "\\xa1b".*the value of key "b" \(2 bytes: "\\xc1\\xff"\) does not decode/);
     assert.match((out.errors[1] as Error).message, /key "\\xc1".*its key does not decode/);
     assert.equal(exec.metrics().corruptEntries, 2);
   });

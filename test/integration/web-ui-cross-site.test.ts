@@ -99,7 +99,7 @@ describe('cross-site requests refused by nimbus, with no secret set (chromium, r
       }, targets);
       // A plain HTML form, as a page without script would post it; and nimbus's page in a frame.
       const forms = targets.map((t, i) => `<iframe name="f${i}"></iframe><form method="POST" action="${t}" target="f${i}" enctype="text/plain"><input name="waitSecs" value="0"></form>`);
-      await page.setContent(`<!doctype html>${forms.join('')}<iframe id="framed" src="${nimbus}/"></iframe>`);
+      await page.setContent(`<!doctype html>${forms.join('')}<iframe name="framed" src="${nimbus}/"></iframe>`);
       for (const [i, url] of targets.entries()) {
         const answered = page.waitForResponse((r) => r.url() === url && r.request().method() === 'POST', { timeout: 20_000 });
         await page.evaluate(`document.forms[${i}].submit()`);

@@ -265,6 +265,10 @@ describe('operator views: Storm UI REST API, /metrics and the web UI (real proce
     const failures: string[] = [];
     page.on('pageerror', (e) => failures.push(e.message));
     page.on('requestfailed', (r) => failures.push(`${r.url()}: ${r.failure()?.errorText ?? ''}`));
+    // The page's CSP (ui/web-ui.ts) allows no eval and no inline script: anything it blocks is a failure of the page.
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) failures.push(`CSP: ${m.text()}`);
+    });
 
     await page.goto(`${base}/?refresh=1000#/`);
     await page.locator('[data-testid=topology-row][data-topology=ui]').waitFor({ timeout: 30_000 });

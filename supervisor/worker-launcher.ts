@@ -239,6 +239,8 @@ export class WorkerLauncher {
     this.beatFiles.delete(spec.port);
     const dir = join(this.o.pidDir, String(spec.port));
     try {
+      // The parents first, with the usual mode: the worker user must search them (a recursive mkdir gives each the leaf's mode).
+      mkdirSync(this.o.pidDir, { recursive: true });
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       chmodSync(dir, 0o700);
       if (this.o.runAs) chownSync(dir, this.o.runAs.uid, this.o.runAs.gid);

@@ -13,12 +13,13 @@
  *  - as root, with supervisor.worker.user = nobody and a start timeout
  *    shortened to 15 s, the workers run as nobody for twice that past their
  *    first acks without one restart: the same pids, no death in the
- *    supervisor's report, no "hung worker" in its log, each spout opened once.
- *    (Not root: the supervisor refuses the key at start, naming it.)
+ *    supervisor's report, no "hung worker" in its log, each spout opened once;
+ *    and a shell (Python) topology runs as nobody too, its scripts written out
+ *    beside its code. (Not root: the supervisor refuses the key at start.)
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chownSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import type { OpenProbe } from '../fixtures/conf-probe-topology.js';
@@ -26,6 +27,7 @@ import { PACKAGE_ROOT, ProcessCluster, waitFor } from '../helpers/cluster-proces
 import { sleep } from '../helpers/wait-for.js';
 
 const PROBE = join(PACKAGE_ROOT, 'dist', 'test', 'fixtures', 'conf-probe-topology.js');
+const MULTILANG = join(PACKAGE_ROOT, 'test', 'fixtures', 'multilang');
 const NIMBUS_SECRET = 'inline-nimbus-secret-0123456789abcdef';
 const ZK_PASSWORD = 'zk-inline-password-TAILZK';
 const ZK_AUTH = `hstorm:${ZK_PASSWORD}`;
@@ -50,7 +52,7 @@ describe('secrets never served or handed on; workers as another user never resta
   before(async function () {
     this.timeout(180_000);
     cluster = await ProcessCluster.start({
-      supervisors: [{ id: 'sup-s', slots: 2 }],
+      supervisors: [{ id: 'sup-s', slots: 4 }],
       config: {
         'nimbus.auth.secret': NIMBUS_SECRET,
         'hstorm.zookeeper.auth.payload': ZK_AUTH,
@@ -185,6 +187,22 @@ describe('secrets never served or handed on; workers as another user never resta
     assert.doesNotMatch(cluster.supervisor('sup-s').proc.log(), /restarting a hung worker|worker died/);
     assert.equal(opens().length, 1, 'the spout task opened once');
     for (const pid of pids) assert.equal(uidOf(pid), nobody, `worker ${pid} runs as nobody`);
+  });
+
+  it('runs a shell topology as supervisor.worker.user: its scripts written out beside its code, every sentence acked (root)', async () => {
+    if (!AS_ROOT) return; // the refusal is shown above
+    const sentences = 30;
+    const { id: ml } = await cluster.submit(MULTILANG, 'ml', { 'ml.lang': 'python', 'ml.sentences': sentences, 'ml.output': join(probeDir, 'ml.jsonl'), 'ml.fault.dir': probeDir });
+    const d = await waitFor('every sentence acked', async () => {
+      const x = await cluster.describe('ml');
+      return (x.components['sentences']?.acked ?? 0) >= sentences ? x : null;
+    }, 120_000, 500);
+    cluster.trackPids(d.workers.flatMap((w) => (w.metrics ? [w.metrics.pid] : [])));
+    for (const w of d.workers) assert.equal(uidOf(w.metrics!.pid), nobody);
+    const resources = join(cluster.supervisor('sup-s').localDir, 'stormdist', ml, 'resources');
+    assert.equal(statSync(join(resources, 'splitsentence.py')).uid, nobody, 'the worker wrote its scripts out');
+    assert.equal(statSync(join(cluster.supervisor('sup-s').localDir, 'stormdist', ml, 'topology.mjs')).uid, 0, 'its code stays root\'s');
+    assert.equal(d.components['sentences']?.failed, 0);
   });
 });
 

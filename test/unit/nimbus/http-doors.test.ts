@@ -16,6 +16,7 @@ import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { InMemoryClusterStore } from '../../../common/cluster-state/in-memory-store.js';
 import { buildConfig } from '../../../common/config/index.js';
+import { ConfigError } from '../../../common/errors.js';
 import { silentLogger } from '../../../common/logger.js';
 import type { TopologyDef } from '../../../common/topology-def.js';
 import { ZkPaths } from '../../../common/zk-paths.js';
@@ -138,6 +139,15 @@ describe("nimbus's HTTP doors", () => {
       const list = new HostAllowList(['0.0.0.0', 'alias.example']);
       assert.ok(list.allows('127.0.0.1:1') && list.allows('[::1]:1') && list.allows('localhost') && list.allows('alias.example:1'));
       assert.ok(!list.allows('0.0.0.0') && !list.allows('') && !list.allows('evil.example'), 'a wildcard bind names no host');
+      // The key takes names, not URLs or wildcards, and says so.
+      for (const bad of ['http://nimbus.example.org', '*.example.org', 'a b', 'host:port']) {
+        assert.throws(
+          () => buildConfig([{ 'nimbus.http.allowed.hosts': [bad] }], { allowUserKeys: false }),
+          (err: unknown) => err instanceof ConfigError && err.key === 'nimbus.http.allowed.hosts' && /a host name or address, optionally with :port/.test(err.message),
+          bad,
+        );
+      }
+      assert.deepEqual(buildConfig([{ 'nimbus.http.allowed.hosts': ['[::1]:8443', 'n-1.example.org'] }], { allowUserKeys: false })['nimbus.http.allowed.hosts'], ['[::1]:8443', 'n-1.example.org']);
     });
   });
 

@@ -14,7 +14,7 @@
  * await cluster.killTopology('wc');
  * await cluster.close();
  */
-import { cp } from 'node:fs/promises';
+import { chmod, cp } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { isStateError } from '../common/cluster-state.js';
@@ -86,6 +86,8 @@ export class LocalCluster {
     const dataDir = opts.dataDir ? resolve(opts.dataDir) : await makeTempDir('hstorm-local-');
     const ownsDir = !opts.dataDir;
     const user = opts.clusterConfig ?? {};
+    // A temp dir is 0700: workers running as supervisor.worker.user must search it to reach their own directories.
+    if (ownsDir && user['supervisor.worker.user'] != null) await chmod(dataDir, 0o711);
     const count = Math.max(1, opts.supervisors ?? 1);
     const perSup = Math.max(1, opts.portsNeeded ?? 4);
     // On a laptop without a GPU, GPU components still run (on a CPU backend, reported as a fallback). Metrics every

@@ -24,7 +24,9 @@
  * (read-model.ts), the writes go to the Nimbus.
  *
  * With `nimbus.auth.secret` set, mutating routes, the bundle and the keys need
- * `Authorization: Bearer <secret>` (http-auth.ts).
+ * `Authorization: Bearer <secret>` (http-auth.ts). Whatever the secret,
+ * mutating routes take only JSON requests addressed to this nimbus from its
+ * own origin (http-cross-site.ts): no web page can act through a browser.
  *
  * Every error is `{ error: { code, message } }` with a 4xx/5xx status; no
  * request can make nimbus exit.
@@ -35,6 +37,8 @@ import { withDefaults } from '../common/config/index.js';
 import type { Logger } from '../common/logger.js';
 import type { StormBase } from '../common/storm-base.js';
 import { registerHttpAuth, type HttpAuth } from './http-auth.js';
+import { registerCrossSiteGuard } from './http-cross-site.js';
+import { HostAllowList } from './http-hosts.js';
 import { BadRequestError } from './errors.js';
 import { httpError } from './http-errors.js';
 import {
@@ -60,6 +64,11 @@ export interface HttpApiOptions {
   bodyLimit?: number;
   /** The shared secret mutating routes (and, optionally, reads) need (http-auth.ts); absent: open. */
   auth?: HttpAuth | null;
+  /**
+   * Names besides loopback and this machine's own under which clients may change anything (nimbus.host,
+   * nimbus.http.allowed.hosts; startHttpApi adds the bound address): a request addressed to another is refused (http-cross-site.ts).
+   */
+  allowedHosts?: readonly string[];
 }
 
 export const API_PREFIX = '/api/v1';
@@ -81,6 +90,12 @@ export function buildHttpApi(opts: HttpApiOptions): FastifyInstance {
   });
 
   if (opts.auth) registerHttpAuth(app, opts.auth, log);
+  registerCrossSiteGuard(app, new HostAllowList(opts.allowedHosts ?? []), log);
+  // JSON is what every mutating route needs (http-cross-site.ts), so an empty JSON body must parse (as no body):
+  // Storm's body-less POSTs (`curl -X POST -H 'Content-Type: application/json' …/kill/0`) carry none.
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => (body === '' ? done(null, undefined) : json(req, body as string, done)));
 
   app.get(`${API_PREFIX}/supervisors`, async () => ({ supervisors: await views.supervisors() }));
   app.get(`${API_PREFIX}/topologies`, async () => ({ topologies: await views.topologies() }));
@@ -152,7 +167,7 @@ function statusView(s: StormBase): TopologyStatusView {
 
 /** Builds the API and listens; resolves with the server and the port actually bound (useful with port 0). */
 export async function startHttpApi(opts: HttpApiOptions & { host: string; port: number }): Promise<{ app: FastifyInstance; port: number }> {
-  const app = buildHttpApi(opts);
+  const app = buildHttpApi({ ...opts, allowedHosts: [opts.host, ...(opts.allowedHosts ?? [])] });
   await app.listen({ host: opts.host, port: opts.port });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;

@@ -27,6 +27,8 @@ export interface NimbusSettings {
   curve: boolean;
   /** `nimbus.auth.reads`: with a secret, reads need it too (http-auth.ts). */
   authReads: boolean;
+  /** Names state-changing requests may be addressed to (http-cross-site.ts): nimbus.host and nimbus.http.allowed.hosts. */
+  allowedHosts: string[];
 }
 
 export function nimbusSettings(config: Config): NimbusSettings {
@@ -46,5 +48,6 @@ export function nimbusSettings(config: Config): NimbusSettings {
     httpPort: config['nimbus.http.port'],
     curve: config['hstorm.messaging.curve'],
     authReads: config['nimbus.auth.reads'],
+    allowedHosts: [config['nimbus.host'], ...config['nimbus.http.allowed.hosts']],
   };
 }

@@ -3,11 +3,19 @@
  * holds (through the ClusterReader), the heartbeat tracker's liveness and
  * the heartbeat sampler's memory. It reads and never writes, so it needs
  * no lock: each view is one consistent-enough look, as Storm's UI has.
+ *
+ * It is also the one place where what is shown loses its secrets: the
+ * cluster config and every topology record (its config, its module's and
+ * each component's) leave here redacted (common/security/redaction.ts), so
+ * no view — hstorm's API, Storm's UI API, the web UI, /metrics, describe —
+ * can serve a password, whatever it picks from them.
  */
 import { workerKey } from '../common/assignment.js';
 import type { ClusterState } from '../common/cluster-state.js';
 import type { Config } from '../common/config/index.js';
 import { packageVersion } from '../common/package-root.js';
+import { redactConfig } from '../common/security/redaction.js';
+import type { StormBase } from '../common/storm-base.js';
 import type { ClusterReader } from './cluster-reader.js';
 import { clusterResources, queueOrder, queueView, totalsOf } from './fairness-views.js';
 import type { HeartbeatSampler } from './heartbeat-sampler.js';
@@ -32,20 +40,45 @@ export interface NimbusReadModelDeps {
 
 export class NimbusReadModel implements ClusterReadModel {
   readonly startedAt: number;
+  private readonly shownConfig: Config;
+  /** Each record read, redacted once (the reader's cache hands back the same record until its node changes). */
+  private readonly shownStorms = new WeakMap<StormBase, StormBase>();
 
   constructor(private readonly d: NimbusReadModelDeps) {
     this.startedAt = d.startedAt;
+    this.shownConfig = Object.freeze(redactConfig(d.config));
   }
 
   clusterConfig(): Config {
-    return this.d.config;
+    return this.shownConfig;
+  }
+
+  /** A topology record as views may show it. */
+  private shown(storm: StormBase): StormBase {
+    let s = this.shownStorms.get(storm);
+    if (!s) {
+      const def = { ...storm.def, config: redactConfig(storm.def.config), components: storm.def.components.map((c) => ({ ...c, config: redactConfig(c.config) })) };
+      s = { ...storm, def, config: redactConfig(storm.config) };
+      this.shownStorms.set(storm, s);
+    }
+    return s;
+  }
+
+  private async storms(): Promise<Map<string, StormBase>> {
+    const out = new Map<string, StormBase>();
+    for (const [id, s] of await this.d.reader.storms()) out.set(id, this.shown(s));
+    return out;
+  }
+
+  private async find(nameOrId: string): Promise<StormBase> {
+    return this.shown(await this.d.reader.find(nameOrId));
   }
 
   async clusterSummary(): Promise<ClusterSummary> {
     const { reader } = this.d;
     const supervisors = await reader.supervisors();
     const assignments = await reader.assignments();
-    const storms = await reader.storms();
+    const storms = await this.storms();
     const used = usedSlotKeys(assignments.values());
     let slotsTotal = 0;
     let slotsUsed = 0;
@@ -81,12 +114,12 @@ export class NimbusReadModel implements ClusterReadModel {
 
   async supervisors(): Promise<SupervisorSummary[]> {
     const { reader } = this.d;
-    return supervisorSummaries(await reader.supervisors(), (await reader.assignments()).values(), await reader.storms());
+    return supervisorSummaries(await reader.supervisors(), (await reader.assignments()).values(), await this.storms());
   }
 
   async topologies(): Promise<TopologySummary[]> {
     const { reader } = this.d;
-    const storms = await reader.storms();
+    const storms = await this.storms();
     const assignments = await reader.assignments();
     const supervisors = [...(await reader.supervisors()).values()];
     const totals = totalsOf(supervisors);
@@ -98,7 +131,7 @@ export class NimbusReadModel implements ClusterReadModel {
 
   async topologyDetail(nameOrId: string): Promise<TopologyDetail> {
     const { reader, tracker } = this.d;
-    const storm = await reader.find(nameOrId);
+    const storm = await this.find(nameOrId);
     const assignment = await reader.assignment(storm.id);
     const beats = await reader.heartbeats(storm.id);
     const supervisors = [...(await reader.supervisors()).values()];
@@ -107,7 +140,7 @@ export class NimbusReadModel implements ClusterReadModel {
 
   async queue(): Promise<QueueListing> {
     const { reader } = this.d;
-    const storms = await reader.storms();
+    const storms = await this.storms();
     const now = Date.now();
     const waiting = [...(await reader.assignments()).values()].filter((a) => a.queue && storms.has(a.topologyId));
     waiting.sort((a, b) => queueOrder(a.queue!, b.queue!) || (a.topologyId < b.topologyId ? -1 : 1));
@@ -120,7 +153,7 @@ export class NimbusReadModel implements ClusterReadModel {
   }
 
   async timeseries(nameOrId: string, since?: number): Promise<TopologyTimeseries> {
-    const storm = await this.d.reader.find(nameOrId);
+    const storm = await this.find(nameOrId);
     return { id: storm.id, name: storm.name, points: this.d.sampler.splits.points(storm.id, since) };
   }
 
@@ -128,7 +161,7 @@ export class NimbusReadModel implements ClusterReadModel {
     const { reader, settings } = this.d;
     const supervisors = await reader.supervisors();
     const assignments = await reader.assignments();
-    const storms = await reader.storms();
+    const storms = await this.storms();
     const now = Date.now();
     const resources = clusterResources(supervisors, assignments, storms);
     const holdings = new Map<string, TopologyHoldings>();
@@ -155,7 +188,7 @@ export class NimbusReadModel implements ClusterReadModel {
 
   async topologySnapshot(nameOrId: string): Promise<TopologySnapshot> {
     const { reader, tracker, sampler } = this.d;
-    const storm = await reader.find(nameOrId);
+    const storm = await this.find(nameOrId);
     const assignment = await reader.assignment(storm.id);
     const beats = await reader.heartbeats(storm.id);
     const supervisors = await reader.supervisors();

@@ -7,6 +7,7 @@
  */
 import { buildConfig, CONFIG_KEYS, isKnownKey, validateEntries, type Config, type RawConfig } from '../common/config/index.js';
 import { ConfigError, TopologyValidationError } from '../common/errors.js';
+import { isSecretOrItsFile } from '../common/security/redaction.js';
 import { topologyDefSchema } from '../common/record-schemas.js';
 import { TOPOLOGY_NAME } from '../common/storm-base.js';
 import { ACKER_COMPONENT, CHECKPOINT_COMPONENT, type TopologyDef } from '../common/topology-def.js';
@@ -82,12 +83,29 @@ function rejectClusterKeys(layer: RawConfig, where: string): void {
   }
 }
 
-/** Cluster config, then the module's config, then the submit overrides; validated and frozen. */
+/**
+ * The cluster config a topology's config starts from: all of nimbus's, as Storm
+ * merges it, but for the cluster's secrets and the files that hold them. A
+ * topology's config is stored in ZooKeeper, handed to its code in every
+ * worker and shown by every view; none of those needs nimbus's API secret or
+ * the ZooKeeper credentials (a worker gets the latter from its supervisor,
+ * supervisor/link-keys.ts).
+ */
+function clusterLayer(cluster: Config): RawConfig {
+  const out: RawConfig = {};
+  for (const [k, v] of Object.entries(cluster)) {
+    if (isSecretOrItsFile(k)) continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+/** Cluster config (its secrets left out), then the module's config, then the submit overrides; validated and frozen. */
 export function mergeTopologyConfig(cluster: Config, defConfig: RawConfig, overrides: RawConfig): Config {
   if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) {
     throw new BadRequestError('topology config must be an object of key: value', 'config');
   }
   rejectClusterKeys(defConfig, 'the topology module');
   rejectClusterKeys(overrides, 'the submitted config');
-  return buildConfig([{ ...cluster }, defConfig, overrides], { allowUserKeys: true, where: 'topology config' });
+  return buildConfig([clusterLayer(cluster), defConfig, overrides], { allowUserKeys: true, where: 'topology config' });
 }

@@ -5,9 +5,15 @@
  * `<localdir>/stormdist/<topologyId>/topology.mjs` and cached. The bundle
  * keeps `hstorm` external, so `<localdir>/node_modules/hstorm` links to this
  * installation for its import to resolve.
+ *
+ * With supervisor.worker.user the code stays the supervisor's (a worker may
+ * read it, not change it: group of the worker user, 0750 / 0640), and the
+ * `resources/` directory beside it, where a worker writes out the scripts of
+ * its shell components (topology-sdk/internal/multilang-resources.ts), is the
+ * worker user's, 0750.
  */
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
@@ -17,6 +23,7 @@ import { nimbusAddress } from './nimbus-address.js';
 import type { StormBase } from '../common/storm-base.js';
 import { BundleDownloadError } from './errors.js';
 import { packageRoot } from '../common/package-root.js';
+import { RESOURCES_DIR } from '../common/resources-home.js';
 
 export interface CodeFetcherOptions {
   state: ClusterState;
@@ -28,6 +35,8 @@ export interface CodeFetcherOptions {
   fetchImpl?: typeof fetch;
   /** Largest inflated bundle (`nimbus.bundle.max.inflated.mb`, bytes): nimbus refuses larger, this guards the node too. */
   maxInflatedBytes: number;
+  /** supervisor.worker.user: the user workers run as, who must read the code and write its resources. */
+  workerUser?: { uid: number; gid: number } | null;
 }
 
 const gunzipAsync = promisify(gunzip);
@@ -80,7 +89,10 @@ export class CodeFetcher {
     const file = join(dir, 'topology.mjs');
     const marker = join(dir, 'bundle.sha256');
     await this.ensureHstormLink();
-    if ((await readFile(marker, 'utf8').catch(() => '')) === sha256) return file;
+    if ((await readFile(marker, 'utf8').catch(() => '')) === sha256) {
+      await this.grantWorker(dir, file);
+      return file;
+    }
 
     const { host, port } = await nimbusAddress(this.o.state, { host: this.o.nimbusHost, port: this.o.nimbusPort });
     const url = `http://${host}:${port}/api/v1/topologies/${encodeURIComponent(topologyId)}/bundle`;
@@ -108,8 +120,24 @@ export class CodeFetcher {
     await writeFile(tmp, code);
     await rename(tmp, file);
     await writeFile(marker, sha256);
+    await this.grantWorker(dir, file);
     this.o.log.info({ topology: topologyId, bytes: code.length, sha256 }, 'topology bundle downloaded');
     return file;
+  }
+
+  /** What a worker running as supervisor.worker.user needs of its topology's directory (see the header). */
+  private async grantWorker(dir: string, file: string): Promise<void> {
+    const user = this.o.workerUser;
+    if (!user) return;
+    // -1: the owner stays the supervisor's user.
+    await chown(dir, -1, user.gid);
+    await chmod(dir, 0o750);
+    await chown(file, -1, user.gid);
+    await chmod(file, 0o640);
+    const resources = join(dir, RESOURCES_DIR);
+    await mkdir(resources, { recursive: true });
+    await chown(resources, user.uid, user.gid);
+    await chmod(resources, 0o750);
   }
 
 

@@ -1,29 +1,32 @@
 /**
  * What a supervisor hands its workers for their links and nothing more: the
  * topology's CURVE keys (from nimbus, hstorm.messaging.curve) and the cluster
- * config without nimbus's API secret, which workers never need (they run
- * submitted code; the ZooKeeper credentials they do need stay in).
+ * config without any secret but the ZooKeeper credentials. Workers run
+ * submitted code, so what they hold, that code holds: they need the
+ * ZooKeeper credentials (their assignment, metrics and signals live in
+ * ZooKeeper) and never nimbus's API secret.
  */
 import type { ClusterState } from '../common/cluster-state.js';
 import type { Config, ConfigRecord } from '../common/config/index.js';
 import type { Logger } from '../common/logger.js';
 import type { CurveKeys } from '../common/security/curve-keys.js';
+import { isSecretOrItsFile } from '../common/security/redaction.js';
 import { zookeeperAuthPayload } from '../common/security/secrets.js';
 import { CurveKeyFetcher } from './curve-key-fetcher.js';
 import type { SupervisorSettings } from './supervisor-config.js';
 
-const WORKER_HIDDEN_KEYS = ['nimbus.auth.secret', 'nimbus.auth.secret.file'];
-
 /**
- * The ZooKeeper credentials go inline, read from their file here: a worker
- * running as another user (supervisor.worker.user) could not read a 0600 file.
+ * Every secret-bearing key and the file key of each goes (common/security/redaction.ts); the ZooKeeper credentials
+ * come back inline, read from their file here: a worker running as another user (supervisor.worker.user) could not
+ * read a 0600 file.
  */
 export function workerClusterConfig(config: Config): ConfigRecord {
-  const out: ConfigRecord = { ...config };
-  for (const k of WORKER_HIDDEN_KEYS) delete out[k];
-  const zk = zookeeperAuthPayload(config);
-  delete out['hstorm.zookeeper.auth.payload.file'];
-  out['hstorm.zookeeper.auth.payload'] = zk;
+  const out: ConfigRecord = {};
+  for (const [k, v] of Object.entries(config)) {
+    if (isSecretOrItsFile(k)) continue;
+    out[k] = v;
+  }
+  out['hstorm.zookeeper.auth.payload'] = zookeeperAuthPayload(config);
   return out;
 }
 

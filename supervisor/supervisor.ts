@@ -158,14 +158,17 @@ export class Supervisor {
     this.graceMs = options.workerStopGraceMs ?? 5000;
     const authorizedFetch = fetchWithSecret(options.fetchImpl ?? fetch, nimbusSecret(options.config));
     const entry = options.workerEntry ?? defaultWorkerEntry();
+    const pidDir = join(this.settings.localDir, 'workers', this.settings.id);
+    // A worker running as supervisor.worker.user must search its heartbeat's directory and its topology's code.
+    const runAs = resolveWorkerUser(options.config, { execPath: process.execPath, entry, dirs: [pidDir, join(this.settings.localDir, 'stormdist')] });
     this.launcher = new WorkerLauncher({
       log: this.log,
       entry,
       childopts: this.settings.childopts,
       logDir: join(this.settings.localDir, 'logs'),
-      pidDir: join(this.settings.localDir, 'workers', this.settings.id),
+      pidDir,
       clusterConfig: workerClusterConfig(options.config),
-      runAs: resolveWorkerUser(options.config, { execPath: process.execPath, entry }),
+      runAs,
       ...(options.ipc && { ipc: options.ipc }),
       ...(options.workerEnv && { env: options.workerEnv }),
     });
@@ -177,6 +180,7 @@ export class Supervisor {
       log: this.log,
       maxInflatedBytes: this.settings.maxBundleInflatedBytes,
       fetchImpl: authorizedFetch,
+      workerUser: runAs,
     });
     this.curveKeys = curveKeySource(options, this.settings, this.state, authorizedFetch, this.log);
     this.watcher = new AssignmentWatcher(this.state, () => this.requestSync(), this.log);
@@ -549,7 +553,14 @@ export class Supervisor {
         this.log.warn({ topology: slot.topologyId, port: slot.port, pid: proc.pid, why }, 'restarting a hung worker');
         slot.proc = null;
         slot.nextLaunchAt = 0;
-        await proc.stop(this.graceMs);
+        const exit = await proc.stop(this.graceMs);
+        // A restart counts in the supervisor's report as a death does: describe and the UI show every worker the
+        // supervisor replaced, and why (a worker that could not write its heartbeat was replaced unseen every 30 s).
+        if (this.slots.get(slot.port) !== slot) continue;
+        slot.deaths++;
+        slot.lastExit = { code: exit.code, signal: exit.signal, time: Date.now() };
+        slot.lastError = `restarted by its supervisor: ${why}`;
+        this.registration?.beat().catch((err: unknown) => this.log.debug({ err }, 'could not report the worker restart'));
       }
     }
   }

@@ -10,11 +10,14 @@
  * signature, log file) so a restarted supervisor can adopt the workers its
  * previous incarnation left running, as Storm's supervisor does, instead of
  * restarting them. Each worker writes its local heartbeat to
- * `<pids>/<port>.beat` (common/local-heartbeat.ts): the supervisor judges a
- * worker's health from that file, not from ZooKeeper.
+ * `<pids>/<port>/heartbeat` (common/local-heartbeat.ts): the supervisor judges
+ * a worker's health from that file, not from ZooKeeper. `<pids>/<port>/` is
+ * the one directory a worker writes in, so it is the worker's own: owned by
+ * supervisor.worker.user when set, 0700 — the pid records beside it stay the
+ * supervisor's, out of the worker's reach.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, chownSync, closeSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ConfigRecord } from '../common/config/index.js';
 import type { GpuBinding } from '../common/assignment.js';
@@ -76,6 +79,8 @@ interface PidRecord {
   signature?: string;
   port?: number;
   logFile?: string;
+  /** Where the worker writes its heartbeat; absent in records written before it had a directory of its own (`<pids>/<port>.beat`). */
+  beatFile?: string;
 }
 
 /** A worker process the supervisor runs: one it launched, or one it adopted from its previous incarnation. */
@@ -148,6 +153,9 @@ export class LaunchedWorker implements WorkerProcess {
 }
 
 export class WorkerLauncher {
+  /** Heartbeat file of the worker on each port, where it differs from the default (an adopted worker of an older supervisor). */
+  private readonly beatFiles = new Map<number, string>();
+
   constructor(private readonly o: WorkerLauncherOptions) {}
 
   /** Where worker logs go: `<logDir>/<topologyId>/worker-<port>.log`. */
@@ -161,6 +169,7 @@ export class WorkerLauncher {
 
   launch(spec: WorkerSpec): LaunchedWorker {
     const logFile = this.logFileOf(spec.topologyId, spec.port);
+    const beatFile = this.heartbeatFileFor(spec);
     const launch: WorkerLaunch = {
       topologyId: spec.topologyId,
       supervisorId: spec.supervisorId,
@@ -171,7 +180,7 @@ export class WorkerLauncher {
       clusterConfig: this.o.clusterConfig,
       gpu: spec.gpu,
       ...(spec.curve && { curve: spec.curve }),
-      localHeartbeatFile: this.localHeartbeatFileOf(spec.port),
+      localHeartbeatFile: beatFile,
     };
     let fd: number;
     try {
@@ -210,7 +219,7 @@ export class WorkerLauncher {
       child.emit('exit', null, null);
     });
     const server = this.o.ipc && child.pid !== undefined ? this.o.ipc(child) : null;
-    if (child.pid !== undefined) this.recordPid(spec, child.pid, logFile);
+    if (child.pid !== undefined) this.recordPid(spec, child.pid, logFile, beatFile);
     const w = new LaunchedWorker(spec, child, logFile, server, () => this.forgetPid(spec.port, child.pid));
     this.o.log.info({ topology: spec.topologyId, port: spec.port, pid: child.pid, gpu: spec.gpu?.gpuId ?? null, logFile }, 'worker started');
     return w;
@@ -218,7 +227,27 @@ export class WorkerLauncher {
 
   /** Where the worker on `port` writes its local heartbeat. */
   localHeartbeatFileOf(port: number): string {
-    return join(this.o.pidDir, `${port}.beat`);
+    return this.beatFiles.get(port) ?? join(this.o.pidDir, String(port), 'heartbeat');
+  }
+
+  /**
+   * The worker's own directory, made (again) before each launch: owned by the worker user, 0700, so the worker can
+   * write its heartbeat (a temp file renamed over the last: it needs the directory, not only the file) and no one
+   * but it and the supervisor can read or replace what it writes.
+   */
+  private heartbeatFileFor(spec: WorkerSpec): string {
+    this.beatFiles.delete(spec.port);
+    const dir = join(this.o.pidDir, String(spec.port));
+    try {
+      // The parents first, with the usual mode: the worker user must search them (a recursive mkdir gives each the leaf's mode).
+      mkdirSync(this.o.pidDir, { recursive: true });
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      chmodSync(dir, 0o700);
+      if (this.o.runAs) chownSync(dir, this.o.runAs.uid, this.o.runAs.gid);
+    } catch (err) {
+      throw new WorkerLaunchError(`cannot prepare the worker directory ${dir}: ${(err as Error).message}`, spec.topologyId, spec.port, { cause: err });
+    }
+    return this.localHeartbeatFileOf(spec.port);
   }
 
   /** The last local heartbeat of the worker on `port` (whichever pid wrote it), or null. */
@@ -226,8 +255,8 @@ export class WorkerLauncher {
     return readLocalHeartbeat(this.localHeartbeatFileOf(port));
   }
 
-  private recordPid(spec: WorkerSpec, pid: number, logFile: string): void {
-    const rec: PidRecord = { pid, topologyId: spec.topologyId, entry: this.o.entry, startedAt: Date.now(), port: spec.port, logFile, ...(spec.signature !== undefined && { signature: spec.signature }) };
+  private recordPid(spec: WorkerSpec, pid: number, logFile: string, beatFile: string): void {
+    const rec: PidRecord = { pid, topologyId: spec.topologyId, entry: this.o.entry, startedAt: Date.now(), port: spec.port, logFile, beatFile, ...(spec.signature !== undefined && { signature: spec.signature }) };
     try {
       mkdirSync(this.o.pidDir, { recursive: true });
       writeFileSync(join(this.o.pidDir, `${spec.port}.json`), JSON.stringify(rec));
@@ -271,6 +300,8 @@ export class WorkerLauncher {
         continue;
       }
       const proc = new AdoptedWorker(rec.pid, rec.entry, rec.startedAt, logFile, () => this.forgetPid(port, rec.pid));
+      // It goes on writing where it was told at its launch.
+      this.beatFiles.set(port, rec.beatFile ?? join(this.o.pidDir, `${port}.beat`));
       out.push({ port, topologyId: rec.topologyId, signature, proc });
     }
     await this.reap(others);

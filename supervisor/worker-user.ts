@@ -5,10 +5,13 @@
  * secrets. The user is looked up with `id` (name or uid, its primary group);
  * switching needs root, so a supervisor that is not root refuses at start.
  * So does one whose node or worker script that user cannot reach (a node
- * under /root, as nvm or scripts/with-node.sh put it there): every worker
- * would fail to start, EACCES, for as long as the supervisor ran.
+ * under /root, as nvm or scripts/with-node.sh put it there), or one whose
+ * data dir it cannot search (a hstorm.local.dir under a 0700 directory):
+ * every worker would fail to start, EACCES, or fail to write its heartbeat
+ * and be restarted as hung, for as long as the supervisor ran.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import type { ConfigRecord } from '../common/config/index.js';
 import { ConfigError } from '../common/errors.js';
 
@@ -20,10 +23,12 @@ export interface WorkerUser {
 
 const KEY = 'supervisor.worker.user' as const;
 
-/** What a worker process is: this node running hstorm's worker script. */
+/** What a worker process is: this node running hstorm's worker script, and the directories it must reach. */
 export interface WorkerCommand {
   execPath: string;
   entry: string;
+  /** Directories under hstorm.local.dir the worker must be able to search (its heartbeat's, its code's); made when missing. */
+  dirs?: readonly string[];
 }
 
 export function resolveWorkerUser(config: ConfigRecord, worker?: WorkerCommand): WorkerUser | null {
@@ -45,9 +50,18 @@ export function resolveWorkerUser(config: ConfigRecord, worker?: WorkerCommand):
   return user;
 }
 
-/** Runs `node -e <read the entry>` as the user: refuses when that user cannot run this node or read the worker script. */
+/**
+ * Runs `node -e <check>` as the user: refuses when that user cannot run this node, read the worker script or search
+ * one of the directories a worker needs (its heartbeat directory under hstorm.local.dir, its topology's code).
+ */
 function checkReach(user: WorkerUser, worker: WorkerCommand): void {
-  const r = spawnSync(worker.execPath, ['-e', "require('fs').accessSync(process.argv[1], 4)", worker.entry], {
+  const dirs = worker.dirs ?? [];
+  for (const d of dirs) mkdirSync(d, { recursive: true });
+  const check =
+    "const fs = require('fs'); const [entry, ...dirs] = process.argv.slice(1);" +
+    "for (const [p, mode] of [[entry, fs.constants.R_OK], ...dirs.map((d) => [d, fs.constants.X_OK])]) {" +
+    "  try { fs.accessSync(p, mode); } catch (e) { process.stderr.write(JSON.stringify({ path: p, code: e.code })); process.exit(3); } }";
+  const r = spawnSync(worker.execPath, ['-e', check, worker.entry, ...dirs], {
     uid: user.uid,
     gid: user.gid,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -64,13 +78,26 @@ function checkReach(user: WorkerUser, worker: WorkerCommand): void {
       user.name,
     );
   }
-  if (r.status !== 0) {
-    const why = (r.stderr ?? '').split('\n').find((l) => /Error/.test(l)) ?? `exit ${r.status ?? r.signal}`;
+  if (r.status === 0) return;
+  let refused: { path?: string; code?: string } = {};
+  try {
+    refused = JSON.parse(r.stderr ?? '') as typeof refused;
+  } catch {
+    // node itself failed: its stderr says why
+  }
+  if (refused.path !== undefined && refused.path !== worker.entry) {
     throw new ConfigError(
-      `${KEY}: user "${user.name}" cannot read hstorm's worker script (${worker.entry}: ${why.trim()}), so no worker would start; ` +
-        'install hstorm where that user can read it, or unset the key',
+      `${KEY}: user "${user.name}" cannot reach ${refused.path} (${refused.code ?? 'refused'}), where its workers keep their heartbeat or code, so every worker would fail: ` +
+        'a directory on the way (hstorm.local.dir or one above it) is not searchable by that user; make it searchable (chmod o+x, or g+x with that group) — nothing there needs to be writable — or choose another hstorm.local.dir',
       KEY,
       user.name,
     );
   }
+  const why = refused.code ?? (r.stderr ?? '').split('\n').find((l) => /Error/.test(l))?.trim() ?? `exit ${r.status ?? r.signal}`;
+  throw new ConfigError(
+    `${KEY}: user "${user.name}" cannot read hstorm's worker script (${worker.entry}: ${why}), so no worker would start; ` +
+      'install hstorm where that user can read it, or unset the key',
+    KEY,
+    user.name,
+  );
 }

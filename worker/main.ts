@@ -3,7 +3,7 @@
  * connect to the cluster state, read the topology and the assignment, load
  * the topology module, run the Worker until SIGTERM.
  */
-import { decodeWorkerLaunch } from '../common/worker-env.js';
+import { decodeWorkerLaunch, WORKER_ENV } from '../common/worker-env.js';
 import { createLogger, flushThenExit } from '../common/logger.js';
 import { enableSourceMaps } from '../common/ts-module.js';
 import type { ClusterState } from '../common/cluster-state.js';
@@ -22,6 +22,9 @@ import { releaseWebGpu } from './gpu/gpu-backend.js';
 // Before any topology code loads: stack traces from a compiled TypeScript module or a bundle name the user's lines.
 enableSourceMaps();
 const launch = decodeWorkerLaunch(process.env);
+// The launch holds the ZooKeeper credentials and the CURVE secret key: read once here, it leaves the environment
+// before topology code loads, so neither process.env nor a process that code spawns carries it on.
+delete process.env[WORKER_ENV];
 const log = createLogger('worker').child({ topology: launch.topologyId, port: launch.port });
 
 async function connect(): Promise<ClusterState> {

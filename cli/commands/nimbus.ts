@@ -46,6 +46,7 @@ export function registerNimbus(program: Command): void {
         host: flags.bind,
         port,
         auth: secret === null ? null : { secret, reads: settings.authReads },
+        allowedHosts: settings.allowedHosts,
         plugins: [operatorUi({ readModel: nimbus.readModel, control: nimbus, log })],
       });
       await nimbus.start();

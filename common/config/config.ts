@@ -10,7 +10,10 @@ import { ConfigError } from '../errors.js';
 import { CONFIG_KEYS, RESERVED_PREFIXES, type ConfigKey, type ConfigValue } from './schema.js';
 import { isUnsupportedStormKey, stormKeyHint, stormValueHint } from './storm-keys.js';
 import { closestName } from '../did-you-mean.js';
+import { MAX_CONFIG_DEPTH, nestingDepth } from './value-depth.js';
 import type { z } from 'zod';
+
+export { MAX_CONFIG_DEPTH } from './value-depth.js';
 
 /** A validated config: every known key present with its type; user keys (topology only) as given. */
 export type Config = { readonly [K in ConfigKey]: ConfigValue<K> } & { readonly [key: string]: unknown };
@@ -132,6 +135,7 @@ export interface ValidateOptions {
 export function validateEntries(raw: RawConfig, opts: ValidateOptions): RawConfig {
   const out: RawConfig = {};
   for (const [k, v] of Object.entries(raw)) {
+    checkDepth(k, v, opts.where);
     const reserved = RESERVED_PREFIXES.some((p) => k.startsWith(p));
     // A Storm key (storm.zookeeper.servers, nimbus.seeds…) is refused with the hstorm key to use, even where user keys are allowed.
     if (!reserved && !isKnownKey(k) && stormKeyHint(k) === null) {
@@ -144,6 +148,16 @@ export function validateEntries(raw: RawConfig, opts: ValidateOptions): RawConfi
     out[k] = checkKey(k, v, opts.where);
   }
   return out;
+}
+
+/** Refuses a value nested deeper than MAX_CONFIG_DEPTH before anything recursive (zod, JSON.stringify) reads it. */
+function checkDepth(key: string, value: unknown, where: string | undefined): void {
+  const depth = nestingDepth(value);
+  if (depth <= MAX_CONFIG_DEPTH) return;
+  throw new ConfigError(
+    `invalid value for config key "${key}"${where ? ` in ${where}` : ''}: lists and maps nested more than ${MAX_CONFIG_DEPTH} levels deep; allowed: at most ${MAX_CONFIG_DEPTH} levels`,
+    key,
+  );
 }
 
 /** Defaults, then each layer in order (later wins), validated and frozen. */

@@ -32,6 +32,8 @@ export type DeclaredGpu = z.infer<typeof declaredGpuSchema>;
  */
 export const stateProviderConfigSchema = z.strictObject({
   url: z.string().regex(/^rediss?:\/\/\S+$/, 'a redis:// or rediss:// URL (redis://[user:password@]host:port[/db])').optional(),
+  /** Name of an environment variable holding the URL, read where the worker runs; wins over `url`, so a password stays out of the topology's config. */
+  urlEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
   keyPrefix: z.string().regex(/^[^\s]*$/, 'no spaces').optional(),
   connectTimeoutMs: posInt.optional(),
   commandTimeoutMs: posInt.optional(),
@@ -91,6 +93,12 @@ export const CONFIG_KEYS = {
   'nimbus.auth.secret': key(z.string().min(16, 'at least 16 characters').nullable(), null, 'cluster', 'shared secret of the nimbus HTTP API: every POST and bundle download needs `Authorization: Bearer <secret>` (the CLI and supervisors send it); null: open'),
   'nimbus.auth.secret.file': key(z.string().min(1).nullable(), null, 'cluster', 'file holding nimbus.auth.secret (read at start, surrounding whitespace trimmed); wins over nimbus.auth.secret'),
   'nimbus.auth.reads': key(z.boolean(), false, 'cluster', 'with a nimbus secret, GET routes (API, UI data, /metrics) need it too; the web page itself stays public and asks for the secret'),
+  'nimbus.http.allowed.hosts': key(
+    z.array(z.string().regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(:\d{1,5})?$/, 'a host name or address, optionally with :port (no scheme, no wildcard)')),
+    [],
+    'cluster',
+    "names besides loopback, this machine's names and addresses, nimbus.host and the bound address under which nimbus takes state-changing requests (Host header) and the origins it takes them from (Origin header): a DNS alias clients use, a TLS proxy's host; `name` for any port, `name:port` for one",
+  ),
   'hstorm.zookeeper.auth.payload': key(z.string().regex(/^[^:\s]+:\S+$/, 'user:password').nullable(), null, 'cluster', 'ZooKeeper digest credentials (user:password): every hstorm process adds them, and every znode hstorm creates gets an ACL that lets only them read or write; null: world-open znodes'),
   'hstorm.zookeeper.auth.payload.file': key(z.string().min(1).nullable(), null, 'cluster', 'file holding hstorm.zookeeper.auth.payload (read at start, surrounding whitespace trimmed); wins over hstorm.zookeeper.auth.payload'),
   'hstorm.messaging.curve': key(z.boolean(), false, 'cluster', 'ZeroMQ CURVE between workers: encrypted links, and a worker accepts only peers holding its topology\'s key pair (made by nimbus per topology, fetched by supervisors over the authenticated API); needs nimbus.auth.secret in cluster mode'),
@@ -115,7 +123,7 @@ export const CONFIG_KEYS = {
   'topology.transfer.buffer.size': key(posInt, 8192, 'topology', 'tuples queued towards one remote worker before the sender waits'),
   'topology.transfer.max.frame.bytes': key(z.number().int().min(65536), 64 * 1024 * 1024, 'topology', 'largest ZeroMQ frame a worker accepts (ZeroMQ maxMessageSize; a peer sending a bigger one is disconnected); senders split batches to stay below it, and drop (counted, logged) a single tuple that alone exceeds it'),
   'topology.state.provider': key(z.enum(['memory', 'redis']), 'memory', 'topology', 'where stateful bolts keep their state (Storm\'s topology.state.provider): memory (in the worker process, lost with it: for development and tests) or redis (survives a crash, a kill and a resubmit; topology.state.provider.config says where)'),
-  'topology.state.provider.config': key(stateProviderConfigSchema, {}, 'topology', 'the state store\'s settings, a map: url (redis://host:port[/db], default redis://127.0.0.1:6379), keyPrefix (default "hstorm:state:"), connectTimeoutMs and commandTimeoutMs (default 5000 each: a checkpoint that waits longer on Redis fails and is retried)'),
+  'topology.state.provider.config': key(stateProviderConfigSchema, {}, 'topology', 'the state store\'s settings, a map: url (redis://host:port[/db], default redis://127.0.0.1:6379), urlEnv (the name of an environment variable holding the URL where the workers run, which wins over url: a password then never enters the topology\'s config), keyPrefix (default "hstorm:state:"), connectTimeoutMs and commandTimeoutMs (default 5000 each: a checkpoint that waits longer on Redis fails and is retried)'),
   'topology.state.checkpoint.interval.ms': key(z.number().int().min(100), 1000, 'topology', 'how often stateful bolts checkpoint their state (Storm\'s default 1000, at least 100); a stateful bolt\'s input is acked at the checkpoint after it, so this must be below topology.message.timeout.secs, and topology.max.spout.pending must cover the tuples a spout emits in one interval'),
   'topology.spout.wait.ms': key(z.number().min(0), 1, 'topology', 'spout sleep when nextTuple emits nothing'),
   'topology.subprocess.timeout.secs': key(posNum.nullable(), null, 'topology', 'multilang (ShellBolt/ShellSpout): a subprocess silent this long while it owes an answer (a heartbeat sync, a spout sync) is killed, its pending tuples failed, and it is restarted; null: nimbus.task.timeout.secs, as Storm falls back to supervisor.worker.timeout.secs'),

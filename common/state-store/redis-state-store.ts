@@ -27,6 +27,7 @@
 // eslint-disable-next-line no-restricted-imports
 import type * as Redis from 'redis';
 import { StateStoreError, StateTxidError } from '../errors.js';
+import { redactUrlPasswords } from '../security/redaction.js';
 import { quoteBytes, type StateEntry, type StateStore, type StateStoreSettings, type StateTxids } from './state-store.js';
 
 /** Entries per HSCAN reply and per HSET of a prepare. */
@@ -52,7 +53,10 @@ return 1
 
 type RedisModule = typeof Redis;
 
-function makeClient(redis: RedisModule, s: StateStoreSettings) {
+/** The settings with the URL resolved (openStateStore reads `urlEnv`). */
+export type RedisStateSettings = Omit<StateStoreSettings, 'urlEnv'>;
+
+function makeClient(redis: RedisModule, s: RedisStateSettings) {
   return redis.createClient({
     url: s.url,
     disableOfflineQueue: true,
@@ -81,9 +85,10 @@ export class RedisStateStore implements StateStore {
   private firstConnection: Promise<void> | null;
 
   /** Connects in the background: calls made before Redis answers (or while it is down) fail at once with StateStoreError. */
-  constructor(settings: StateStoreSettings, opts: RedisStateStoreOptions = {}) {
+  constructor(settings: RedisStateSettings, opts: RedisStateStoreOptions = {}) {
     this.prefix = settings.keyPrefix;
-    this.where = `${redactUrl(settings.url)} (key prefix ${JSON.stringify(settings.keyPrefix)})`;
+    // The whole password goes, `@`s included (a password cut at its first `@` left its tail in every log line).
+    this.where = `${redactUrlPasswords(settings.url)} (key prefix ${JSON.stringify(settings.keyPrefix)})`;
     this.connectTimeoutMs = settings.connectTimeoutMs;
     let connected!: () => void;
     this.firstConnection = new Promise<void>((resolve) => (connected = resolve));
@@ -237,7 +242,7 @@ export class RedisStateStore implements StateStore {
       return await fn();
     } catch (err) {
       if (err instanceof StateTxidError || err instanceof StateStoreError) throw err;
-      const why = (err as Error)?.message ?? String(err);
+      const why = redactUrlPasswords((err as Error)?.message ?? String(err));
       throw new StateStoreError(`state store call for ${this.locate(ns)} failed: ${why}`, this.where, { cause: err });
     }
   }
@@ -256,7 +261,3 @@ function buf(b: Uint8Array): Buffer {
   return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 }
 
-/** The URL without its password, for logs and messages. */
-export function redactUrl(url: string): string {
-  return url.replace(/^(rediss?:\/\/[^:@/]*:)[^@/]*@/, '$1***@');
-}

@@ -35,6 +35,8 @@ export interface StateStoreSettings {
   provider: StateProviderName;
   /** Redis: `redis://[user:password@]host:port[/db]`. */
   url: string;
+  /** An environment variable holding the URL, read when the store opens (it wins over `url`); null: `url`. */
+  urlEnv: string | null;
   /** Put before every namespace (Redis key prefix). */
   keyPrefix: string;
   connectTimeoutMs: number;

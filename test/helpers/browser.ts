@@ -17,7 +17,8 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-export async function launchChromium(): Promise<TestBrowser> {
+/** `args`: extra chromium flags (a test mapping a foreign host name to 127.0.0.1 passes `--host-resolver-rules=…`). */
+export async function launchChromium(opts: { args?: readonly string[] } = {}): Promise<TestBrowser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`no chromium at ${CHROMIUM}: run 'apt-get install chromium' (npm test installs it when run as root), or set HSTORM_CHROMIUM`);
   }
@@ -36,6 +37,7 @@ export async function launchChromium(): Promise<TestBrowser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...(opts.args ?? []),
     ],
   });
   return {

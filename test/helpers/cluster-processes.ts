@@ -15,7 +15,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -196,6 +196,8 @@ export class ProcessCluster {
 
   static async start(options: ProcessClusterOptions): Promise<ProcessCluster> {
     const dir = await mkdtemp(join(tmpdir(), 'hstorm-cluster-'));
+    // mkdtemp makes it 0700: a supervisor running workers as supervisor.worker.user needs them to search it.
+    await chmod(dir, 0o711);
     const cluster = new ProcessCluster(dir, await freePort(), await freePort(), `/hstorm-${Math.random().toString(36).slice(2, 8)}`, options);
     liveClusters.add(cluster);
     try {

@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
-import { RedisStateStore, type StateStoreSettings } from '../../common/state-store/index.js';
+import { ConfigError } from '../../common/errors.js';
+import { openStateStore, RedisStateStore, type StateStoreSettings } from '../../common/state-store/index.js';
 import { stateNamespace } from '../../topology-sdk/internal/state-namespace.js';
 import { StoreKeyValueState } from '../../topology-sdk/internal/store-key-value-state.js';
 import { stateStoreContract } from '../unit/common/state-store-contract.js';
@@ -27,7 +28,7 @@ after(async () => {
 });
 
 function settings(overrides: Partial<StateStoreSettings> = {}): StateStoreSettings {
-  return { provider: 'redis', url: redis.url, keyPrefix: `test:${randomUUID()}:`, connectTimeoutMs: 5000, commandTimeoutMs: 5000, ...overrides };
+  return { provider: 'redis', url: redis.url, keyPrefix: `test:${randomUUID()}:`, connectTimeoutMs: 5000, commandTimeoutMs: 5000, urlEnv: null, ...overrides };
 }
 
 async function connected(s: StateStoreSettings): Promise<RedisStateStore> {
@@ -161,13 +162,35 @@ describe('RedisStateStore', function () {
     }
   });
 
-  it('redacts the password from where it says it is', async () => {
-    const store = new RedisStateStore(settings({ url: `redis://user:s3cret@127.0.0.1:${redis.port}` }));
+  it('redacts the password from where it says it is, the part after an "@" in it too', async () => {
+    for (const password of ['s3cret', 's3cret@TAILSECRET', 'a@b@TAILSECRET']) {
+      const store = new RedisStateStore(settings({ url: `redis://user:${password}@127.0.0.1:${redis.port}` }));
+      try {
+        assert.ok(!store.where.includes('s3cret') && !store.where.includes('TAILSECRET'), store.where);
+        assert.match(store.where, new RegExp(`^redis://user:\\*\\*\\*@127\\.0\\.0\\.1:${redis.port} `));
+      } finally {
+        await store.close();
+      }
+    }
+  });
+
+  it('reads the URL from the variable urlEnv names when the store opens, and names the variable, never its value, when it is unset', async () => {
+    const base = { ...settings(), url: 'redis://127.0.0.1:1', urlEnv: 'HSTORM_TEST_STATE_URL' };
+    const store = openStateStore(base, {}, { HSTORM_TEST_STATE_URL: redis.url });
+    assert.ok(store instanceof RedisStateStore);
     try {
-      assert.ok(!store.where.includes('s3cret'), store.where);
-      assert.match(store.where, /user:\*\*\*@/);
+      await store.ready(30_000);
+      assert.match(store.where, new RegExp(`:${redis.port} `), 'the variable wins over url');
     } finally {
       await store.close();
     }
+    assert.throws(
+      () => openStateStore(base, {}, {}),
+      (err: unknown) => err instanceof ConfigError && err.key === 'topology.state.provider.config' && /urlEnv names the environment variable HSTORM_TEST_STATE_URL, which is not set/.test(err.message),
+    );
+    assert.throws(
+      () => openStateStore(base, {}, { HSTORM_TEST_STATE_URL: 'http://user:hunter2@x' }),
+      (err: unknown) => err instanceof ConfigError && /HSTORM_TEST_STATE_URL \(urlEnv\) does not hold a redis/.test(err.message) && !err.message.includes('hunter2'),
+    );
   });
 });

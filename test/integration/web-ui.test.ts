@@ -20,6 +20,8 @@ import { PACKAGE_ROOT, ProcessCluster, processAlive, waitFor } from '../helpers/
 
 const UI_TOPOLOGY = join(PACKAGE_ROOT, 'dist', 'test', 'fixtures', 'ui-topology.js');
 const SHOTS = join(PACKAGE_ROOT, 'bench-results', 'ui');
+/** A Storm UI action as a script sends it: JSON content type (nimbus refuses any other), no body. */
+const STORM_POST = { method: 'POST', headers: { 'content-type': 'application/json' } };
 const GTX1060: DeclaredGpu = { id: 'gtx1060', name: 'GeForce GTX 1060', smCount: 10, coresPerSm: 128, clockMHz: 1708, memoryMB: 6144, computeCapability: '6.1', slots: 2 };
 
 type Json = Record<string, unknown>;
@@ -199,7 +201,7 @@ describe('operator views: Storm UI REST API, /metrics and the web UI (real proce
     assert.match(((await bad.json()) as { error: { message: string } }).error.message, /window must be one of 600, 10800, 86400, :all-time/);
     assert.equal((await fetch(`${base}/api/v1/topology/${id}/component/nope`)).status, 404);
     assert.equal((await fetch(`${base}/api/v1/topology/nope`)).status, 404);
-    const rb = await fetch(`${base}/api/v1/topology/${id}/rebalance/x`, { method: 'POST' });
+    const rb = await fetch(`${base}/api/v1/topology/${id}/rebalance/x`, STORM_POST);
     assert.equal(rb.status, 400);
   });
 
@@ -263,6 +265,10 @@ describe('operator views: Storm UI REST API, /metrics and the web UI (real proce
     const failures: string[] = [];
     page.on('pageerror', (e) => failures.push(e.message));
     page.on('requestfailed', (r) => failures.push(`${r.url()}: ${r.failure()?.errorText ?? ''}`));
+    // The page's CSP (ui/web-ui.ts) allows no eval and no inline script: anything it blocks is a failure of the page.
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) failures.push(`CSP: ${m.text()}`);
+    });
 
     await page.goto(`${base}/?refresh=1000#/`);
     await page.locator('[data-testid=topology-row][data-topology=ui]').waitFor({ timeout: 30_000 });
@@ -297,10 +303,10 @@ describe('operator views: Storm UI REST API, /metrics and the web UI (real proce
     await page.screenshot({ path: join(SHOTS, 'topology-deactivated.png'), fullPage: true });
     assert.deepEqual(failures, [], 'no script error and no failed request (everything is served locally)');
 
-    // Storm's POST actions answer as Storm's do.
-    const r = (await (await fetch(`${base}/api/v1/topology/${id}/activate`, { method: 'POST' })).json()) as Json;
+    // Storm's POST actions answer as Storm's do (sent as a Storm script sends them: JSON, no body).
+    const r = (await (await fetch(`${base}/api/v1/topology/${id}/activate`, STORM_POST)).json()) as Json;
     assert.deepEqual({ ...r, hstorm: undefined }, { topologyOperation: 'activate', topologyId: id, status: 'success', hstorm: undefined });
-    const k = (await (await fetch(`${base}/api/v1/topology/${id}/kill/0`, { method: 'POST' })).json()) as Json;
+    const k = (await (await fetch(`${base}/api/v1/topology/${id}/kill/0`, STORM_POST)).json()) as Json;
     assert.equal(k.topologyOperation, 'kill');
     await waitFor('the topology gone', async () => (await get<{ topologies: Json[] }>('/api/v1/topology/summary')).topologies.length === 0, 30_000, 300);
   });

@@ -3,11 +3,14 @@
  * (here `nobody`), and the topology still runs — word count over two workers
  * with CURVE links, the spouts' tuples acked. A supervisor that is not root
  * cannot switch users and refuses at start, naming the key; so does an
- * unknown user.
+ * unknown user, and a data dir that user cannot search (its workers could
+ * not write their heartbeat). That they then run for good, without restarts:
+ * secrets-and-worker-user.test.ts.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalCluster } from '../../cli/local-cluster.js';
 import { PACKAGE_ROOT } from '../../cli/local-run.js';
@@ -37,6 +40,20 @@ describe('workers as another user (supervisor.worker.user)', function () {
       LocalCluster.start({ log, portsNeeded: 1, clusterConfig: { 'supervisor.worker.user': 'no-such-user-hstorm' } }),
       (err: unknown) => err instanceof ConfigError && err.key === 'supervisor.worker.user' && /no user "no-such-user-hstorm"/.test(err.message),
     );
+  });
+
+  it('refuses, as root, a data dir the worker user cannot search, naming the key and the path (not root: refuses as above)', async () => {
+    const locked = mkdtempSync(join(tmpdir(), 'hstorm-locked-')); // 0700, root's
+    try {
+      const clusterConfig = { 'supervisor.worker.user': 'nobody', 'supervisor.gpu.discovery': 'none' };
+      await assert.rejects(LocalCluster.start({ log, portsNeeded: 1, dataDir: join(locked, 'data'), clusterConfig }), (err: unknown) =>
+        process.getuid?.() === 0
+          ? err instanceof ConfigError && err.key === 'supervisor.worker.user' && /cannot reach .*hstorm-locked-.*data.*not searchable by that user/.test(err.message)
+          : err instanceof ConfigError && /needs a supervisor running as root/.test(err.message),
+      );
+    } finally {
+      rmSync(locked, { recursive: true, force: true });
+    }
   });
 
   it('runs the workers as that user: word count over CURVE links, every spout tuple acked (root), or refuses to start (not root)', async () => {

@@ -68,7 +68,8 @@ export function loadComponent(id: string, component: string, window: Window): Pr
 /** Storm's POST actions; kill and rebalance with a wait of `waitSecs`. */
 export async function act(id: string, action: 'activate' | 'deactivate' | 'kill' | 'rebalance', waitSecs = 0): Promise<void> {
   const path = action === 'kill' || action === 'rebalance' ? `${action}/${waitSecs}` : action;
-  const res = await authorizedFetch(`/api/v1/topology/${encodeURIComponent(id)}/${path}`, { method: 'POST' });
+  // JSON, as nimbus requires of every state-changing request (nimbus/http-cross-site.ts: no other site can send it).
+  const res = await authorizedFetch(`/api/v1/topology/${encodeURIComponent(id)}/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
   if (!res.ok) {
     const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
     throw new Error(body?.error?.message ?? `HTTP ${res.status}`);

@@ -81,7 +81,8 @@ export function SplitChart({ points }: { points: readonly SplitPoint[] }) {
   useEffect(() => {
     let live = true;
     if (!el.current) return;
-    void embed(el.current, spec, { actions: false, renderer: 'svg' }).then((r) => {
+    // ast: Vega's expressions run in its interpreter, not through new Function: the page's CSP allows no eval (ui/web-ui.ts).
+    void embed(el.current, spec, { actions: false, renderer: 'svg', ast: true }).then((r) => {
       if (!live) return r.finalize();
       view.current = r;
       return update(r, latest.current);

@@ -56,6 +56,18 @@ describe('cli config sources', () => {
     assert.throws(() => splitOverrides(['topology.message.timeout.secs=0']), refused('topology.message.timeout.secs', 'in the -c options', /allowed: a number > 0/));
   });
 
+  it('refuses a cluster key no client reads (worker.childopts on submit), naming its scope, instead of dropping it', () => {
+    for (const c of ['worker.childopts=["--max-old-space-size=64"]', 'supervisor.worker.user=nobody', 'nimbus.scheduler=even', 'hstorm.zookeeper.servers=["zk:2181"]']) {
+      const key = c.slice(0, c.indexOf('='));
+      assert.throws(() => clientConfig({ config: file, conf: [c] }), refused(key, 'in the -c options', 'is a cluster key', "the daemons' config", 'nimbus.host, nimbus.http.port'));
+    }
+    // The keys a client does read still configure it; the same keys in its file are tolerated (one hstorm.yaml for all).
+    writeFileSync(join(dir, 'shared.yaml'), 'nimbus.http.port: 7001\nworker.childopts: ["--max-old-space-size=64"]\n');
+    const { config } = clientConfig({ config: join(dir, 'shared.yaml'), conf: ['nimbus.host=example.org', 'nimbus.auth.secret=0123456789abcdef0123'] });
+    assert.equal(config['nimbus.host'], 'example.org');
+    assert.equal(config['nimbus.http.port'], 7001);
+  });
+
   it('still passes the author\'s own keys and valid keys through', () => {
     const { cluster, topology } = splitOverrides(['nimbus.host=example.org', 'topology.workers=3', 'wordcount.words=[a, b]']);
     assert.deepEqual(cluster, { 'nimbus.host': 'example.org' });

@@ -2,8 +2,9 @@
  * Which config keys carry a secret, and the one redaction every shown config
  * goes through (docs/security.md, "Secret-bearing keys"). A key carries a
  * secret when it is one of the cluster's own (`nimbus.auth.secret`,
- * `hstorm.zookeeper.auth.payload`) or its last segment is `password` or
- * `secret` (`db.password`, `myapp.api.secret`, a nested `password`); and
+ * `hstorm.zookeeper.auth.payload`) or its last segment names one —
+ * `password`, `passwd`, `secret`, `token`, `apikey`, `api.key`, `credentials`
+ * (`db.password`, `myapp.api.secret`, a nested `password`); and
  * whatever the key, a string may hold a URL with a password
  * (`redis://user:pass@host`), of which the password goes.
  *
@@ -19,7 +20,8 @@ export const REDACTED = '***';
 /** The cluster's own secrets: nimbus's API secret and the ZooKeeper digest credentials. */
 export const CLUSTER_SECRET_KEYS = ['nimbus.auth.secret', 'hstorm.zookeeper.auth.payload'] as const;
 
-const SECRET_SUFFIX = /(^|\.)(password|secret)$/i;
+/** The last segment of a key that names a secret (`db.password`, `api.token`, `aws.credentials`, `myapp.api.key`). */
+const SECRET_SUFFIX = /(^|\.)(password|passwd|secret|token|apikey|api[._-]key|credentials?)$/i;
 
 export function isSecretKey(key: string): boolean {
   return (CLUSTER_SECRET_KEYS as readonly string[]).includes(key) || SECRET_SUFFIX.test(key);

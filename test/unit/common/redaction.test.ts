@@ -10,7 +10,7 @@ import { isSecretKey, isSecretOrItsFile, redactConfig, redactUrlPasswords, REDAC
 
 describe('secret redaction', () => {
   it('knows the cluster\'s secrets and every key ending in .password or .secret', () => {
-    for (const k of ['nimbus.auth.secret', 'hstorm.zookeeper.auth.payload', 'db.password', 'myapp.api.secret', 'password', 'Mail.PASSWORD']) assert.ok(isSecretKey(k), k);
+    for (const k of ['nimbus.auth.secret', 'hstorm.zookeeper.auth.payload', 'db.password', 'myapp.api.secret', 'password', 'Mail.PASSWORD', 'api.token', 'myapp.api.key', 'aws.credentials', 'smtp.passwd']) assert.ok(isSecretKey(k), k);
     for (const k of ['nimbus.auth.secret.file', 'nimbus.auth.reads', 'passwords.count', 'secretKey', 'topology.workers', 'my.passwordless']) assert.ok(!isSecretKey(k), k);
     assert.ok(isSecretOrItsFile('nimbus.auth.secret.file') && isSecretOrItsFile('hstorm.zookeeper.auth.payload.file') && isSecretOrItsFile('db.password.file'));
     assert.ok(!isSecretOrItsFile('supervisor.logviewer.file') && !isSecretOrItsFile('topology.workers'));

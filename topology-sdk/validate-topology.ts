@@ -53,6 +53,26 @@ export function validateTopology(def: TopologyDef): void {
       if (seen.has(k)) throw new TopologyValidationError(`bolt "${c.id}" subscribes twice to stream "${input.stream}" of "${input.component}"`, c.id);
       seen.add(k);
     }
+    if (c.window?.timestampField) checkTimestampField(c, c.window.timestampField, byId);
+  }
+}
+
+/**
+ * An event-time window reads its timestamp field from every data tuple: a field an input stream does not declare
+ * would fail every tuple of it at run time (HSTORM_ERR_WORKER_TUPLE_FIELD, the run itself looking fine). Found here,
+ * when the topology is built and again at submit. The checkpoint stream never reaches the window.
+ */
+function checkTimestampField(c: ComponentDef, field: string, byId: ReadonlyMap<string, ComponentDef>): void {
+  for (const input of c.inputs) {
+    if (input.stream === CHECKPOINT_STREAM) continue;
+    const stream = byId.get(input.component)?.streams.find((s) => s.id === input.stream);
+    if (!stream || stream.fields.includes(field)) continue;
+    throw new WindowValidationError(
+      `bolt "${c.id}": withTimestampField("${field}") names a field that stream "${stream.id}" of "${input.component}" does not declare ` +
+        `(fields: ${stream.fields.join(', ') || 'none'}): every tuple of it would fail. Name one of those fields, declare "${field}" in "${input.component}"'s declareOutputFields, ` +
+        'or read the time with withTimestampExtractor(fn)',
+      c.id,
+    );
   }
 }
 

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { Count, Duration, Spout, TopologyBuilder, WindowedBolt, type EmitOptions, type OutputCollector, type OutputFieldsDeclarer, type TupleWindow, type Values, type Tuple, type LateTuple } from 'hstorm';
 import { WindowedBoltExecutor } from '../../../topology-sdk/internal/windowed-bolt-executor.js';
-import { validateWindowBounds } from '../../../topology-sdk/validate-topology.js';
+import { validateTopology, validateWindowBounds } from '../../../topology-sdk/validate-topology.js';
 import { buildConfig } from '../../../common/config/index.js';
 import { WindowValidationError } from '../../../common/errors.js';
 import type { TopologyDef } from '../../../common/topology-def.js';
@@ -151,6 +151,33 @@ describe('WindowedBolt in the builder', () => {
     assert.throws(() => new Summer().withWindow(Duration.ofMillis(0)), /at least 1 ms/);
     assert.throws(() => new Summer().withLateTupleStream('__x'), WindowValidationError);
     assert.equal(Duration.ofSeconds(1.5).toMillis(), 1500);
+  });
+
+  it('refuses withTimestampField naming a field an input stream does not declare, naming the bolt, the field and the declared fields (at build and at submit)', () => {
+    const b = new TopologyBuilder();
+    b.setSpout('src', () => new Source());
+    b.setBolt('w', () => new Summer().withTumblingWindow(Duration.ofSeconds(1)).withTimestampField('time')).shuffleGrouping('src');
+    const refused = (e: unknown): boolean => {
+      assert.ok(e instanceof WindowValidationError, String(e));
+      assert.equal(e.code, 'HSTORM_ERR_TOPOLOGY_WINDOW');
+      assert.equal(e.component, 'w');
+      assert.match(e.message, /^bolt "w": withTimestampField\("time"\) names a field that stream "default" of "src" does not declare \(fields: id, ts\): every tuple of it would fail/);
+      assert.match(e.message, /withTimestampExtractor/);
+      return true;
+    };
+    assert.throws(() => b.createTopology(), refused);
+    // Nimbus checks a submitted definition with the same function (nimbus/submit-validation.ts).
+    const ok = new TopologyBuilder();
+    ok.setSpout('src', () => new Source());
+    ok.setBolt('w', () => new Summer().withTumblingWindow(Duration.ofSeconds(1)).withTimestampField('ts')).shuffleGrouping('src');
+    const def = ok.createTopology().def;
+    const renamed: TopologyDef = { ...def, components: def.components.map((c) => (c.window ? { ...c, window: { ...c.window, timestampField: 'time' } } : c)) };
+    assert.throws(() => validateTopology(renamed), refused);
+    // An extractor reads what it likes: nothing to check.
+    const ex = new TopologyBuilder();
+    ex.setSpout('src', () => new Source());
+    ex.setBolt('w', () => new Summer().withTumblingWindow(Duration.ofSeconds(1)).withTimestampExtractor((t) => t.getLongByField('ts'))).shuffleGrouping('src');
+    ex.createTopology();
   });
 });
 

@@ -90,6 +90,7 @@ function checkTimestampField(c: ComponentDef, field: string, byId: ReadonlyMap<s
  */
 export function validateWindowBounds(def: TopologyDef, config: Config): void {
   const byId = new Map(def.components.map((c) => [c.id, c]));
+  validatePendingBounds(def, config, byId);
   for (const c of def.components) {
     if (!c.window) continue;
     // A persistent window's tuples are in the state store, acked at the next checkpoint: the window holds none.
@@ -109,17 +110,88 @@ export function validateWindowBounds(def: TopologyDef, config: Config): void {
         );
       }
     }
-    if (w.length.unit === 'count' && effectiveAckers(config) !== 0) {
-      const [pending, spout] = tightest(spouts, config, 'topology.max.spout.pending');
-      if (pending !== null && w.length.value > pending) {
-        throw new WindowValidationError(
-          `bolt "${c.id}": its count window holds ${w.length.value} tuples, more than topology.max.spout.pending = ${pending}${spout ? ` (spout "${spout}")` : ''} lets be in flight: ` +
-            `the window would never fill, and its tuples would time out and replay. Raise topology.max.spout.pending to at least ${w.length.value} (e.g. -c topology.max.spout.pending=${w.length.value * 2}) or shrink the window`,
-          c.id,
-          { key: 'topology.max.spout.pending', value: pending, needed: w.length.value },
-        );
-      }
-    }
+  }
+}
+
+/**
+ * A count window fills only when the spouts upstream may have enough tuples in flight, and a window's tuples are
+ * in flight until they leave it — and, downstream of another window, until the tuples that window emitted (each
+ * anchored to a whole window of its input) leave this one: every count window on the path counts. Of the windows
+ * that cannot fill, the message names the one that needs most, so its advice is a bound under which all run.
+ */
+function validatePendingBounds(def: TopologyDef, config: Config, byId: ReadonlyMap<string, ComponentDef>): void {
+  if (effectiveAckers(config) === 0) return;
+  let worst: { c: ComponentDef; need: InFlight; pending: number; spout: string | null } | null = null;
+  for (const c of def.components) {
+    const w = c.window;
+    // A persistent window's tuples are in the state store, acked at the next checkpoint: the window holds none.
+    if (!w || w.length.unit !== 'count' || isPersistent(c)) continue;
+    const [pending, spout] = tightest(upstreamSpouts(c, byId), config, 'topology.max.spout.pending');
+    const behind = inputsInFlight(c, w.length.value, byId, new Set([c.id]));
+    const need: InFlight = behind !== null && behind.tuples > w.length.value ? behind : { tuples: w.length.value, via: [] };
+    if (pending !== null && need.tuples > pending && (worst === null || need.tuples > worst.need.tuples)) worst = { c, need, pending, spout };
+  }
+  if (worst === null) return;
+  const { c, need, pending, spout } = worst;
+  const length = c.window!.length.value;
+  const why =
+    need.via.length === 0
+      ? `its count window holds ${length} tuples`
+      : `its count window holds ${length} tuples of ${need.via.map((v) => `"${v}"`).join(' ← ')}, each anchored to a window of its input, so ${need.tuples} spout tuples stay in flight until they leave it`;
+  throw new WindowValidationError(
+    `bolt "${c.id}": ${why}, more than topology.max.spout.pending = ${pending}${spout ? ` (spout "${spout}")` : ''} lets be in flight: ` +
+      `the window would never fill, and its tuples would time out and replay. Raise topology.max.spout.pending to at least ${need.tuples} (e.g. -c topology.max.spout.pending=${need.tuples * 2}) or shrink the window${need.via.length ? 's' : ''}`,
+    c.id,
+    { key: 'topology.max.spout.pending', value: pending, needed: need.tuples },
+  );
+}
+
+/** Spout tuples in flight behind some tuples, and the windows on the way (nearest first). */
+interface InFlight {
+  tuples: number;
+  via: string[];
+}
+
+function isPersistent(c: ComponentDef): boolean {
+  return c.state !== undefined && c.state !== null && c.state.maxEventsInMemory !== null;
+}
+
+/**
+ * Spout tuples in flight while `n` consecutive input tuples of `c` are held (the worst of its inputs); null when
+ * a window upstream is not counted in tuples (a time window: how many tuples it holds depends on the rate).
+ */
+function inputsInFlight(c: ComponentDef, n: number, byId: ReadonlyMap<string, ComponentDef>, visiting: Set<string>): InFlight | null {
+  let worst: InFlight = { tuples: 0, via: [] };
+  for (const input of c.inputs) {
+    if (input.stream === CHECKPOINT_STREAM) continue;
+    const f = outputsInFlight(input.component, n, byId, visiting);
+    if (f === null) return null;
+    if (f.tuples > worst.tuples) worst = f;
+  }
+  return worst;
+}
+
+/**
+ * Spout tuples in flight while `k` consecutive tuples `id` emitted are held downstream. A spout's tuple is itself; a
+ * bolt passes its input's (one tuple out per tuple in, the common case); a count window's k outputs are anchored to
+ * length + (k − 1) × slide of its input tuples (windows overlap by length − slide; with a slide past the length the
+ * tuples between windows are acked at once); a persistent window's outputs to none (its emits are unanchored).
+ */
+function outputsInFlight(id: string, k: number, byId: ReadonlyMap<string, ComponentDef>, visiting: Set<string>): InFlight | null {
+  const c = byId.get(id);
+  if (!c) return null;
+  if (c.kind === 'spout') return { tuples: k, via: [] };
+  if (visiting.has(id)) return null;
+  const w = c.window;
+  if (w && isPersistent(c)) return { tuples: 0, via: [] };
+  if (w && (w.length.unit !== 'count' || w.slide.unit !== 'count')) return null;
+  const span = w ? w.length.value + (k - 1) * Math.min(w.slide.value, w.length.value) : k;
+  visiting.add(id);
+  try {
+    const behind = inputsInFlight(c, span, byId, visiting);
+    return behind && (w ? { tuples: behind.tuples, via: [id, ...behind.via] } : behind);
+  } finally {
+    visiting.delete(id);
   }
 }
 

@@ -7,7 +7,7 @@
  * late tuples and idle inputs. No sleeps: time moves when the test says.
  */
 import assert from 'node:assert/strict';
-import { Count, Duration, Spout, TopologyBuilder, WindowedBolt, type EmitOptions, type OutputCollector, type OutputFieldsDeclarer, type TupleWindow, type Values, type Tuple, type LateTuple } from 'hstorm';
+import { BasicBolt, Count, Duration, Spout, TopologyBuilder, WindowedBolt, type BasicOutputCollector, type EmitOptions, type OutputCollector, type OutputFieldsDeclarer, type TupleWindow, type Values, type Tuple, type LateTuple } from 'hstorm';
 import { WindowedBoltExecutor } from '../../../topology-sdk/internal/windowed-bolt-executor.js';
 import { validateTopology, validateWindowBounds } from '../../../topology-sdk/validate-topology.js';
 import { buildConfig } from '../../../common/config/index.js';
@@ -22,6 +22,16 @@ class Source extends Spout {
   nextTuple(): void {}
   declareOutputFields(d: OutputFieldsDeclarer): void {
     d.declare(['id', 'ts']);
+  }
+}
+
+/** A plain bolt between two windows. */
+class Pass extends BasicBolt {
+  execute(t: Tuple, out: BasicOutputCollector): void {
+    out.emit([t.getValue(0)]);
+  }
+  override declareOutputFields(d: OutputFieldsDeclarer): void {
+    d.declare(['sum']);
   }
 }
 
@@ -218,6 +228,43 @@ describe('window bounds at submit (validateWindowBounds)', () => {
     assert.throws(() => validateWindowBounds(def, conf({ 'topology.max.spout.pending': 200 })), /holds 500 tuples, more than topology.max.spout.pending = 200.*at least 500/);
     validateWindowBounds(def, conf({ 'topology.max.spout.pending': 500 }));
     validateWindowBounds(def, conf({ 'topology.max.spout.pending': 200, 'topology.acker.executors': 0 }));
+  });
+
+  /** src → first → (a plain bolt, when `between`) → second: two count windows on one path. */
+  const chained = (first: () => WindowedBolt, second: () => WindowedBolt, between = false) => {
+    const b = new TopologyBuilder();
+    b.setSpout('src', () => new Source());
+    b.setBolt('first', first).shuffleGrouping('src');
+    if (between) b.setBolt('pass', () => new Pass()).shuffleGrouping('first');
+    b.setBolt('second', second).shuffleGrouping(between ? 'pass' : 'first');
+    return b.createTopology().def;
+  };
+
+  it('counts every count window on the path: one downstream of another holds its input windows\' tuples in flight, and the advice covers it', () => {
+    // 5 tumbling windows of "first", each anchored to 10 spout tuples: 50 in flight before "second" fires.
+    const tumbling = chained(() => new Summer().withTumblingWindow(Count.of(10)), () => new Summer().withTumblingWindow(Count.of(5)));
+    assert.throws(
+      () => validateWindowBounds(tumbling, conf({ 'topology.max.spout.pending': 20 })),
+      (e: WindowValidationError) => {
+        assert.equal(e.component, 'second');
+        assert.match(e.message, /^bolt "second": its count window holds 5 tuples of "first", each anchored to a window of its input, so 50 spout tuples stay in flight until they leave it, more than topology.max.spout.pending = 20/);
+        assert.match(e.message, /Raise topology.max.spout.pending to at least 50 \(e.g. -c topology.max.spout.pending=100\) or shrink the windows$/);
+        assert.deepEqual(e.limit, { key: 'topology.max.spout.pending', value: 20, needed: 50 });
+        return true;
+      },
+    );
+    validateWindowBounds(tumbling, conf({ 'topology.max.spout.pending': 50 }));
+    // Sliding windows overlap: 3 windows of 10 every 5 span 10 + 2 × 5 tuples; a plain bolt between changes nothing.
+    const sliding = chained(() => new Summer().withWindow(Count.of(10), Count.of(5)), () => new Summer().withTumblingWindow(Count.of(3)), true);
+    assert.throws(() => validateWindowBounds(sliding, conf({ 'topology.max.spout.pending': 19 })), (e: WindowValidationError) => e.component === 'second' && e.limit?.needed === 20 && /"first", each anchored/.test(e.message));
+    validateWindowBounds(sliding, conf({ 'topology.max.spout.pending': 20 }));
+    // Of several windows that cannot fill, the advice is the largest need, so one raise is enough.
+    const both = chained(() => new Summer().withTumblingWindow(Count.of(30)), () => new Summer().withTumblingWindow(Count.of(2)));
+    assert.throws(() => validateWindowBounds(both, conf({ 'topology.max.spout.pending': 20 })), (e: WindowValidationError) => e.component === 'second' && e.limit?.needed === 60);
+    // A time window upstream: how many tuples it holds depends on the rate; only the window's own length counts.
+    const timed = chained(() => new Summer().withTumblingWindow(Duration.ofSeconds(1)), () => new Summer().withTumblingWindow(Count.of(5)));
+    validateWindowBounds(timed, conf({ 'topology.max.spout.pending': 5 }));
+    assert.throws(() => validateWindowBounds(timed, conf({ 'topology.max.spout.pending': 4 })), (e: WindowValidationError) => e.component === 'second' && e.limit?.needed === 5);
   });
 });
 

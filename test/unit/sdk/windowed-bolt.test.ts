@@ -136,7 +136,7 @@ describe('WindowedBolt in the builder', () => {
       eventTime: true,
       lagMs: 500,
       watermarkIntervalMs: 1000,
-      idleTimeoutMs: 5000,
+      idleTimeoutMs: null,
       lateStream: 'late',
     });
     assert.deepEqual(win.streams, [
@@ -390,7 +390,54 @@ describe('the windowing bolt (manual clock)', () => {
     assert.equal(exec.metrics().lateDropped, 1);
   });
 
-  it('an idle input task stops holding the watermark back; with every task idle it follows the clock', async () => {
+  it('by default the watermark waits for the data: a source that pauses 8 s and resumes with continuing timestamps has none of its tuples late', async () => {
+    // One tuple every 100 ms of clock, stamped with the clock: 10 per 1 s window, both input tasks alike.
+    const run = async (bolt: Summer) => {
+      const { exec, out, clock } = await prepared(bolt);
+      let id = 0;
+      let ts = 0;
+      const burst = async (n: number) => {
+        for (let i = 0; i < n; i++, ts += 100) {
+          feed(exec, tuple(id++, ts, 1));
+          feed(exec, tuple(id++, ts, 2));
+          await clock.advance(100);
+        }
+      };
+      await burst(30);
+      await clock.advance(8000); // the source pauses; its clock goes on, its timestamps do not
+      await burst(30);
+      // A last pair stamped past the windows, so every window of the 60 steps is due.
+      feed(exec, tuple(id++, ts + 1000, 1));
+      feed(exec, tuple(id++, ts + 1000, 2));
+      await clock.advance(2000);
+      return { exec, out, sent: id };
+    };
+    const bolt = new Summer().withTumblingWindow(Duration.ofSeconds(1)).withTimestampField('ts');
+    const { exec, out, sent } = await run(bolt);
+    assert.equal(exec.metrics().lateDropped, 0, 'no tuple late');
+    assert.deepEqual(bolt.windows.map((w) => [w.start, w.ids.length]), Array.from({ length: 6 }, (_, k) => [k * 1000, 20]), 'six windows of 20, as without the pause');
+    assert.equal(new Set(bolt.windows.flatMap((w) => w.ids)).size, sent - 2);
+    assert.ok(out.failed.length === 0);
+    // withIdleTimeout is the opt-in to hstorm's idle inputs: then the paused source's next tuples are late.
+    const opted = new Summer().withTumblingWindow(Duration.ofSeconds(1)).withTimestampField('ts').withIdleTimeout(Duration.ofSeconds(5));
+    const idle = await run(opted);
+    assert.ok(idle.exec.metrics().lateDropped >= 20, `with withIdleTimeout(5 s) the resumed tuples are late (${idle.exec.metrics().lateDropped})`);
+  });
+
+  it('by default a task never heard from holds the watermark, as Storm waits for every input', async () => {
+    const bolt = new Summer().withTumblingWindow(Duration.ofMillis(100)).withTimestampField('ts');
+    const { exec, clock } = await prepared(bolt);
+    feed(exec, tuple(0, 150, 1));
+    await clock.advance(60_000);
+    assert.equal(exec.metrics().watermark, null, 'task 2 never sent: no watermark, however long');
+    feed(exec, tuple(1, 120, 2));
+    await clock.advance(1000);
+    assert.equal(exec.metrics().watermark, 120);
+    assert.deepEqual(bolt.windows.map((w) => w.ids), []);
+    assert.equal(exec.metrics().lateDropped, 0);
+  });
+
+  it('with withIdleTimeout (opt-in), an idle input task stops holding the watermark back; with every task idle it follows the clock', async () => {
     const bolt = new Summer().withTumblingWindow(Duration.ofMillis(100)).withTimestampField('ts').withIdleTimeout(Duration.ofSeconds(3));
     const { exec, clock } = await prepared(bolt);
     feed(exec, tuple(0, 150, 1));

@@ -18,7 +18,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLocal, PACKAGE_ROOT } from '../../cli/local-run.js';
-import { formatWindow, type RunSummary } from '../../cli/run-summary.js';
+import type { RunSummary } from '../../cli/run-summary.js';
+import { formatWindow } from '../../cli/run-summary-format.js';
 import { modelWindows } from '../helpers/window-model.js';
 import { untilAcked } from '../helpers/until-acked.js';
 import { readPausedWindows } from '../fixtures/paused-source-topology.js';

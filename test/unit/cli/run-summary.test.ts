@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { formatSummary, progressLine, summarize } from '../../../cli/run-summary.js';
+import { summarize } from '../../../cli/run-summary.js';
+import { formatSummary, progressLine } from '../../../cli/run-summary-format.js';
 import type { ExecutorMetrics, WorkerHeartbeat } from '../../../common/storm-base.js';
 import { MetricRegistry } from '../../../topology-sdk/user-metrics.js';
 

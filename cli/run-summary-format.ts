@@ -8,6 +8,7 @@ import type { ComponentGpuSummary } from '../common/metrics-rollup.js';
 import type { ComponentStateStats } from '../common/state-rollup.js';
 import type { ExecutorMetrics, SplitMetrics, WindowMetrics } from '../common/storm-base.js';
 import { failedRun, type RunSummary } from './run-summary.js';
+import type { WorkerCrash } from './worker-history.js';
 import { formatUserMetrics } from './user-metrics-format.js';
 
 /**
@@ -101,9 +102,12 @@ export function formatState(s: ComponentStateStats): string {
 
 /** The human-readable end-of-run summary. */
 export function formatSummary(s: RunSummary): string {
+  const restarted = s.incarnations > s.workers ? ` (${s.incarnations} worker processes: the counts include the ones that died)` : '';
   const lines = [
-    `topology ${s.topology}: ${s.workers} workers, ${s.durationSec} s`,
+    `topology ${s.topology}: ${s.workers} workers${restarted}, ${s.durationSec} s`,
     `  spout tuples acked ${s.acked}, failed ${s.failed}, throughput ${s.throughputPerSec}/s, complete latency p50 ${s.completeLatencyMs.p50} ms, p99 ${s.completeLatencyMs.p99} ms`,
+    ...Object.entries(s.system ?? {}).map(([id, c]) => `  system spout ${id} (not in the counts above): emitted ${c.emitted}, acked ${c.acked}, failed ${c.failed}`),
+    ...(s.crashes ?? []).flatMap(formatCrash),
     `  ${'component'.padEnd(16)}${'executors'.padStart(10)}${'emitted'.padStart(12)}${'executed'.padStart(12)}${'acked'.padStart(12)}${'failed'.padStart(9)}${'exec p50 ms'.padStart(13)}${'exec p99 ms'.padStart(13)}${'capacity'.padStart(10)}`,
   ];
   for (const [id, c] of Object.entries(s.components)) {
@@ -134,6 +138,17 @@ export function formatSummary(s: RunSummary): string {
   if (s.logsDir) lines.push(`  worker logs kept in ${s.logsDir}`);
   else if (failedRun(s)) lines.push('  the worker logs went with the run; run it again with --keep-logs DIR to keep them');
   return lines.join('\n');
+}
+
+/** A worker that died during the run: how, how often, what it ran, its last error. */
+function formatCrash(c: WorkerCrash): string[] {
+  const how = c.lastExit.signal !== null ? `killed by ${c.lastExit.signal}` : `exit code ${c.lastExit.code ?? 'unknown'}`;
+  const lines = [
+    `  worker ${c.host}:${c.port} (${c.components.join(', ') || 'no executors'}) crashed ${c.deaths === 1 ? 'once' : `${c.deaths} times`}, last ${how}, and was restarted; ` +
+      'the counts include each of its processes up to its last heartbeat',
+  ];
+  if (c.lastError) lines.push(`    its last error: ${c.lastError.split('\n')[0]}`);
+  return lines;
 }
 
 /** The GPU lines under a component: what ran (a software adapter and a CPU backend named as such), kernel cost, trouble. */

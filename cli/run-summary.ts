@@ -8,6 +8,7 @@ import { ACKER_COMPONENT } from '../common/topology-def.js';
 import { stateRollup, type ComponentStateStats } from '../common/state-rollup.js';
 import type { ExecutorMetrics, LatencyStats, TupleCounters, WindowMetrics, WorkerHeartbeat } from '../common/storm-base.js';
 import type { TypeCheckResult } from './type-check.js';
+import type { WorkerCrash } from './worker-history.js';
 import { foldUserMetrics, type ComponentUserMetrics } from '../common/user-metrics-fold.js';
 
 export interface ComponentSummary extends TupleCounters {
@@ -46,14 +47,21 @@ export interface LastError {
 
 export interface RunSummary {
   topology: string;
+  /** Worker slots (a worker restarted after a crash is one worker, two incarnations). */
   workers: number;
+  /** Worker processes whose counts are summed: more than `workers` after a crash (cli/worker-history.ts). */
+  incarnations: number;
   durationSec: number;
   /** Emitted by every component but the ackers (Storm UI's topology emitted). */
   emitted: number;
-  /** Emitted by the spouts: the tuples whose trees end acked or failed. */
+  /** Emitted by the topology's own spouts: the tuples whose trees end acked or failed. System spouts are in `system`. */
   spoutEmitted: number;
   acked: number;
   failed: number;
+  /** The system spouts hstorm adds (`__checkpointspout`): their counts, apart from the topology's. */
+  system?: Record<string, { emitted: number; acked: number; failed: number }>;
+  /** Workers that died during the run, and how (`hstorm local`; absent when none did). */
+  crashes?: WorkerCrash[];
   throughputPerSec: number;
   completeLatencyMs: { p50: number; p99: number; mean: number; count: number };
   droppedFrames: number;
@@ -69,24 +77,46 @@ export interface RunSummary {
 }
 
 
+/** Components hstorm adds (ids starting with `__`: the checkpoint spout, the ackers). */
+const isSystem = (id: string): boolean => id.startsWith('__');
+
 /**
  * `spouts` names the spout components (from the topology definition): the
- * headline counts their acked and failed tuples. Without it, a component
+ * headline counts their acked and failed tuples, the system spouts'
+ * (`__checkpointspout`) apart. Without it, a component
  * counts as a spout when it tracks complete latency — which a spout whose
  * every tuple failed never does, so callers with the definition pass it.
  * `declared` (the definition's component ids) puts every component in the summary,
  * in declaration order, one that never reported with zeros.
+ * `gone`: the last heartbeats of worker processes that died during the run
+ * (cli/worker-history.ts): their tuple counts, latencies and errors are
+ * summed in, so the counts cover every incarnation; what describes a task
+ * now (capacity, windows, state, GPU, splits, user metrics) is the running
+ * processes'.
  */
-export function summarize(topology: string, beats: WorkerHeartbeat[], durationSec: number, spouts?: ReadonlySet<string>, declared?: readonly string[]): RunSummary {
+export function summarize(
+  topology: string,
+  beats: WorkerHeartbeat[],
+  durationSec: number,
+  spouts?: ReadonlySet<string>,
+  declared?: readonly string[],
+  gone: readonly WorkerHeartbeat[] = [],
+): RunSummary {
   const byComponent = new Map<string, ExecutorMetrics[]>();
+  const earlier = new Map<string, ExecutorMetrics[]>();
   // Every component of the definition is in the summary, one whose workers never beat too (with zeros): not left out.
   for (const id of declared ?? []) byComponent.set(id, []);
   const lastErrors = new Map<string, { last: LastError; count: number }>();
-  for (const b of beats) {
+  const add = (into: Map<string, ExecutorMetrics[]>, e: ExecutorMetrics): void => {
+    const list = into.get(e.component);
+    if (list) list.push(e);
+    else into.set(e.component, [e]);
+  };
+  for (const b of [...gone, ...beats]) {
+    const running = !gone.includes(b);
     for (const e of b.executors) {
-      const list = byComponent.get(e.component) ?? [];
-      list.push(e);
-      byComponent.set(e.component, list);
+      if (!byComponent.has(e.component)) byComponent.set(e.component, []);
+      add(running ? byComponent : earlier, e);
       for (const err of e.errors ?? []) {
         const seen = lastErrors.get(e.component);
         const candidate = { error: err.error, time: err.time, host: b.host, port: b.port, task: e.task };
@@ -101,22 +131,29 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
   const components: Record<string, ComponentSummary> = {};
   let emitted = 0;
   const spoutExecs: ExecutorMetrics[] = [];
+  const system: NonNullable<RunSummary['system']> = {};
   for (const [id, list] of byComponent) {
     const r = rollup(list);
+    // Counters and latencies over every incarnation of the component's tasks.
+    const all = [...(earlier.get(id) ?? []), ...list];
+    const t = all.length === list.length ? r : rollup(all);
     const c: ComponentSummary = {
       executors: r.executors,
-      emitted: r.emitted,
-      transferred: r.transferred,
-      executed: r.executed,
-      acked: r.acked,
-      failed: r.failed,
-      executeLatencyMs: r.execute.stats(),
+      emitted: t.emitted,
+      transferred: t.transferred,
+      executed: t.executed,
+      acked: t.acked,
+      failed: t.failed,
+      executeLatencyMs: t.execute.stats(),
       // The last report period is usually the idle drain at the end: over the run says how busy the component was.
       capacity: Math.round((r.capacityOverLife ?? r.capacity) * 1000) / 1000,
     };
-    if (r.ticks > 0) c.ticks = r.ticks;
-    if (r.tracksComplete) c.completeLatencyMs = r.complete.stats();
-    if (spouts ? spouts.has(id) : r.tracksComplete) spoutExecs.push(...list);
+    if (t.ticks > 0) c.ticks = t.ticks;
+    if (t.tracksComplete) c.completeLatencyMs = t.complete.stats();
+    if (spouts ? spouts.has(id) : t.tracksComplete) {
+      if (isSystem(id)) system[id] = { emitted: t.emitted, acked: t.acked, failed: t.failed };
+      else spoutExecs.push(...all);
+    }
     const errs = lastErrors.get(id);
     if (errs) {
       c.lastError = errs.last;
@@ -145,21 +182,23 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
   const cs = complete.stats();
   return {
     topology,
-    workers: beats.length,
+    workers: new Set(beats.map((b) => `${b.host}:${b.port}`)).size,
+    incarnations: beats.length + gone.length,
     durationSec: Math.round(durationSec * 10) / 10,
     emitted,
     spoutEmitted,
     acked,
     failed,
+    ...(Object.keys(system).length > 0 && { system }),
     throughputPerSec: durationSec > 0 ? Math.round(acked / durationSec) : 0,
     completeLatencyMs: { p50: cs.p50, p99: cs.p99, mean: cs.mean, count: cs.count },
-    droppedFrames: beats.reduce((s, b) => s + b.droppedFrames, 0),
+    droppedFrames: [...gone, ...beats].reduce((s, b) => s + b.droppedFrames, 0),
     maxWorkerRssMB: Math.max(0, ...beats.map((b) => b.rssMB)),
     components,
   };
 }
 
-/** Something failed in the run: a tuple, a component's error, or an error line in a worker log. */
+/** Something failed in the run: a tuple, a component's error, an error line in a worker log, or a worker died. */
 export function failedRun(s: RunSummary): boolean {
-  return (s.workerLog?.errors ?? 0) > 0 || Object.values(s.components).some((c) => c.failed > 0 || c.lastError !== undefined);
+  return (s.workerLog?.errors ?? 0) > 0 || (s.crashes?.length ?? 0) > 0 || Object.values(s.components).some((c) => c.failed > 0 || c.lastError !== undefined);
 }

@@ -160,7 +160,8 @@ async function waitDrained(latest: () => Promise<WorkerHeartbeat[]>, maxMs: numb
     const beats = await latest();
     const progress = beats.reduce((s, b) => s + b.executors.reduce((t, e) => t + e.executed + e.acked + e.failed + e.emitted, 0), 0);
     const queued = beats.reduce((s, b) => s + b.executors.reduce((t, e) => t + e.queueDepth, 0), 0);
-    if (progress === last && queued === 0) return;
+    // No heartbeat yet is not quiet: on a loaded machine a short run may end before its workers have started.
+    if (beats.length > 0 && progress === last && queued === 0) return;
     last = progress;
   }
 }

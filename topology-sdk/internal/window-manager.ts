@@ -17,7 +17,9 @@
  *   due once the watermark reaches its end (processing time: the clock).
  * - Count-slide windows end at every `slide`-th released item: the last
  *   `length` items for a count length, or the items stamped in
- *   (t − length, t] for a time length, t being the ending item's stamp.
+ *   (t − length, t] for a time length, t being the ending item's stamp. An
+ *   item added as not counting (a stateful window's replay it had
+ *   evaluated) is in windows but not among those `slide`.
  * - Every window is a contiguous run of seqs, so `new` and `expired` are
  *   differences of two runs. Empty windows are skipped; so is a count-length
  *   window on a time slide that has nothing new (after the input stops it

@@ -14,7 +14,7 @@ import { Fields } from '../../../topology-sdk/fields.js';
 import { RuntimeTuple } from '../../../worker/executor/runtime-tuple.js';
 import { StatefulBoltExecutor } from '../../../topology-sdk/internal/stateful-bolt-executor.js';
 import { MessageIdWindowExecutor, PersistentWindowExecutor, statefulWindowedExecutor } from '../../../topology-sdk/internal/stateful-windowed-bolt-executor.js';
-import { validateWindowBounds } from '../../../topology-sdk/validate-topology.js';
+import { validateWindowBounds } from '../../../topology-sdk/validate-bounds.js';
 import { fakeContext } from '../../helpers/fake-context.js';
 import { ManualClock } from '../../helpers/manual-clock.js';
 

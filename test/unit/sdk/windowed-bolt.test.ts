@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict';
 import { BasicBolt, Count, Duration, Spout, TopologyBuilder, WindowedBolt, type BasicOutputCollector, type EmitOptions, type OutputCollector, type OutputFieldsDeclarer, type TupleWindow, type Values, type Tuple, type LateTuple } from 'hstorm';
 import { WindowedBoltExecutor } from '../../../topology-sdk/internal/windowed-bolt-executor.js';
-import { validateTopology, validateWindowBounds } from '../../../topology-sdk/validate-topology.js';
+import { validateTopology } from '../../../topology-sdk/validate-topology.js';
+import { validateWindowBounds } from '../../../topology-sdk/validate-bounds.js';
 import { buildConfig } from '../../../common/config/index.js';
 import { WindowValidationError } from '../../../common/errors.js';
 import type { TopologyDef } from '../../../common/topology-def.js';

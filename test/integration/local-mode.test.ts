@@ -93,7 +93,9 @@ describe('local mode (multi-process)', function () {
     const logs = join(dir, 'kept-logs');
     const summary = await runLocal({
       module: join(PACKAGE_ROOT, 'test/fixtures/always-throwing-bolt-topology'),
-      durationSec: 2,
+      // Until every tuple failed, not 2 s: on a busy machine the worker may start after 2 s, its spout then deactivated.
+      durationSec: 60,
+      until: (s) => (s.components.numbers?.failed ?? 0) >= 200,
       overrides: { 'throwing.messages': 200 },
       onWorkerLog: (l) => lines.push(l),
       keepLogsIn: logs,
@@ -156,7 +158,7 @@ describe('local mode (multi-process)', function () {
       ].join('\n'),
     );
     const checks: TypeCheckResult[] = [];
-    const summary = await runLocal({ module: join(mod, 'index.ts'), durationSec: 2, overrides: {}, onTypeCheck: (r) => checks.push(r) });
+    const summary = await runLocal({ module: join(mod, 'index.ts'), durationSec: 60, until: (s) => s.acked + s.failed >= 100, overrides: {}, onTypeCheck: (r) => checks.push(r) });
     {
       assert.equal(checks.length, 1);
       assert.deepEqual(

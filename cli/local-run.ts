@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { LocalCluster } from './local-cluster.js';
 import { summarize, type RunSummary } from './run-summary.js';
 import { crashLoopOf } from './crash-loop.js';
+import { WorkerHistory } from './worker-history.js';
 import { WorkerLogTail, type WorkerLogLine } from './worker-log-tail.js';
 import { isTypeScript } from '../common/ts-module.js';
 import { typeCheckModule, type TypeCheckResult } from './type-check.js';
@@ -95,27 +96,40 @@ async function runChecked(opts: LocalRunOptions, source: TopologySource): Promis
   let summary: RunSummary | null = null;
   try {
     const { topologyId } = await cluster.submit(name, loaded, def, topologyConfig);
-    const latest = async (): Promise<WorkerHeartbeat[]> => cluster.heartbeats(topologyId);
+    // Every heartbeat read goes through the history, so a worker restarted after a crash keeps its earlier counts.
+    const history = new WorkerHistory();
+    const latest = async (): Promise<WorkerHeartbeat[]> => {
+      history.observe(await cluster.heartbeats(topologyId));
+      return history.running();
+    };
+    const summaryNow = async (elapsed: number): Promise<RunSummary> => summarize(name, await latest(), elapsed, spouts, componentIds, history.departed());
     if (opts.onProgress) {
       timer = setInterval(() => {
         const elapsed = (performance.now() - started) / 1000;
-        void latest().then((b) => opts.onProgress?.(summarize(name, b, elapsed, spouts, componentIds), elapsed));
+        void summaryNow(elapsed).then((s) => opts.onProgress?.(s, elapsed));
       }, 1000);
     }
     // About once a second: stop at a worker that keeps dying at start (crash-loop.ts), and at the caller's condition.
     const deadline = started + opts.durationSec * 1000;
     while (performance.now() < deadline && !opts.signal?.aborted) {
       await sleep(Math.min(1000, Math.max(0, deadline - performance.now())), opts.signal);
-      const looping = crashLoopOf(await cluster.topologyDetail(name));
+      const detail = await cluster.topologyDetail(name);
+      history.noteExits(detail);
+      const looping = crashLoopOf(detail);
       if (looping) throw looping;
       const elapsed = (performance.now() - started) / 1000;
-      if (opts.until?.(summarize(name, await latest(), elapsed, spouts, componentIds), elapsed)) break;
+      const live = await summaryNow(elapsed);
+      if (opts.until?.(live, elapsed)) break;
     }
     const runSec = (performance.now() - started) / 1000;
+    history.noteExits(await cluster.topologyDetail(name));
     await cluster.deactivate(name);
     await waitDrained(latest, (opts.drainSec ?? 5) * 1000, secsToMs(cluster.config['worker.heartbeat.frequency.secs']));
     await cluster.shutdown();
-    summary = summarize(name, await latestOrEmpty(cluster, topologyId), runSec, spouts, componentIds);
+    history.observe(await latestOrEmpty(cluster, topologyId));
+    summary = summarize(name, history.running(), runSec, spouts, componentIds, history.departed());
+    const crashes = history.workerCrashes();
+    if (crashes.length > 0) summary.crashes = crashes;
     return summary;
   } finally {
     if (timer) clearInterval(timer);
@@ -146,7 +160,8 @@ async function waitDrained(latest: () => Promise<WorkerHeartbeat[]>, maxMs: numb
     const beats = await latest();
     const progress = beats.reduce((s, b) => s + b.executors.reduce((t, e) => t + e.executed + e.acked + e.failed + e.emitted, 0), 0);
     const queued = beats.reduce((s, b) => s + b.executors.reduce((t, e) => t + e.queueDepth, 0), 0);
-    if (progress === last && queued === 0) return;
+    // No heartbeat yet is not quiet: on a loaded machine a short run may end before its workers have started.
+    if (beats.length > 0 && progress === last && queued === 0) return;
     last = progress;
   }
 }

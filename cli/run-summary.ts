@@ -1,16 +1,15 @@
 /**
  * Folds worker heartbeats into the summary `hstorm local` prints: totals per
  * component and for the topology, with latency percentiles merged from the
- * executors' histograms (not averaged).
+ * executors' histograms (not averaged). In words: run-summary-format.ts.
  */
 import { gpuSummary, rollup, type ComponentGpuSummary } from '../common/metrics-rollup.js';
-import { isGpuBackend } from '../common/gpu-backends.js';
 import { ACKER_COMPONENT } from '../common/topology-def.js';
 import { stateRollup, type ComponentStateStats } from '../common/state-rollup.js';
-import type { ExecutorMetrics, LatencyStats, SplitMetrics, TupleCounters, WindowMetrics, WorkerHeartbeat } from '../common/storm-base.js';
+import type { ExecutorMetrics, LatencyStats, TupleCounters, WindowMetrics, WorkerHeartbeat } from '../common/storm-base.js';
 import type { TypeCheckResult } from './type-check.js';
+import type { WorkerCrash } from './worker-history.js';
 import { foldUserMetrics, type ComponentUserMetrics } from '../common/user-metrics-fold.js';
-import { formatUserMetrics } from './user-metrics-format.js';
 
 export interface ComponentSummary extends TupleCounters {
   executors: number;
@@ -48,14 +47,21 @@ export interface LastError {
 
 export interface RunSummary {
   topology: string;
+  /** Worker slots (a worker restarted after a crash is one worker, two incarnations). */
   workers: number;
+  /** Worker processes whose counts are summed: more than `workers` after a crash (cli/worker-history.ts). */
+  incarnations: number;
   durationSec: number;
   /** Emitted by every component but the ackers (Storm UI's topology emitted). */
   emitted: number;
-  /** Emitted by the spouts: the tuples whose trees end acked or failed. */
+  /** Emitted by the topology's own spouts: the tuples whose trees end acked or failed. System spouts are in `system`. */
   spoutEmitted: number;
   acked: number;
   failed: number;
+  /** The system spouts hstorm adds (`__checkpointspout`): their counts, apart from the topology's. */
+  system?: Record<string, { emitted: number; acked: number; failed: number }>;
+  /** Workers that died during the run, and how (`hstorm local`; absent when none did). */
+  crashes?: WorkerCrash[];
   throughputPerSec: number;
   completeLatencyMs: { p50: number; p99: number; mean: number; count: number };
   droppedFrames: number;
@@ -71,24 +77,46 @@ export interface RunSummary {
 }
 
 
+/** Components hstorm adds (ids starting with `__`: the checkpoint spout, the ackers). */
+const isSystem = (id: string): boolean => id.startsWith('__');
+
 /**
  * `spouts` names the spout components (from the topology definition): the
- * headline counts their acked and failed tuples. Without it, a component
+ * headline counts their acked and failed tuples, the system spouts'
+ * (`__checkpointspout`) apart. Without it, a component
  * counts as a spout when it tracks complete latency — which a spout whose
  * every tuple failed never does, so callers with the definition pass it.
  * `declared` (the definition's component ids) puts every component in the summary,
  * in declaration order, one that never reported with zeros.
+ * `gone`: the last heartbeats of worker processes that died during the run
+ * (cli/worker-history.ts): their tuple counts, latencies and errors are
+ * summed in, so the counts cover every incarnation; what describes a task
+ * now (capacity, windows, state, GPU, splits, user metrics) is the running
+ * processes'.
  */
-export function summarize(topology: string, beats: WorkerHeartbeat[], durationSec: number, spouts?: ReadonlySet<string>, declared?: readonly string[]): RunSummary {
+export function summarize(
+  topology: string,
+  beats: WorkerHeartbeat[],
+  durationSec: number,
+  spouts?: ReadonlySet<string>,
+  declared?: readonly string[],
+  gone: readonly WorkerHeartbeat[] = [],
+): RunSummary {
   const byComponent = new Map<string, ExecutorMetrics[]>();
+  const earlier = new Map<string, ExecutorMetrics[]>();
   // Every component of the definition is in the summary, one whose workers never beat too (with zeros): not left out.
   for (const id of declared ?? []) byComponent.set(id, []);
   const lastErrors = new Map<string, { last: LastError; count: number }>();
-  for (const b of beats) {
+  const add = (into: Map<string, ExecutorMetrics[]>, e: ExecutorMetrics): void => {
+    const list = into.get(e.component);
+    if (list) list.push(e);
+    else into.set(e.component, [e]);
+  };
+  for (const b of [...gone, ...beats]) {
+    const running = !gone.includes(b);
     for (const e of b.executors) {
-      const list = byComponent.get(e.component) ?? [];
-      list.push(e);
-      byComponent.set(e.component, list);
+      if (!byComponent.has(e.component)) byComponent.set(e.component, []);
+      add(running ? byComponent : earlier, e);
       for (const err of e.errors ?? []) {
         const seen = lastErrors.get(e.component);
         const candidate = { error: err.error, time: err.time, host: b.host, port: b.port, task: e.task };
@@ -103,22 +131,29 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
   const components: Record<string, ComponentSummary> = {};
   let emitted = 0;
   const spoutExecs: ExecutorMetrics[] = [];
+  const system: NonNullable<RunSummary['system']> = {};
   for (const [id, list] of byComponent) {
     const r = rollup(list);
+    // Counters and latencies over every incarnation of the component's tasks.
+    const all = [...(earlier.get(id) ?? []), ...list];
+    const t = all.length === list.length ? r : rollup(all);
     const c: ComponentSummary = {
       executors: r.executors,
-      emitted: r.emitted,
-      transferred: r.transferred,
-      executed: r.executed,
-      acked: r.acked,
-      failed: r.failed,
-      executeLatencyMs: r.execute.stats(),
+      emitted: t.emitted,
+      transferred: t.transferred,
+      executed: t.executed,
+      acked: t.acked,
+      failed: t.failed,
+      executeLatencyMs: t.execute.stats(),
       // The last report period is usually the idle drain at the end: over the run says how busy the component was.
       capacity: Math.round((r.capacityOverLife ?? r.capacity) * 1000) / 1000,
     };
-    if (r.ticks > 0) c.ticks = r.ticks;
-    if (r.tracksComplete) c.completeLatencyMs = r.complete.stats();
-    if (spouts ? spouts.has(id) : r.tracksComplete) spoutExecs.push(...list);
+    if (t.ticks > 0) c.ticks = t.ticks;
+    if (t.tracksComplete) c.completeLatencyMs = t.complete.stats();
+    if (spouts ? spouts.has(id) : t.tracksComplete) {
+      if (isSystem(id)) system[id] = { emitted: t.emitted, acked: t.acked, failed: t.failed };
+      else spoutExecs.push(...all);
+    }
     const errs = lastErrors.get(id);
     if (errs) {
       c.lastError = errs.last;
@@ -147,162 +182,23 @@ export function summarize(topology: string, beats: WorkerHeartbeat[], durationSe
   const cs = complete.stats();
   return {
     topology,
-    workers: beats.length,
+    workers: new Set(beats.map((b) => `${b.host}:${b.port}`)).size,
+    incarnations: beats.length + gone.length,
     durationSec: Math.round(durationSec * 10) / 10,
     emitted,
     spoutEmitted,
     acked,
     failed,
+    ...(Object.keys(system).length > 0 && { system }),
     throughputPerSec: durationSec > 0 ? Math.round(acked / durationSec) : 0,
     completeLatencyMs: { p50: cs.p50, p99: cs.p99, mean: cs.mean, count: cs.count },
-    droppedFrames: beats.reduce((s, b) => s + b.droppedFrames, 0),
+    droppedFrames: [...gone, ...beats].reduce((s, b) => s + b.droppedFrames, 0),
     maxWorkerRssMB: Math.max(0, ...beats.map((b) => b.rssMB)),
     components,
   };
 }
 
-/**
- * One line for the live progress display. It counts spout tuples only — emitted, acked, failed — so the three compare:
- * the bolts' emits are in the table at the end, and summed in with the spouts' they read as lost tuples.
- */
-export function progressLine(s: RunSummary, elapsedSec: number): string {
-  const split = splitLine(s);
-  return (
-    `${elapsedSec.toFixed(0)}s  workers ${s.workers}  spout tuples emitted ${s.spoutEmitted} acked ${s.acked} failed ${s.failed}  ` +
-    `complete p50 ${s.completeLatencyMs.p50} ms p99 ${s.completeLatencyMs.p99} ms${split ? `  ${split}` : ''}`
-  );
-}
-
-/** γ of the (first) split, for the progress line; null when the topology has none. */
-function splitLine(s: RunSummary): string | null {
-  for (const c of Object.values(s.components)) {
-    const split = c.split && splitTotals(c.split);
-    if (split) return `γ=${split.gamma.toFixed(3)}`;
-  }
-  return null;
-}
-
-interface SplitTotals {
-  /** The controller task's γ (every task applies the one it publishes). */
-  gamma: number;
-  delta: number | null;
-  latCpuMs: number | null;
-  latGpuMs: number | null;
-  windows: number;
-  sentCpu: number;
-  sentGpu: number;
-  sides: SplitMetrics['sides'];
-}
-
-function splitTotals(tasks: readonly (ExecutorMetrics['split'] | undefined)[]): SplitTotals | null {
-  const all = tasks.filter((t) => t !== undefined);
-  const head = all.find((t) => t.controller) ?? all[0];
-  if (!head) return null;
-  return {
-    gamma: head.gamma,
-    delta: head.delta,
-    latCpuMs: head.latCpuMs,
-    latGpuMs: head.latGpuMs,
-    windows: head.windows,
-    sides: head.sides,
-    sentCpu: all.reduce((n, t) => n + t.sentCpu, 0),
-    sentGpu: all.reduce((n, t) => n + t.sentGpu, 0),
-  };
-}
-
-/** The split line under a spout that splits between CPU and GPU bolts (DESIGN §8): γ, δ, the latencies it came from, what was sent. */
-function formatSplit(tasks: readonly (ExecutorMetrics['split'] | undefined)[]): string[] {
-  const t = splitTotals(tasks);
-  if (!t) return [];
-  const ms = (v: number | null) => (v === null ? 'none' : `${v.toFixed(2)} ms`);
-  const share = t.sentCpu + t.sentGpu > 0 ? ` (${((100 * t.sentGpu) / (t.sentCpu + t.sentGpu)).toFixed(1)} % to GPU)` : '';
-  const down = (['cpu', 'gpu'] as const).flatMap((side) => {
-    const s = t.sides?.[side];
-    return s && s.downSince !== null ? [`    ${side.toUpperCase()} side: no running task (${s.reason ?? 'unknown'}); its share went to the other side`] : [];
-  });
-  return [
-    `    split: γ=${t.gamma.toFixed(3)} after ${t.windows} windows, δ=${t.delta === null ? 'none' : t.delta.toFixed(3)}, ` +
-      `latency CPU ${ms(t.latCpuMs)} / GPU ${ms(t.latGpuMs)}; sent CPU ${t.sentCpu}, GPU ${t.sentGpu}${share}`,
-    ...down,
-  ];
-}
-
-/** The window line under a windowed bolt: its window, windows evaluated, their size, late tuples, what it still holds. */
-export function formatWindow(tasks: readonly WindowMetrics[]): string {
-  const sum = (f: (w: WindowMetrics) => number) => tasks.reduce((n, w) => n + f(w), 0);
-  const windows = sum((w) => w.windows);
-  const mean = windows > 0 ? (sum((w) => w.windowTuples) / windows).toFixed(1) : '-';
-  const failed = sum((w) => w.failedWindows);
-  const late = tasks[0]!.eventTime ? `, late tuples ${sum((w) => w.lateDropped)} dropped / ${sum((w) => w.lateRouted)} routed` : '';
-  const lags = tasks.flatMap((w) => (w.watermarkLagMs === null ? [] : [w.watermarkLagMs]));
-  const lag = lags.length > 0 ? `, watermark lag ${Math.max(...lags)} ms` : '';
-  return (
-    `    window: ${tasks[0]!.spec}; ${windows} windows${failed ? ` (${failed} failed)` : ''}, ` +
-    `${mean} tuples each (max ${Math.max(...tasks.map((w) => w.maxWindowTuples))}), ${sum((w) => w.held)} held${late}${lag}`
-  );
-}
-
-/** The state line under a stateful bolt or the checkpoint spout: transactions, checkpoint time, size, recoveries. */
-export function formatState(s: ComponentStateStats): string {
-  const cp = s.checkpointMs ? `, checkpoint p50 ${s.checkpointMs.p50} ms p99 ${s.checkpointMs.p99} ms` : '';
-  const head = s.role === 'checkpoint' ? `    checkpoints (${s.provider}): ${s.phase ?? ''}` : `    state (${s.provider}): ${s.keys ?? '-'} keys, ${s.heldAcks} acks held`;
-  const trouble = `${s.recoveries} recoveries, ${s.failures} failures${s.corruptEntries ? `, ${s.corruptEntries} corrupt entries left out` : ''}`;
-  return `${head}; last committed ${s.lastCommittedTxid ?? '-'}, ${s.commits} commits${cp}; ${trouble}`;
-}
-
-/** The human-readable end-of-run summary. */
-export function formatSummary(s: RunSummary): string {
-  const lines = [
-    `topology ${s.topology}: ${s.workers} workers, ${s.durationSec} s`,
-    `  spout tuples acked ${s.acked}, failed ${s.failed}, throughput ${s.throughputPerSec}/s, complete latency p50 ${s.completeLatencyMs.p50} ms, p99 ${s.completeLatencyMs.p99} ms`,
-    `  ${'component'.padEnd(16)}${'executors'.padStart(10)}${'emitted'.padStart(12)}${'executed'.padStart(12)}${'acked'.padStart(12)}${'failed'.padStart(9)}${'exec p50 ms'.padStart(13)}${'exec p99 ms'.padStart(13)}${'capacity'.padStart(10)}`,
-  ];
-  for (const [id, c] of Object.entries(s.components)) {
-    lines.push(
-      `  ${id.padEnd(16)}${String(c.executors).padStart(10)}${String(c.emitted).padStart(12)}${String(c.executed).padStart(12)}${String(c.acked).padStart(12)}${String(c.failed).padStart(9)}${String(c.executeLatencyMs.p50).padStart(13)}${String(c.executeLatencyMs.p99).padStart(13)}${c.capacity.toFixed(2).padStart(10)}`,
-    );
-    if (c.split) lines.push(...formatSplit(c.split));
-    if (c.gpu) lines.push(...formatGpu(c.gpu));
-    if (c.window) lines.push(formatWindow(c.window));
-    if (c.state) lines.push(formatState(c.state));
-    if (c.userMetrics) lines.push(...formatUserMetrics(c.userMetrics, '    '));
-    if (c.ticks) lines.push(`    tick tuples: ${c.ticks} (not in executed/acked)`);
-  }
-  if (s.droppedFrames > 0) lines.push(`  dropped frames/tuples: ${s.droppedFrames}`);
-  const errors = Object.entries(s.components).filter(([, c]) => c.lastError);
-  if (errors.length) {
-    lines.push('  last error per component:');
-    for (const [id, c] of errors) {
-      const e = c.lastError!;
-      const [head, ...stack] = e.error.split('\n');
-      lines.push(`    ${id} (task ${e.task} on ${e.host}:${e.port}, ${new Date(e.time).toISOString()}): ${head}`);
-      for (const frame of stack.slice(0, 3)) lines.push(`      ${frame.trim()}`);
-    }
-  }
-  if (s.workerLog && (s.workerLog.errors > 0 || s.workerLog.warnings > 0)) {
-    lines.push(`  worker log: ${s.workerLog.errors} error and ${s.workerLog.warnings} warning lines`);
-  }
-  if (s.logsDir) lines.push(`  worker logs kept in ${s.logsDir}`);
-  else if (failedRun(s)) lines.push('  the worker logs went with the run; run it again with --keep-logs DIR to keep them');
-  return lines.join('\n');
-}
-
-/** Something failed in the run: a tuple, a component's error, or an error line in a worker log. */
+/** Something failed in the run: a tuple, a component's error, an error line in a worker log, or a worker died. */
 export function failedRun(s: RunSummary): boolean {
-  return (s.workerLog?.errors ?? 0) > 0 || Object.values(s.components).some((c) => c.failed > 0 || c.lastError !== undefined);
-}
-
-/** The GPU lines under a component: what ran (a software adapter and a CPU backend named as such), kernel cost, trouble. */
-function formatGpu(g: ComponentGpuSummary): string[] {
-  const kinds = g.ran.length ? g.ran.map((b) => (b.startsWith('webgpu (software') ? `${b}, not a GPU` : `${b} (${isGpuBackend(b.split(' ')[0]!) ? 'GPU' : 'CPU'} backend)`)).join(', ') : 'no launch yet';
-  const lines = [`    backend: ${kinds}${g.fallback ? ` — fell back: ${g.fallbackReasons.join('; ')}` : ''}`];
-  if (g.launches > 0) {
-    lines.push(
-      `    kernel per launch p50 ${g.kernelMs.p50} ms, p99 ${g.kernelMs.p99} ms; per tuple in flight p50 ${g.inFlightMs.p50} ms, p99 ${g.inFlightMs.p99} ms; ${g.launches} launches` +
-        (g.failedLaunches ? `, ${g.failedLaunches} failed` : ''),
-    );
-  }
-  for (const a of g.adapters) if (!a.identityVerified) lines.push(`    GPU identity not verified: ${a.identity}`);
-  if (g.devicesLost || g.deviceErrors) lines.push(`    WebGPU trouble: ${g.devicesLost} device(s) lost, ${g.deviceErrors} error(s) caught in launches`);
-  return lines;
+  return (s.workerLog?.errors ?? 0) > 0 || (s.crashes?.length ?? 0) > 0 || Object.values(s.components).some((c) => c.failed > 0 || c.lastError !== undefined);
 }

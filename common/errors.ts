@@ -127,6 +127,23 @@ export class StateCorruptError extends HstormError {
 }
 
 /**
+ * A stateful bolt put into its KeyValueState a value the state cannot save — what could not travel in a tuple either
+ * (a function, a symbol, an instance of a class not registered with registerSerialization, a circular value). Thrown
+ * at `put`, so the bolt's execute fails where it put it (the tuple fails and replays), not the next checkpoint.
+ */
+export class StateValueError extends HstormError {
+  constructor(
+    message: string,
+    readonly component: string,
+    readonly task: number,
+    /** Where in the value (e.g. `.points[2]`; empty: the value itself) and what it is. */
+    readonly value: { path: string; type: string },
+  ) {
+    super('HSTORM_ERR_STATESTORE_VALUE', message);
+  }
+}
+
+/**
  * A checkpoint asked a state store namespace for a transaction out of order: a commit of a txid other than the one
  * prepared. The checkpoint fails and recovery rolls the topology back.
  */

@@ -106,7 +106,7 @@ const windowDefSchema = z.object({
   eventTime: z.boolean(),
   lagMs: count,
   watermarkIntervalMs: z.number().positive(),
-  idleTimeoutMs: z.number().positive(),
+  idleTimeoutMs: z.number().positive().nullable(),
   lateStream: z.string().min(1).nullable(),
 });
 

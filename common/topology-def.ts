@@ -87,8 +87,8 @@ export interface WindowDef {
   eventTime: boolean;
   lagMs: number;
   watermarkIntervalMs: number;
-  /** An input task silent this long no longer holds the watermark back. */
-  idleTimeoutMs: number;
+  /** withIdleTimeout: an input task silent this long no longer holds the watermark back; null (the default): never. */
+  idleTimeoutMs: number | null;
   /** Stream late tuples are emitted on (field `late_tuple`); null: they are dropped and counted. */
   lateStream: string | null;
 }

@@ -41,7 +41,7 @@ import { NimbusRegistration } from './nimbus-registration.js';
 import type { ClusterReadModel, TopologyControl } from './read-model.js';
 import { Reconciler } from './reconciler.js';
 import { checkStormRecordSize, checkTopologyName, mergeTopologyConfig, parseTopologyDef } from './submit-validation.js';
-import { validateStateBounds, validateWindowBounds } from '../topology-sdk/validate-topology.js';
+import { validateStateBounds, validateWindowBounds } from '../topology-sdk/validate-bounds.js';
 import { TopologyAdmin, type RebalanceOptions } from './topology-admin.js';
 
 export interface NimbusOptions {

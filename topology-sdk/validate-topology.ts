@@ -1,11 +1,10 @@
 /**
  * Checks a topology definition as a whole, so that a bad topology fails when
- * it is built rather than when tuples start to flow.
+ * it is built rather than when tuples start to flow (and nimbus checks a
+ * submitted one again). Against the config it runs with: validate-bounds.ts.
  */
-import { CHECKPOINT_COMPONENT, CHECKPOINT_STREAM, type ComponentDef, type TopologyDef, type WindowDef } from '../common/topology-def.js';
-import { StateValidationError, TopologyValidationError, WindowValidationError } from '../common/errors.js';
-import { checkKey, type Config } from '../common/config/config.js';
-import { formatMs } from '../common/window-text.js';
+import { CHECKPOINT_STREAM, type ComponentDef, type TopologyDef } from '../common/topology-def.js';
+import { TopologyValidationError, WindowValidationError } from '../common/errors.js';
 
 export function validateTopology(def: TopologyDef): void {
   const byId = new Map(def.components.map((c) => [c.id, c]));
@@ -53,142 +52,25 @@ export function validateTopology(def: TopologyDef): void {
       if (seen.has(k)) throw new TopologyValidationError(`bolt "${c.id}" subscribes twice to stream "${input.stream}" of "${input.component}"`, c.id);
       seen.add(k);
     }
+    if (c.window?.timestampField) checkTimestampField(c, c.window.timestampField, byId);
   }
 }
 
 /**
- * Windowed bolts against the config they will run with (the topology's, with
- * the `-c` overrides merged): a window must let its tuples be acked before
- * they time out, and a count window must fit in what the spouts may have in
- * flight, or its tuples time out and replay for ever. Checked by `hstorm
- * local`, `submit` and `schedule` (worker/load-topology.ts) and by nimbus at
- * submit, with the same message.
- *
- * The spouts that matter are those upstream of the bolt; each may override
- * the timeout or the bound in its own component config, so the tightest
- * governs.
+ * An event-time window reads its timestamp field from every data tuple: a field an input stream does not declare
+ * would fail every tuple of it at run time (HSTORM_ERR_WORKER_TUPLE_FIELD, the run itself looking fine). Found here,
+ * when the topology is built and again at submit. The checkpoint stream never reaches the window.
  */
-export function validateWindowBounds(def: TopologyDef, config: Config): void {
-  const byId = new Map(def.components.map((c) => [c.id, c]));
-  for (const c of def.components) {
-    if (!c.window) continue;
-    // A persistent window's tuples are in the state store, acked at the next checkpoint: the window holds none.
-    if (c.state && c.state.maxEventsInMemory !== null) continue;
-    const spouts = upstreamSpouts(c, byId);
-    const w = c.window;
-    const held = heldMs(w, c.state ? config['topology.state.checkpoint.interval.ms'] : 0);
-    if (held !== null) {
-      const [timeoutSecs, spout] = tightest(spouts, config, 'topology.message.timeout.secs');
-      if (timeoutSecs !== null && held.ms > timeoutSecs * 1000) {
-        const needed = Math.ceil(held.ms / 1000) + 1;
-        throw new WindowValidationError(
-          `bolt "${c.id}": its window holds a tuple up to ${formatMs(held.ms)} (${held.terms}), longer than topology.message.timeout.secs = ${timeoutSecs}${spout ? ` (spout "${spout}")` : ''}: ` +
-            `its tuples would time out and replay before their last window closes. Raise topology.message.timeout.secs to at least ${needed} (e.g. -c topology.message.timeout.secs=${needed * 2}) or shorten the window`,
-          c.id,
-          { key: 'topology.message.timeout.secs', value: timeoutSecs, needed },
-        );
-      }
-    }
-    if (w.length.unit === 'count' && effectiveAckers(config) !== 0) {
-      const [pending, spout] = tightest(spouts, config, 'topology.max.spout.pending');
-      if (pending !== null && w.length.value > pending) {
-        throw new WindowValidationError(
-          `bolt "${c.id}": its count window holds ${w.length.value} tuples, more than topology.max.spout.pending = ${pending}${spout ? ` (spout "${spout}")` : ''} lets be in flight: ` +
-            `the window would never fill, and its tuples would time out and replay. Raise topology.max.spout.pending to at least ${w.length.value} (e.g. -c topology.max.spout.pending=${w.length.value * 2}) or shrink the window`,
-          c.id,
-          { key: 'topology.max.spout.pending', value: pending, needed: w.length.value },
-        );
-      }
-    }
-  }
-}
-
-/**
- * How long a window may hold a tuple, in ms, and of what: null when it is not bounded by time (a count length and
- * slide). A stateful window then holds its ack until the next checkpoint commits (`checkpointMs`).
- */
-function heldMs(w: WindowDef, checkpointMs: number): { ms: number; terms: string } | null {
-  const terms: [string, number][] = [];
-  if (w.length.unit === 'ms') terms.push(['length', w.length.value]);
-  if (w.slide.unit === 'ms') terms.push(['slide', w.slide.value]);
-  if (terms.length === 0) return null;
-  // Event time: a window closes once the watermark — lag behind the newest tuple, computed every interval — passes it.
-  if (w.eventTime) terms.push(['lag', w.lagMs], ['watermark interval', w.watermarkIntervalMs]);
-  if (checkpointMs > 0) terms.push(['checkpoint interval', checkpointMs]);
-  const shown = terms.filter(([, ms]) => ms > 0);
-  return { ms: terms.reduce((s, [, ms]) => s + ms, 0), terms: shown.map(([n, ms]) => `${n} ${formatMs(ms)}`).join(' + ') };
-}
-
-function upstreamSpouts(c: ComponentDef, byId: ReadonlyMap<string, ComponentDef>): ComponentDef[] {
-  const seen = new Set<string>();
-  const spouts: ComponentDef[] = [];
-  const stack = c.inputs.map((i) => i.component);
-  while (stack.length > 0) {
-    const id = stack.pop()!;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    const up = byId.get(id);
-    if (!up) continue;
-    if (up.kind === 'spout') spouts.push(up);
-    else stack.push(...up.inputs.map((i) => i.component));
-  }
-  return spouts;
-}
-
-type BoundKey = 'topology.message.timeout.secs' | 'topology.max.spout.pending';
-
-/** A spout's value of a key: its component config over the topology's. */
-function effective(spout: ComponentDef, config: Config, key: BoundKey): number | null {
-  return Object.hasOwn(spout.config, key) ? checkKey(key, spout.config[key], `component "${spout.id}" config`) : config[key];
-}
-
-function effectiveAckers(config: Config): number | null {
-  return config['topology.acker.executors'];
-}
-
-/**
- * The smallest value over the spouts, and the spout whose own config sets it (null when the topology's value
- * governs). Without a spout upstream, the topology's.
- */
-function tightest(spouts: readonly ComponentDef[], config: Config, key: BoundKey): [number | null, string | null] {
-  if (spouts.length === 0) return [config[key], null];
-  let best: [number | null, string | null] = [null, null];
-  for (const s of spouts) {
-    const v = effective(s, config, key);
-    if (v !== null && (best[0] === null || v < best[0] || (v === best[0] && best[1] === null))) best = [v, Object.hasOwn(s.config, key) ? s.id : null];
-  }
-  return best;
-}
-
-/**
- * A topology with stateful bolts against the config it will run with, at the same points as the window bounds: a
- * stateful bolt acks its input only at the checkpoint after it, so `topology.state.checkpoint.interval.ms` must be
- * below every spout's `topology.message.timeout.secs` (Storm checks the same); checkpoints complete through acks, so
- * acking must be on. The checkpoint spout the builder added must be the one it adds.
- */
-export function validateStateBounds(def: TopologyDef, config: Config): void {
-  const stateful = def.components.filter((c) => c.state);
-  const cp = def.components.find((c) => c.id === CHECKPOINT_COMPONENT);
-  if (stateful.length === 0 && !cp) return;
-  if (!cp || cp.kind !== 'spout' || cp.parallelism !== 1 || stateful.length === 0 || cp.streams.length !== 1 || cp.streams[0]!.id !== CHECKPOINT_STREAM) {
-    throw new StateValidationError(`a topology with stateful bolts has one "${CHECKPOINT_COMPONENT}" spout of one task, added by TopologyBuilder; this definition ${cp ? 'has another one' : 'lacks it'}: build it with TopologyBuilder`);
-  }
-  const first = stateful[0]!.id;
-  if (effectiveAckers(config) === 0) {
-    throw new StateValidationError(
-      `bolt "${first}" is stateful, and checkpoints complete through acks, but topology.acker.executors = 0 turns acking off: remove that setting (or set it ≥ 1)`,
-      first,
-      { key: 'topology.acker.executors', value: 0 },
-    );
-  }
-  const interval = config['topology.state.checkpoint.interval.ms'];
-  const [timeoutSecs, spout] = tightest(def.components.filter((c) => c.kind === 'spout'), config, 'topology.message.timeout.secs');
-  if (timeoutSecs !== null && interval >= timeoutSecs * 1000) {
-    throw new StateValidationError(
-      `bolt "${first}" is stateful: topology.state.checkpoint.interval.ms = ${interval} is not below topology.message.timeout.secs = ${timeoutSecs}${spout ? ` (spout "${spout}")` : ''}. ` +
-        `A stateful bolt acks its input at the checkpoint after it, so its tuples would time out and replay before any checkpoint. Lower the interval (e.g. -c topology.state.checkpoint.interval.ms=${Math.max(100, Math.floor((timeoutSecs * 1000) / 10))}) or raise the timeout`,
-      first,
-      { key: 'topology.state.checkpoint.interval.ms', value: interval },
+function checkTimestampField(c: ComponentDef, field: string, byId: ReadonlyMap<string, ComponentDef>): void {
+  for (const input of c.inputs) {
+    if (input.stream === CHECKPOINT_STREAM) continue;
+    const stream = byId.get(input.component)?.streams.find((s) => s.id === input.stream);
+    if (!stream || stream.fields.includes(field)) continue;
+    throw new WindowValidationError(
+      `bolt "${c.id}": withTimestampField("${field}") names a field that stream "${stream.id}" of "${input.component}" does not declare ` +
+        `(fields: ${stream.fields.join(', ') || 'none'}): every tuple of it would fail. Name one of those fields, declare "${field}" in "${input.component}"'s declareOutputFields, ` +
+        'or read the time with withTimestampExtractor(fn)',
+      c.id,
     );
   }
 }

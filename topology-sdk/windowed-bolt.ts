@@ -30,10 +30,8 @@ import { Count, Duration } from './window-units.js';
 /** Storm's TimestampExtractor: the event time of a tuple, in ms. */
 export type TimestampExtractor = (tuple: Tuple) => number;
 
-/** Storm's defaults: a watermark every second, no lag. */
+/** Storm's defaults: a watermark every second, no lag (and no idle timeout: a silent input holds the watermark). */
 const DEFAULT_WATERMARK_INTERVAL_MS = 1000;
-/** hstorm's: an input task silent for five watermark intervals stops holding the watermark back. */
-const IDLE_INTERVALS = 5;
 
 export abstract class WindowedBolt {
   private length: WindowSizeDef | null = null;
@@ -103,9 +101,11 @@ export abstract class WindowedBolt {
   }
 
   /**
-   * Event time, hstorm's own: an input task that sent nothing for this long stops holding the watermark back, and
-   * when every input task is silent the watermark follows the clock (docs/windowing.md). Default: five watermark
-   * intervals.
+   * Event time, hstorm's own, an opt-in: an input task that sent nothing for this long stops holding the watermark
+   * back, and when every input task is silent the watermark follows the clock (docs/windowing.md, "Idle inputs"), so
+   * the last windows close when the input pauses or ends. The price: a task silent longer than this that resumes
+   * with continuing timestamps has them late. Without it (the default, as in Storm) the watermark waits for every
+   * input task's data, and no pause ever makes on-time tuples late.
    */
   withIdleTimeout(timeout: Duration): this {
     this.idleTimeoutMs = durationOf(timeout, 'withIdleTimeout');
@@ -158,7 +158,7 @@ export abstract class WindowedBolt {
       eventTime,
       lagMs: this.lagMs ?? 0,
       watermarkIntervalMs,
-      idleTimeoutMs: this.idleTimeoutMs ?? IDLE_INTERVALS * watermarkIntervalMs,
+      idleTimeoutMs: this.idleTimeoutMs,
       lateStream: this.lateStream,
     };
   }

@@ -26,8 +26,8 @@ export { ZmqTransport, type TransportOptions, type TransportHandlers, type PeerA
 export { stampOf, tagOf, UNSTAMPED, type FrameStamp } from './transport/frame-stamp.js';
 export { encodeBatch, decodeBatch, encodeRecord, decodeRecord, isWireTuple, WIRE_VERSION, type WireTuple, type WireBatch } from './transport/wire-codec.js';
 export { readFrame, type Frame } from './transport/frame-reader.js';
-export { ValueTypes, ValueRefusal, inspectValues, NO_VALUE_TYPES } from './values/value-types.js';
-export { toWireForm, registerValueTypes, decodingWith } from './values/wire-form.js';
+export { ValueTypes, ValueRefusal, inspectValues, NO_VALUE_TYPES } from '../common/values/value-types.js';
+export { toWireForm, registerValueTypes, decodingWith } from '../common/values/wire-form.js';
 export { tickTuple } from './executor/tick-source.js';
 export { linkSecurityOf, type LinkSecurity } from './transport/link-security.js';
 export { selectGpuBackend, releaseWebGpu, WorkerGpuBackends, type GpuBackendProbes, type GpuBackendSelection, type ForcedBackend, type GpuSlot } from './gpu/gpu-backend.js';

@@ -12,7 +12,7 @@ import { withParallelism, type TopologyDef } from '../common/topology-def.js';
 import { HstormError, TopologyLoadError } from '../common/errors.js';
 import { buildConfig, CONFIG_KEYS, secsToMs, type Config, type RawConfig } from '../common/config/index.js';
 import { compileTsModule, isTypeScript, TS_EXTENSIONS } from '../common/ts-module.js';
-import { validateStateBounds, validateWindowBounds } from '../topology-sdk/validate-topology.js';
+import { validateStateBounds, validateWindowBounds } from '../topology-sdk/validate-bounds.js';
 
 export interface LoadedTopology {
   topology: StormTopology;

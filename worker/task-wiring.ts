@@ -36,8 +36,8 @@ import { ExecutorTransfer } from './executor-transfer.js';
 import { BatchReceiver } from './batch-receiver.js';
 import { RunLoop } from './run-loop.js';
 import { realIntervalClock, type IntervalClock } from '../common/interval-clock.js';
-import { ValueTypes } from './values/value-types.js';
-import { registerValueTypes } from './values/wire-form.js';
+import { ValueTypes } from '../common/values/value-types.js';
+import { registerValueTypes } from '../common/values/wire-form.js';
 import { LocalOverload } from './backpressure/local-overload.js';
 import { RemoteOverload } from './backpressure/remote-overload.js';
 import type { BackpressureStats } from '../common/storm-base.js';
@@ -282,7 +282,7 @@ export class TaskWiring implements ExecutorHost {
   }
 
   readonly clock: IntervalClock;
-  /** The classes the topology registered, installed for this process's decoder (worker/values/wire-form.ts). */
+  /** The classes the topology registered, installed for this process's decoder (common/values/wire-form.ts). */
   readonly valueTypes: ValueTypes;
 
   customGrouping(subscriber: string, source: string, stream: string): CustomStreamGrouping | undefined {

@@ -40,7 +40,7 @@ export const UNSUPPORTED_STORM_KEYS: Readonly<Record<string, string>> = {
   'topology.tasks': "set a component's tasks with its declarer's .setNumTasks(n)",
   'topology.enable.message.timeouts': 'message timeouts are always on (topology.message.timeout.secs)',
   'topology.debug': 'there is no per-tuple debug log; raise the log level with `hstorm set-log-level <topology> debug`',
-  'topology.state.kryo.register': 'state values are encoded with msgpackr, not Kryo: numbers, strings, plain objects, arrays, Maps and Uint8Arrays need no registration (docs/state.md)',
+  'topology.state.kryo.register': "state values are encoded as tuples are, with msgpackr, not Kryo: register a class with TopologyBuilder.registerSerialization(Class), the same registration as for tuples, and its instances come back as instances of it after a restart; numbers, strings, plain objects, arrays, Maps, Sets, Dates, bigints and typed arrays need none (docs/state.md)",
   'topology.state.synchronization.timeout.secs': "there is no state synchronization between components: a stateful bolt's state is restored by the checkpoint spout's recovery (topology.state.checkpoint.interval.ms, docs/state.md)",
 };
 

@@ -10,6 +10,7 @@ import { runLocal, PACKAGE_ROOT } from '../../cli/local-run.js';
 import { untilAcked } from '../helpers/until-acked.js';
 import { SENTENCES } from '../../examples/word-count/index.js';
 import type { RunSummary } from '../../cli/run-summary.js';
+import { formatSummary } from '../../cli/run-summary-format.js';
 import type { WorkerLogLine } from '../../cli/worker-log-tail.js';
 import type { TypeCheckResult } from '../../cli/type-check.js';
 
@@ -55,12 +56,46 @@ describe('local mode (multi-process)', function () {
     assert.ok(summary.components.count!.executed > 0);
   });
 
+  it('after kill -9 of a worker, the summary counts every process of it, says it crashed and how, and keeps the checkpoint spout apart', async () => {
+    const messages = 2000;
+    const first = 1200;
+    let killed: number | null = null;
+    const summary = await runLocal({
+      module: join(PACKAGE_ROOT, 'dist', 'test', 'fixtures', 'crash-summary-topology.js'),
+      overrides: { 'crash.dir': dir, 'crash.messages': messages, 'crash.first': first },
+      durationSec: 180,
+      drainSec: 2,
+      until: (s) => {
+        // Once the first process's acks are in a heartbeat this run read, and it has nothing in flight: kill -9.
+        if (killed === null && s.acked >= first) {
+          killed = Number(readFileSync(join(dir, 'spout.pid'), 'utf8'));
+          process.kill(killed, 'SIGKILL');
+        }
+        return killed !== null && s.acked >= messages;
+      },
+    });
+    assert.ok(killed !== null, 'the spout\'s worker was killed');
+    const acked = readFileSync(join(dir, 'spout-0.acked'), 'utf8').split('\n').filter(Boolean);
+    assert.equal(new Set(acked).size, messages, 'the spout acked every id (its own record)');
+    assert.deepEqual([summary.spoutEmitted, summary.acked, summary.failed], [messages, messages, 0], 'the headline counts both processes of the spout (before: the restarted one alone)');
+    assert.equal(summary.components.ids!.acked, messages);
+    assert.ok(summary.system?.__checkpointspout, 'the checkpoint spout reported apart');
+    assert.ok(summary.system!.__checkpointspout!.acked > 0);
+    assert.deepEqual([summary.workers, summary.incarnations], [2, 3]);
+    const crash = summary.crashes?.[0];
+    assert.ok(crash, 'the crash is in the summary');
+    assert.deepEqual([crash.deaths, crash.lastExit.signal, crash.components.includes('ids')], [1, 'SIGKILL', true]);
+    assert.match(formatSummary(summary), /\n {2}worker \S+ \([^)]*ids[^)]*\) crashed once, last killed by SIGKILL, and was restarted/);
+  });
+
   it('shows a throwing bolt: its warnings streamed, failed counted alike in the headline and the table, last error, worker logs kept where asked', async () => {
     const lines: WorkerLogLine[] = [];
     const logs = join(dir, 'kept-logs');
     const summary = await runLocal({
       module: join(PACKAGE_ROOT, 'test/fixtures/always-throwing-bolt-topology'),
-      durationSec: 2,
+      // Until every tuple failed, not 2 s: on a busy machine the worker may start after 2 s, its spout then deactivated.
+      durationSec: 60,
+      until: (s) => (s.components.numbers?.failed ?? 0) >= 200,
       overrides: { 'throwing.messages': 200 },
       onWorkerLog: (l) => lines.push(l),
       keepLogsIn: logs,
@@ -123,7 +158,7 @@ describe('local mode (multi-process)', function () {
       ].join('\n'),
     );
     const checks: TypeCheckResult[] = [];
-    const summary = await runLocal({ module: join(mod, 'index.ts'), durationSec: 2, overrides: {}, onTypeCheck: (r) => checks.push(r) });
+    const summary = await runLocal({ module: join(mod, 'index.ts'), durationSec: 60, until: (s) => s.acked + s.failed >= 100, overrides: {}, onTypeCheck: (r) => checks.push(r) });
     {
       assert.equal(checks.length, 1);
       assert.deepEqual(

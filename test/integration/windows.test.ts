@@ -14,12 +14,16 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLocal, PACKAGE_ROOT } from '../../cli/local-run.js';
-import { formatWindow, type RunSummary } from '../../cli/run-summary.js';
+import type { RunSummary } from '../../cli/run-summary.js';
+import { formatWindow } from '../../cli/run-summary-format.js';
 import { modelWindows } from '../helpers/window-model.js';
+import { untilAcked } from '../helpers/until-acked.js';
+import { readPausedWindows } from '../fixtures/paused-source-topology.js';
+import type { WindowValidationError } from '../../common/errors.js';
 import { FLUSH_ID, VARIANTS, emitOrder, lateIds, tsOf, type Variant, type WindowRecord } from '../fixtures/window-topology.js';
 
 const FIXTURE = join(PACKAGE_ROOT, 'dist', 'test', 'fixtures', 'window-topology.js');
@@ -129,6 +133,44 @@ describe('windowed bolts in worker processes', function () {
       );
     }
     assert.match(formatWindow(s.components['event-sliding']!.window!), /window: sliding 100 ms every 50 ms, event time \(ts\), lag 40 ms, late → late; \d+ windows, [\d.]+ tuples each \(max \d+\), 1 held, late tuples 0 dropped \/ 2 routed, watermark lag 40 ms/);
+  });
+
+  it('event time with the default settings: a source that pauses 8 s and resumes with continuing timestamps has none of its tuples dropped as late', async () => {
+    const pauseDir = join(dir, 'pause');
+    mkdirSync(pauseDir);
+    const ids = 60;
+    const s = await runLocal({
+      module: join(PACKAGE_ROOT, 'dist', 'test', 'fixtures', 'paused-source-topology.js'),
+      overrides: { 'pause.dir': pauseDir, 'pause.ids': ids, 'pause.after': 29, 'pause.ms': 8000, 'pause.rate': 20 },
+      // Every data tuple acked (the flush tuple stays in a window still to come) and every window recorded.
+      durationSec: 120,
+      drainSec: 1,
+      until: (live) => live.acked >= ids && readPausedWindows(pauseDir).length >= ids / 10,
+    });
+    const w = s.components.win!.window![0]!;
+    assert.equal(w.lateDropped, 0, 'no on-time tuple dropped as late (before: 30, the whole second half)');
+    // Ten ids a window (ts = id × 100), before the pause and after it alike.
+    const want = Array.from({ length: ids / 10 }, (_, k) => ({ start: k * 1000, ids: Array.from({ length: 10 }, (_, i) => k * 10 + i) }));
+    assert.deepEqual(readPausedWindows(pauseDir), want, 'every window whole');
+    assert.deepEqual([s.acked, s.failed], [ids, 0]);
+  });
+
+  it('a count window downstream of another: refused below what the path holds in flight, and the advised bound runs 100 tuples to the end, all acked', async () => {
+    const module = join(PACKAGE_ROOT, 'dist', 'test', 'fixtures', 'chained-windows-topology.js');
+    const messages = 100;
+    const overrides = { 'cw.messages': messages, 'cw.first': 10, 'cw.second': 5, 'topology.message.timeout.secs': 15 };
+    // Each window alone fits in 20; together 5 windows of 10 are in flight before "second" fires.
+    let needed = 0;
+    await assert.rejects(runLocal({ module, overrides: { ...overrides, 'topology.max.spout.pending': 20 }, durationSec: 30 }), (e: WindowValidationError) => {
+      assert.equal(e.code, 'HSTORM_ERR_TOPOLOGY_WINDOW');
+      assert.equal(e.component, 'second');
+      assert.match(e.message, /Raise topology\.max\.spout\.pending to at least 50 /);
+      needed = e.limit!.needed;
+      return true;
+    });
+    const s = await runLocal({ module, overrides: { ...overrides, 'topology.max.spout.pending': needed }, ...untilAcked(messages), drainSec: 1 });
+    assert.deepEqual([s.acked, s.failed], [messages, 0], `at the advised topology.max.spout.pending = ${needed}: acked and failed`);
+    assert.equal(s.components.second!.window![0]!.windows, messages / 50, 'every window of "second" fired');
   });
 
   it('local, submit and schedule refuse a count window larger than topology.max.spout.pending, with one message', () => {

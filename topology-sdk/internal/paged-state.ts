@@ -4,10 +4,11 @@
  * Writes wait in memory until the checkpoint's prepare saves them; prepared
  * writes are kept until the commit, so a read sees the newest value; anything
  * else is read from the store's committed entries. Keys and values are the
- * state codec's (msgpack).
+ * state codec's (values in the values' wire form: a persistent window's
+ * tuples come back as they were emitted).
  */
 import { TOMBSTONE, type StateEntry, type StateStore } from '../../common/state-store/state-store.js';
-import { decodeState, encodeState } from './state-codec.js';
+import { decodeState, encodeState, encodeStateValue } from './state-codec.js';
 
 const latin1 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
 
@@ -24,7 +25,7 @@ export class PagedState {
 
   put(key: unknown, value: unknown): void {
     const k = encodeState(key);
-    this.dirty.set(latin1(k), [k, encodeState(value)]);
+    this.dirty.set(latin1(k), [k, encodeStateValue(value)]);
   }
 
   delete(key: unknown): void {

@@ -1,16 +1,45 @@
 /**
- * How state keys and values become bytes in the state store (msgpack, with
- * the wire codec's options: bigints, typed arrays, Sets and Dates
- * round-trip), and how a key becomes a JavaScript Map key in memory: strings,
- * numbers, bigints and booleans as themselves, arrays and objects by their
- * encoding, so two equal composite keys are one entry.
+ * How state keys and values become bytes in the state store, and how a key
+ * becomes a JavaScript Map key in memory.
+ *
+ * Values go through the same value codec as tuples between workers
+ * (common/values/): a `Map` comes back a Map, -0 stays -0, an instance of a
+ * class registered with `registerSerialization` comes back an instance of it
+ * (with the process's registrations: a worker's topology's), `Set`, `Date`,
+ * bigints and typed arrays as msgpackr carries them. A value that could not
+ * travel in a tuple cannot be saved either (`checkStateValue`, at `put`).
+ * Bytes written before values took the codec (plain msgpack) decode as they
+ * did: the codec's extensions only add types that plain msgpack never wrote.
+ *
+ * Keys — and the runtime's own bookkeeping (the checkpoint spout's
+ * transaction, window progress) — stay plain msgpack, so that a key's bytes,
+ * its name in Redis, never change: strings, numbers, bigints and booleans as
+ * themselves, arrays and objects by their encoding, so two equal composite
+ * keys are one entry.
  */
 import { C1, Packr } from 'msgpackr';
+import { inspectValues } from '../../common/values/value-types.js';
+import { processValueTypes, toWireForm } from '../../common/values/wire-form.js';
 
 const packr = new Packr({ useRecords: false, int64AsType: 'bigint', moreTypes: true });
 
+/** Plain msgpack: keys and the runtime's bookkeeping. */
 export function encodeState(v: unknown): Uint8Array {
   return packr.pack(v);
+}
+
+/**
+ * A value of a bolt's state, in the values' wire form where it needs one. Throws the ValueRefusal of a value that
+ * cannot be saved (a function, an unregistered class, …); callers name the key.
+ */
+export function encodeStateValue(v: unknown): Uint8Array {
+  const types = processValueTypes();
+  return packr.pack(inspectValues([v], types) ? toWireForm([v], types)[0] : v);
+}
+
+/** Throws the ValueRefusal of a value a state cannot save (checked at put, so the bolt hears of it where it put it). */
+export function checkStateValue(v: unknown): void {
+  inspectValues([v], processValueTypes());
 }
 
 /** Decodes bytes the codec wrote; throws for bytes it did not (garbage, a cut-off value, trailing bytes). */

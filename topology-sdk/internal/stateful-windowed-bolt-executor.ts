@@ -12,11 +12,13 @@
  * highest message id the window let go (acked) and the highest it evaluated;
  * in event time with a time slide, also the end of the last window evaluated.
  * Restarted from a commit — after a crash, or a rollback, when every tuple it
- * held is failed and replayed — it drops replays it had let go, and passes
- * over (does not fire) a due window that fired before that commit: in event
- * time with a time slide, one ending at or before the last end saved (window
- * ends are fixed by the timestamps, so the same window comes back); otherwise
- * one whose every tuple it had evaluated.
+ * held is failed and replayed — it drops replays it had let go; with a count
+ * slide, a replay it had evaluated joins windows without counting toward the
+ * slide (Storm's StatefulWindowedBoltExecutor), so the grid is the one
+ * without the crash; and it passes over (does not fire) a due window that
+ * fired before that commit: in event time with a time slide, one ending at or
+ * before the last end saved (window ends are fixed by the timestamps, so the
+ * same window comes back); otherwise one whose every tuple it had evaluated.
  *
  * PersistentWindowExecutor (withPersistence): the tuples in the state store
  * (window-tuple-store.ts), each acked as it arrives (so at the next commit);
@@ -127,6 +129,13 @@ export class MessageIdWindowExecutor extends WindowedBoltExecutor implements Sta
     const id = this.idOf(tuple);
     const rec = this.recovered.get(sourceOf(tuple));
     return rec === undefined || id > rec.expired;
+  }
+
+  protected override counts(tuple: Tuple): boolean {
+    // A replay evaluated before the commit restarted from is in windows again, but the slide counts only the rest:
+    // so a count window's grid after a restart is the one without the crash.
+    const rec = this.recovered.get(sourceOf(tuple));
+    return rec === undefined || this.idOf(tuple) > rec.evaluated;
   }
 
   protected override skip(w: ManagedWindow<Tuple>): boolean {

@@ -11,14 +11,20 @@
  * - `commit(txid)` makes the store apply them; `rollback()` drops them and
  *   reloads the last committed entries, forgetting every change since.
  *
+ * Values are checked at `put` and saved in the values' wire form
+ * (state-codec.ts), so they come back after a restart as they were put: a
+ * Map a Map, an instance of a registered class an instance of it. A value
+ * that cannot be saved is a StateValueError at `put`, in the bolt's execute.
+ *
  * An entry that does not decode is left out and reported (StateCorruptError,
  * naming the store key, the component and the task), never thrown at the
  * bolt: one bad entry must not keep a task from starting.
  */
-import { StateCorruptError } from '../../common/errors.js';
+import { StateCorruptError, StateValueError } from '../../common/errors.js';
+import { ValueRefusal } from '../../common/values/value-types.js';
 import { TOMBSTONE, quoteBytes, type StateEntry, type StateStore } from '../../common/state-store/state-store.js';
 import type { KeyValueState } from '../state.js';
-import { decodeState, encodeState, mapKey } from './state-codec.js';
+import { checkStateValue, decodeState, encodeState, encodeStateValue, mapKey } from './state-codec.js';
 
 export interface StateOwner {
   component: string;
@@ -56,6 +62,7 @@ export class StoreKeyValueState<K = unknown, V = unknown> implements KeyValueSta
   put(key: K, value: V): void {
     if (value === undefined) throw new TypeError('KeyValueState.put: undefined is not a value; use delete(key) to remove a key');
     const mk = mapKey(key);
+    this.checked(key, () => checkStateValue(value), 'cannot be saved');
     this.view.set(mk, [key, value]);
     this.dirty.set(mk, key);
   }
@@ -144,10 +151,21 @@ export class StoreKeyValueState<K = unknown, V = unknown> implements KeyValueSta
   // ── internals ─────────────────────────────────────────────────────────────
 
   private encodeValue(key: K, value: V): Uint8Array {
+    // Checked at put; changed in place since, it may have become what cannot be saved.
+    return this.checked(key, () => encodeStateValue(value), 'cannot be saved (changed in place since its put?)');
+  }
+
+  /** Runs `f`, turning a value's refusal into a StateValueError naming the component, the task and the key. */
+  private checked<T>(key: K, f: () => T, why: string): T {
     try {
-      return encodeState(value);
+      return f();
     } catch (err) {
-      throw new TypeError(`KeyValueState of "${this.owner.component}" task ${this.owner.task}: the value of key ${describeKey(key)} cannot be saved: ${(err as Error).message}`);
+      const { component, task } = this.owner;
+      const where = `KeyValueState of "${component}" task ${task}: the value of key ${describeKey(key)}`;
+      if (err instanceof ValueRefusal) {
+        throw new StateValueError(`${where} ${why}: it is ${err.message}; ${err.hint}`, component, task, { path: err.path, type: err.what });
+      }
+      throw new StateValueError(`${where} ${why}: ${(err as Error)?.message ?? String(err)}`, component, task, { path: '', type: 'unknown' });
     }
   }
 

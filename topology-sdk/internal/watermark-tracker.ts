@@ -1,7 +1,15 @@
 /**
  * The watermark of one windowed bolt task: the minimum over its input tasks
  * of (latest timestamp − lag), as Storm computes it — but per input *task*
- * rather than per stream, and with idle tasks left out:
+ * rather than per stream (a slow task holds it back instead of having its
+ * tuples made late by a faster one).
+ *
+ * By default (`idleTimeoutMs` null), as in Storm, it waits for the data: no
+ * watermark until every input task has sent, and a task that goes silent
+ * holds it where its last tuple left it, however long it pauses — so a pause
+ * never makes a tuple late that is on time for its own source.
+ *
+ * With an idle timeout (withIdleTimeout, an opt-in), idle tasks are left out:
  *
  * - A task that sent nothing for `idleTimeoutMs` no longer holds the
  *   watermark back. In Storm one silent stream stops every window for good
@@ -20,7 +28,8 @@
  */
 export interface WatermarkSettings {
   lagMs: number;
-  idleTimeoutMs: number;
+  /** null: no task is ever idle (the default). */
+  idleTimeoutMs: number | null;
 }
 
 interface InputTask {
@@ -61,12 +70,13 @@ export class WatermarkTracker {
 
   /** The watermark as of clock time `now` (null until one can be computed). */
   compute(now: number): number | null {
-    const { lagMs, idleTimeoutMs } = this.settings;
+    const { lagMs } = this.settings;
+    const idleTimeoutMs = this.settings.idleTimeoutMs ?? Infinity;
     let min = Infinity;
     let holding = false;
     for (const t of this.tasks.values()) {
       if (t === null) {
-        // Never heard from: holds the watermark back for the idle timeout after start.
+        // Never heard from: holds the watermark back (with an idle timeout, for that long after start).
         if (now - this.startedAt < idleTimeoutMs) return this.wm;
         continue;
       }
@@ -77,7 +87,7 @@ export class WatermarkTracker {
     let next: number | null;
     if (holding) next = min - lagMs;
     else if (this.newest === -Infinity) next = null;
-    // Every task idle: event time goes on at the clock's pace from the newest stamp.
+    // Every task idle (only with an idle timeout): event time goes on at the clock's pace from the newest stamp.
     else next = this.newest - lagMs + (now - this.lastArrival);
     if (next !== null && (this.wm === null || next > this.wm)) this.wm = next;
     return this.wm;
@@ -86,7 +96,8 @@ export class WatermarkTracker {
   /** Input tasks sending now (not idle, heard from), of those known. */
   activeTasks(now: number): number {
     let n = 0;
-    for (const t of this.tasks.values()) if (t && now - t.seenAt < this.settings.idleTimeoutMs) n++;
+    const idleTimeoutMs = this.settings.idleTimeoutMs ?? Infinity;
+    for (const t of this.tasks.values()) if (t && now - t.seenAt < idleTimeoutMs) n++;
     return n;
   }
 

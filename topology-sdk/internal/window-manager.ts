@@ -17,7 +17,9 @@
  *   due once the watermark reaches its end (processing time: the clock).
  * - Count-slide windows end at every `slide`-th released item: the last
  *   `length` items for a count length, or the items stamped in
- *   (t − length, t] for a time length, t being the ending item's stamp.
+ *   (t − length, t] for a time length, t being the ending item's stamp. An
+ *   item added as not counting (a stateful window's replay it had
+ *   evaluated) is in windows but not among those `slide`.
  * - Every window is a contiguous run of seqs, so `new` and `expired` are
  *   differences of two runs. Empty windows are skipped; so is a count-length
  *   window on a time slide that has nothing new (after the input stops it
@@ -88,7 +90,7 @@ export class WindowManager<T> {
   private removed: Set<number> | null = null;
   private base: number;
   /** Event time: added, waiting for the watermark. */
-  private pending: { item: T; ts: number; order: number }[] = [];
+  private pending: { item: T; ts: number; order: number; counts: boolean }[] = [];
   private addOrder = 0;
   private released: number;
   private lastTrigger: number;
@@ -119,16 +121,20 @@ export class WindowManager<T> {
     this.prev = from?.prev ?? null;
   }
 
-  /** Adds an item stamped `ts`. Event time: an item stamped before the watermark is late (not added). */
-  add(item: T, ts: number): AddResult {
+  /**
+   * Adds an item stamped `ts`. Event time: an item stamped before the watermark is late (not added). `counts` false:
+   * with a count slide the item joins windows but does not count toward the slide — a replay a stateful window had
+   * evaluated before a restart takes its old place without moving the grid (Storm's StatefulWindowedBoltExecutor).
+   */
+  add(item: T, ts: number, counts = true): AddResult {
     if (this.spec.eventTime) {
       if (this.wm !== null && ts < this.wm) return 'late';
-      this.pending.push({ item, ts, order: this.addOrder++ });
+      this.pending.push({ item, ts, order: this.addOrder++, counts });
       return 'added';
     }
     // Processing time: stamps come from one clock and only grow; an item is never late, and joins at once.
     if (this.wm === null || ts > this.wm) this.wm = ts;
-    this.release(item, ts);
+    this.release(item, ts, counts);
     this.drainedAt = null;
     return 'added';
   }
@@ -142,7 +148,7 @@ export class WindowManager<T> {
     const due = this.pending.filter((p) => p.ts < watermark).sort((a, b) => a.ts - b.ts || a.order - b.order);
     if (due.length === 0) return;
     this.pending = this.pending.filter((p) => p.ts >= watermark);
-    for (const p of due) this.release(p.item, p.ts);
+    for (const p of due) this.release(p.item, p.ts, p.counts);
   }
 
   get watermark(): number | null {
@@ -240,7 +246,7 @@ export class WindowManager<T> {
   restore(released: readonly [T, number][], pending: readonly [T, number][]): void {
     if (this.items.length > this.head || this.pending.length > 0) throw new Error('restore() on a manager that holds items');
     for (const [item, ts] of released) this.release(item, ts);
-    for (const [item, ts] of pending) this.pending.push({ item, ts, order: this.addOrder++ });
+    for (const [item, ts] of pending) this.pending.push({ item, ts, order: this.addOrder++, counts: true });
   }
 
   position(): WindowPosition {
@@ -249,10 +255,12 @@ export class WindowManager<T> {
 
   // ── internals ─────────────────────────────────────────────────────────────
 
-  private release(item: T, ts: number): void {
+  private release(item: T, ts: number, counts = true): void {
     this.items.push(item);
     this.stamps.push(ts);
     this.released++;
+    // Not counted: the next trigger moves on by one with it, so `slide` counted items still end the next window.
+    if (!counts && this.slideIsCount) this.lastTrigger++;
   }
 
   /** The stamp of a live seq; undefined once evicted or before it is released. */

@@ -102,6 +102,11 @@ export abstract class WindowingBolt<T> extends Bolt {
     return true;
   }
 
+  /** Whether a tuple taken counts toward a count slide (a stateful window's replay it had evaluated does not). */
+  protected counts(_tuple: Tuple): boolean {
+    return true;
+  }
+
   /** A due window to pass over without calling the author (a stateful window that fired before a crash). */
   protected skip(_w: ManagedWindow<T>): boolean {
     return false;
@@ -233,7 +238,7 @@ export abstract class WindowingBolt<T> extends Bolt {
       this.late(tuple);
       return;
     }
-    m.add(this.keep(tuple, ts), ts);
+    m.add(this.keep(tuple, ts), ts, this.counts(tuple));
     // Count slides in processing time: a window may be due with this tuple. Otherwise the timers evaluate.
     if (!this.countSlideOnAdd) return;
     if (m.countWindowDue()) return this.evaluateDue();

@@ -6,7 +6,7 @@ import type { ComponentPlacement, TopologyContext } from '../../topology-sdk/con
 import type { Logger } from '../../common/logger.js';
 import type { RoutingTopology } from '../routing/output-router.js';
 import type { IntervalClock } from '../../common/interval-clock.js';
-import type { ValueTypes } from '../values/value-types.js';
+import type { ValueTypes } from '../../common/values/value-types.js';
 import type { AnchorIds } from './runtime-tuple.js';
 import type { AckKind } from '../acking/ack-messages.js';
 import type { StaleTuples } from '../fencing/stale-tuples.js';
@@ -35,7 +35,7 @@ export interface ExecutorHost extends RoutingTopology {
   configOf(component: string): Readonly<Record<string, unknown>>;
   /**
    * Delivers one tuple: into a local queue, or towards the worker that holds `dest`. `wire`: the values' wire form
-   * (worker/values/wire-form.ts) when they need one to travel; a local task gets `values` themselves. `treeStart`:
+   * (common/values/wire-form.ts) when they need one to travel; a local task gets `values` themselves. `treeStart`:
    * when the oldest spout tuple the tuple descends from was emitted (RuntimeTuple.treeStart).
    */
   send(dest: number, srcComponent: string, srcTask: number, stream: string, values: unknown[], anchors: AnchorIds, wire?: unknown[] | null, treeStart?: number): void;

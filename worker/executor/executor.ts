@@ -16,8 +16,8 @@ import { MAX_REPORTED_ERRORS, type ComponentError, type UnplacedTarget } from '.
 import { TargetUnplacedError } from '../errors.js';
 import { EmitError } from '../../common/errors.js';
 import { CHECKPOINT_COMPONENT } from '../../common/topology-def.js';
-import { NO_VALUE_TYPES, ValueRefusal, inspectValues, type ValueTypes } from '../values/value-types.js';
-import { toWireForm } from '../values/wire-form.js';
+import { NO_VALUE_TYPES, ValueRefusal, inspectValues, type ValueTypes } from '../../common/values/value-types.js';
+import { toWireForm } from '../../common/values/wire-form.js';
 
 /** How often tuples failed towards an unplaced component are reported again as the component's error. */
 const UNPLACED_REPORT_MS = 10_000;
@@ -64,7 +64,7 @@ export abstract class Executor {
   }
 
   /**
-   * Checks the values of an emit before anything is routed or sent (worker/values/): returns their wire form when
+   * Checks the values of an emit before anything is routed or sent (common/values/): returns their wire form when
    * they need one to reach another worker as they are, else null; a value that cannot travel is an EmitError naming
    * the field and what it is — whether the target task is in this worker or another, so a topology that works on one
    * worker works on many.

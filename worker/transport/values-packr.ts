@@ -4,10 +4,10 @@
  * hstorm/testing (wire-codec.ts encodeRecord). Typed arrays (matrices), Sets,
  * Dates and bigints of any size travel as such (`moreTypes`, 64-bit integers
  * as bigints); Maps, -0 and registered classes in their wire form
- * (../values/wire-form.ts, whose msgpackr extensions this module loads).
+ * (common/values/wire-form.ts, whose msgpackr extensions this module loads).
  */
 import { Packr } from 'msgpackr';
 // For its msgpackr extensions (Map, -0, registered classes), which must be in place before any frame is coded.
-import '../values/wire-form.js';
+import '../../common/values/wire-form.js';
 
 export const valuesPackr = new Packr({ useRecords: false, int64AsType: 'bigint', moreTypes: true });

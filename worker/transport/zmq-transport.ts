@@ -257,7 +257,7 @@ export class ZmqTransport {
   /**
    * Encodes a batch into frames no bigger than maxFrameBytes: halves a batch that is too big; drops a lone tuple that
    * is. A batch that does not encode is halved the same way, down to the tuple that does not, which is dropped and
-   * counted: emit checks every value (worker/values/), so this is a last guard — a user's value never takes the
+   * counted: emit checks every value (common/values/), so this is a last guard — a user's value never takes the
    * worker down, even from the flush timer.
    */
   private enqueueFrames(p: Peer, b: BatchBuilder): void {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { formatSummary, progressLine, summarize } from '../../../cli/run-summary.js';
+import { failedRun, summarize } from '../../../cli/run-summary.js';
+import { WorkerHistory } from '../../../cli/worker-history.js';
+import { formatSummary, progressLine } from '../../../cli/run-summary-format.js';
 import type { ExecutorMetrics, WorkerHeartbeat } from '../../../common/storm-base.js';
 import { MetricRegistry } from '../../../topology-sdk/user-metrics.js';
 
@@ -25,6 +27,28 @@ function userMetrics(counter: number, gauge: number): ExecutorMetrics['user'] {
 }
 
 describe('cli/run-summary', () => {
+  it('after a crash, counts every incarnation of every worker; names the crash; system spouts apart from the headline', () => {
+    const h = new WorkerHistory();
+    const at = (pid: number, time: number, port: number, executors: ExecutorMetrics[]) => ({ ...beat(port, executors), pid, time });
+    // Worker 6700 (the spout) acks 1 200, then is killed; its next process acks 800 more. Worker 6701 runs on.
+    h.observe([at(11, 1, 6700, [exec('spout', 1, { emitted: 1200, acked: 1200 }), exec('__checkpointspout', 9, { emitted: 40, acked: 40, completeLatencyMs: none })]), at(12, 1, 6701, [exec('count', 2, { executed: 1200, acked: 1200 })])]);
+    h.observe([at(21, 5, 6700, [exec('spout', 1, { emitted: 100, acked: 100 })]), at(12, 5, 6701, [exec('count', 2, { executed: 1300, acked: 1300 })])]);
+    h.observe([at(21, 9, 6700, [exec('spout', 1, { emitted: 800, acked: 800 }), exec('__checkpointspout', 9, { emitted: 10, acked: 9, failed: 1, completeLatencyMs: none })]), at(12, 9, 6701, [exec('count', 2, { executed: 2000, acked: 2000 })])]);
+    assert.equal(h.departed().length, 1, 'the killed process, as last seen');
+    const s = summarize('t', h.running(), 10, new Set(['spout', '__checkpointspout']), ['spout', 'count', '__checkpointspout'], h.departed());
+    assert.deepEqual([s.spoutEmitted, s.acked, s.failed], [2000, 2000, 0], 'both processes of the spout, without the checkpoint spout');
+    assert.deepEqual(s.system, { __checkpointspout: { emitted: 50, acked: 49, failed: 1 } });
+    assert.deepEqual([s.components.spout!.acked, s.components.spout!.executors, s.components.count!.acked], [2000, 1, 2000]);
+    assert.deepEqual([s.workers, s.incarnations], [2, 3]);
+    s.crashes = [{ host: 'h1', port: 6700, components: ['spout', '__checkpointspout'], deaths: 1, lastExit: { code: null, signal: 'SIGKILL' }, lastError: null }];
+    const text = formatSummary(s);
+    assert.match(text, /^topology t: 2 workers \(3 worker processes: the counts include the ones that died\)/);
+    assert.match(text, /\n {2}spout tuples acked 2000, failed 0/);
+    assert.match(text, /\n {2}system spout __checkpointspout \(not in the counts above\): emitted 50, acked 49, failed 1/);
+    assert.match(text, /\n {2}worker h1:6700 \(spout, __checkpointspout\) crashed once, last killed by SIGKILL, and was restarted/);
+    assert.ok(failedRun(s), 'a crash is a run to look at');
+  });
+
   it('shows user metrics of every kind, folded over the tasks (JSON and text)', () => {
     const s = summarize('t', [beat(6700, [exec('read', 1, { user: userMetrics(3, 5) }), exec('read', 2, { user: userMetrics(4, 9) })])], 1);
     const m = s.components.read!.userMetrics!;

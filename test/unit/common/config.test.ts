@@ -298,7 +298,8 @@ describe('common/config Storm key names', () => {
     assert.throws(() => validateEntries({ 'topology.kryo.register': ['Point'] }, where), notSupported('topology.kryo.register', /registerSerialization\(Class\)/));
     assert.throws(() => validateEntries({ 'topology.tasks': 4 }, where), notSupported('topology.tasks', /setNumTasks/));
     // Whole features by their key families, Storm's daemon keys among them (they would pass as the author's own keys).
-    assert.throws(() => validateEntries({ 'topology.state.kryo.register': ['x.Point'] }, where), notSupported('topology.state.kryo.register', /msgpackr, not Kryo/));
+    // State values take the tuples' registrations (a Map comes back a Map, a registered class an instance of it).
+    assert.throws(() => validateEntries({ 'topology.state.kryo.register': ['x.Point'] }, where), notSupported('topology.state.kryo.register', /msgpackr, not Kryo: register a class with TopologyBuilder\.registerSerialization\(Class\), the same registration as for tuples/));
     assert.throws(() => validateEntries({ 'topology.trident.batch.emit.interval.millis': 500 }, where), notSupported('topology.trident.batch.emit.interval.millis', /Trident is not part of hstorm/));
     assert.throws(() => validateEntries({ 'drpc.servers': ['h'] }, where), notSupported('drpc.servers', /DRPC is not part of hstorm/));
     assert.throws(() => validateEntries({ 'pacemaker.servers': ['h'] }, where), notSupported('pacemaker.servers', /Pacemaker/));

@@ -31,7 +31,7 @@ import { StatefulBoltExecutor } from '../../../topology-sdk/internal/stateful-bo
 import { CheckpointForwarder } from '../../../topology-sdk/internal/checkpoint-forwarder.js';
 import { CheckpointSpout } from '../../../topology-sdk/internal/checkpoint-spout.js';
 import { StoreKeyValueState } from '../../../topology-sdk/internal/store-key-value-state.js';
-import { validateStateBounds } from '../../../topology-sdk/validate-topology.js';
+import { validateStateBounds } from '../../../topology-sdk/validate-bounds.js';
 import { fakeContext } from '../../helpers/fake-context.js';
 import { FlakyStateStore } from '../../helpers/flaky-state-store.js';
 

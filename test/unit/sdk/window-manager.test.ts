@@ -210,4 +210,22 @@ describe('WindowManager against a reference model', () => {
     for (let w = b.nextWindow(); w; w = b.nextWindow()) ends.push(w.endTs);
     assert.deepEqual(ends, [30, 40], 'the grid goes on after 10, where the first manager stopped');
   });
+
+  it('an item added as not counting is in windows but not among the slide (a stateful window\'s evaluated replay), in processing and event time', () => {
+    for (const eventTime of [false, true]) {
+      const m = new WindowManager<number>({ length: { unit: 'count', value: 5 }, slide: { unit: 'count', value: 3 }, eventTime });
+      const windows: number[][] = [];
+      const add = (id: number, counts: boolean) => {
+        m.add(id, id, counts);
+        if (eventTime) m.advance(id + 1);
+        for (let w = m.nextWindow(); w; w = m.nextWindow()) windows.push(w.items);
+        m.evict();
+      };
+      // Replays 700 and 701 (evaluated before a restart), then 702 … 707 new: windows end at 704 and 707, as without the crash.
+      add(700, false);
+      add(701, false);
+      for (let id = 702; id <= 707; id++) add(id, true);
+      assert.deepEqual(windows, [[700, 701, 702, 703, 704], [703, 704, 705, 706, 707]], eventTime ? 'event time' : 'processing time');
+    }
+  });
 });

@@ -7,9 +7,10 @@
  * late tuples and idle inputs. No sleeps: time moves when the test says.
  */
 import assert from 'node:assert/strict';
-import { Count, Duration, Spout, TimeUnit, TopologyBuilder, WindowedBolt, type EmitOptions, type OutputCollector, type OutputFieldsDeclarer, type TupleWindow, type Values, type Tuple, type LateTuple } from 'hstorm';
+import { BasicBolt, Count, Duration, Spout, TimeUnit, TopologyBuilder, WindowedBolt, type BasicOutputCollector, type EmitOptions, type OutputCollector, type OutputFieldsDeclarer, type TupleWindow, type Values, type Tuple, type LateTuple } from 'hstorm';
 import { WindowedBoltExecutor } from '../../../topology-sdk/internal/windowed-bolt-executor.js';
-import { validateWindowBounds } from '../../../topology-sdk/validate-topology.js';
+import { validateTopology } from '../../../topology-sdk/validate-topology.js';
+import { validateWindowBounds } from '../../../topology-sdk/validate-bounds.js';
 import { buildConfig } from '../../../common/config/index.js';
 import { WindowValidationError } from '../../../common/errors.js';
 import type { TopologyDef } from '../../../common/topology-def.js';
@@ -22,6 +23,16 @@ class Source extends Spout {
   nextTuple(): void {}
   declareOutputFields(d: OutputFieldsDeclarer): void {
     d.declare(['id', 'ts']);
+  }
+}
+
+/** A plain bolt between two windows. */
+class Pass extends BasicBolt {
+  execute(t: Tuple, out: BasicOutputCollector): void {
+    out.emit([t.getValue(0)]);
+  }
+  override declareOutputFields(d: OutputFieldsDeclarer): void {
+    d.declare(['sum']);
   }
 }
 
@@ -127,7 +138,7 @@ describe('WindowedBolt in the builder', () => {
       eventTime: true,
       lagMs: 500,
       watermarkIntervalMs: 1000,
-      idleTimeoutMs: 5000,
+      idleTimeoutMs: null,
       lateStream: 'late',
     });
     assert.deepEqual(win.streams, [
@@ -177,6 +188,33 @@ describe('WindowedBolt in the builder', () => {
     assert.throws(() => Duration.seconds(-1), /Duration\.seconds\(-1\): a duration must be a whole number of ms ≥ 0/);
     assert.throws(() => new Duration(5, 'FORTNIGHTS' as TimeUnit), /the time unit must be one of MILLISECONDS, SECONDS, MINUTES, HOURS, DAYS/);
   });
+
+  it('refuses withTimestampField naming a field an input stream does not declare, naming the bolt, the field and the declared fields (at build and at submit)', () => {
+    const b = new TopologyBuilder();
+    b.setSpout('src', () => new Source());
+    b.setBolt('w', () => new Summer().withTumblingWindow(Duration.ofSeconds(1)).withTimestampField('time')).shuffleGrouping('src');
+    const refused = (e: unknown): boolean => {
+      assert.ok(e instanceof WindowValidationError, String(e));
+      assert.equal(e.code, 'HSTORM_ERR_TOPOLOGY_WINDOW');
+      assert.equal(e.component, 'w');
+      assert.match(e.message, /^bolt "w": withTimestampField\("time"\) names a field that stream "default" of "src" does not declare \(fields: id, ts\): every tuple of it would fail/);
+      assert.match(e.message, /withTimestampExtractor/);
+      return true;
+    };
+    assert.throws(() => b.createTopology(), refused);
+    // Nimbus checks a submitted definition with the same function (nimbus/submit-validation.ts).
+    const ok = new TopologyBuilder();
+    ok.setSpout('src', () => new Source());
+    ok.setBolt('w', () => new Summer().withTumblingWindow(Duration.ofSeconds(1)).withTimestampField('ts')).shuffleGrouping('src');
+    const def = ok.createTopology().def;
+    const renamed: TopologyDef = { ...def, components: def.components.map((c) => (c.window ? { ...c, window: { ...c.window, timestampField: 'time' } } : c)) };
+    assert.throws(() => validateTopology(renamed), refused);
+    // An extractor reads what it likes: nothing to check.
+    const ex = new TopologyBuilder();
+    ex.setSpout('src', () => new Source());
+    ex.setBolt('w', () => new Summer().withTumblingWindow(Duration.ofSeconds(1)).withTimestampExtractor((t) => t.getLongByField('ts'))).shuffleGrouping('src');
+    ex.createTopology();
+  });
 });
 
 describe('window bounds at submit (validateWindowBounds)', () => {
@@ -216,6 +254,43 @@ describe('window bounds at submit (validateWindowBounds)', () => {
     assert.throws(() => validateWindowBounds(def, conf({ 'topology.max.spout.pending': 200 })), /holds 500 tuples, more than topology.max.spout.pending = 200.*at least 500/);
     validateWindowBounds(def, conf({ 'topology.max.spout.pending': 500 }));
     validateWindowBounds(def, conf({ 'topology.max.spout.pending': 200, 'topology.acker.executors': 0 }));
+  });
+
+  /** src → first → (a plain bolt, when `between`) → second: two count windows on one path. */
+  const chained = (first: () => WindowedBolt, second: () => WindowedBolt, between = false) => {
+    const b = new TopologyBuilder();
+    b.setSpout('src', () => new Source());
+    b.setBolt('first', first).shuffleGrouping('src');
+    if (between) b.setBolt('pass', () => new Pass()).shuffleGrouping('first');
+    b.setBolt('second', second).shuffleGrouping(between ? 'pass' : 'first');
+    return b.createTopology().def;
+  };
+
+  it('counts every count window on the path: one downstream of another holds its input windows\' tuples in flight, and the advice covers it', () => {
+    // 5 tumbling windows of "first", each anchored to 10 spout tuples: 50 in flight before "second" fires.
+    const tumbling = chained(() => new Summer().withTumblingWindow(Count.of(10)), () => new Summer().withTumblingWindow(Count.of(5)));
+    assert.throws(
+      () => validateWindowBounds(tumbling, conf({ 'topology.max.spout.pending': 20 })),
+      (e: WindowValidationError) => {
+        assert.equal(e.component, 'second');
+        assert.match(e.message, /^bolt "second": its count window holds 5 tuples of "first", each anchored to a window of its input, so 50 spout tuples stay in flight until they leave it, more than topology.max.spout.pending = 20/);
+        assert.match(e.message, /Raise topology.max.spout.pending to at least 50 \(e.g. -c topology.max.spout.pending=100\) or shrink the windows$/);
+        assert.deepEqual(e.limit, { key: 'topology.max.spout.pending', value: 20, needed: 50 });
+        return true;
+      },
+    );
+    validateWindowBounds(tumbling, conf({ 'topology.max.spout.pending': 50 }));
+    // Sliding windows overlap: 3 windows of 10 every 5 span 10 + 2 × 5 tuples; a plain bolt between changes nothing.
+    const sliding = chained(() => new Summer().withWindow(Count.of(10), Count.of(5)), () => new Summer().withTumblingWindow(Count.of(3)), true);
+    assert.throws(() => validateWindowBounds(sliding, conf({ 'topology.max.spout.pending': 19 })), (e: WindowValidationError) => e.component === 'second' && e.limit?.needed === 20 && /"first", each anchored/.test(e.message));
+    validateWindowBounds(sliding, conf({ 'topology.max.spout.pending': 20 }));
+    // Of several windows that cannot fill, the advice is the largest need, so one raise is enough.
+    const both = chained(() => new Summer().withTumblingWindow(Count.of(30)), () => new Summer().withTumblingWindow(Count.of(2)));
+    assert.throws(() => validateWindowBounds(both, conf({ 'topology.max.spout.pending': 20 })), (e: WindowValidationError) => e.component === 'second' && e.limit?.needed === 60);
+    // A time window upstream: how many tuples it holds depends on the rate; only the window's own length counts.
+    const timed = chained(() => new Summer().withTumblingWindow(Duration.ofSeconds(1)), () => new Summer().withTumblingWindow(Count.of(5)));
+    validateWindowBounds(timed, conf({ 'topology.max.spout.pending': 5 }));
+    assert.throws(() => validateWindowBounds(timed, conf({ 'topology.max.spout.pending': 4 })), (e: WindowValidationError) => e.component === 'second' && e.limit?.needed === 5);
   });
 });
 
@@ -367,7 +442,54 @@ describe('the windowing bolt (manual clock)', () => {
     assert.equal(exec.metrics().lateDropped, 1);
   });
 
-  it('an idle input task stops holding the watermark back; with every task idle it follows the clock', async () => {
+  it('by default the watermark waits for the data: a source that pauses 8 s and resumes with continuing timestamps has none of its tuples late', async () => {
+    // One tuple every 100 ms of clock, stamped with the clock: 10 per 1 s window, both input tasks alike.
+    const run = async (bolt: Summer) => {
+      const { exec, out, clock } = await prepared(bolt);
+      let id = 0;
+      let ts = 0;
+      const burst = async (n: number) => {
+        for (let i = 0; i < n; i++, ts += 100) {
+          feed(exec, tuple(id++, ts, 1));
+          feed(exec, tuple(id++, ts, 2));
+          await clock.advance(100);
+        }
+      };
+      await burst(30);
+      await clock.advance(8000); // the source pauses; its clock goes on, its timestamps do not
+      await burst(30);
+      // A last pair stamped past the windows, so every window of the 60 steps is due.
+      feed(exec, tuple(id++, ts + 1000, 1));
+      feed(exec, tuple(id++, ts + 1000, 2));
+      await clock.advance(2000);
+      return { exec, out, sent: id };
+    };
+    const bolt = new Summer().withTumblingWindow(Duration.ofSeconds(1)).withTimestampField('ts');
+    const { exec, out, sent } = await run(bolt);
+    assert.equal(exec.metrics().lateDropped, 0, 'no tuple late');
+    assert.deepEqual(bolt.windows.map((w) => [w.start, w.ids.length]), Array.from({ length: 6 }, (_, k) => [k * 1000, 20]), 'six windows of 20, as without the pause');
+    assert.equal(new Set(bolt.windows.flatMap((w) => w.ids)).size, sent - 2);
+    assert.ok(out.failed.length === 0);
+    // withIdleTimeout is the opt-in to hstorm's idle inputs: then the paused source's next tuples are late.
+    const opted = new Summer().withTumblingWindow(Duration.ofSeconds(1)).withTimestampField('ts').withIdleTimeout(Duration.ofSeconds(5));
+    const idle = await run(opted);
+    assert.ok(idle.exec.metrics().lateDropped >= 20, `with withIdleTimeout(5 s) the resumed tuples are late (${idle.exec.metrics().lateDropped})`);
+  });
+
+  it('by default a task never heard from holds the watermark, as Storm waits for every input', async () => {
+    const bolt = new Summer().withTumblingWindow(Duration.ofMillis(100)).withTimestampField('ts');
+    const { exec, clock } = await prepared(bolt);
+    feed(exec, tuple(0, 150, 1));
+    await clock.advance(60_000);
+    assert.equal(exec.metrics().watermark, null, 'task 2 never sent: no watermark, however long');
+    feed(exec, tuple(1, 120, 2));
+    await clock.advance(1000);
+    assert.equal(exec.metrics().watermark, 120);
+    assert.deepEqual(bolt.windows.map((w) => w.ids), []);
+    assert.equal(exec.metrics().lateDropped, 0);
+  });
+
+  it('with withIdleTimeout (opt-in), an idle input task stops holding the watermark back; with every task idle it follows the clock', async () => {
     const bolt = new Summer().withTumblingWindow(Duration.ofMillis(100)).withTimestampField('ts').withIdleTimeout(Duration.ofSeconds(3));
     const { exec, clock } = await prepared(bolt);
     feed(exec, tuple(0, 150, 1));

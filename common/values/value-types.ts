@@ -8,14 +8,14 @@
  * Travels as it is: strings, numbers (NaN and ±Infinity too), booleans, null,
  * undefined, bigints (any size), arrays, plain objects (string keys), typed
  * arrays, Buffers, DataViews, ArrayBuffers, Dates, RegExps, Sets and built-in
- * Errors. Travels in its wire form: Maps, -0 and instances of registered
- * classes. Refused: functions, symbols (as values or keys), instances of
+ * Errors. Travels in its wire form: Maps, -0, instances of registered
+ * classes and objects with an own `__proto__` key. Refused: functions, symbols (as values or keys), instances of
  * other classes, circular values, nesting deeper than MAX_DEPTH.
  *
  * The common case is the hot path: a tuple of numbers and strings costs one
  * `typeof` per value, a typed array one `ArrayBuffer.isView`.
  */
-import type { SerializationRegistration } from '../../topology-sdk/serialization.js';
+import type { SerializationRegistration } from './serialization-types.js';
 
 /** Deeper than this, a value is refused (msgpackr recurses per level: a deep enough value overflows the stack). */
 export const MAX_DEPTH = 200;
@@ -197,7 +197,8 @@ class Walk {
     if (Object.getOwnPropertySymbols(o).length > 0) {
       throw new ValueRefusal(this.index, pathText(this.path), 'an object with symbol keys', 'use string keys: symbol keys do not travel');
     }
-    let wire = false;
+    // An own "__proto__" key travels boxed (wire-form.ts): msgpackr reads that key back as "__proto_".
+    let wire = Object.hasOwn(o, '__proto__');
     for (const k of Object.keys(o)) {
       this.path.push(k);
       if (this.value((o as Record<string, unknown>)[k], depth + 1)) wire = true;
